@@ -1,0 +1,57 @@
+"""Typed errors raised by the library.
+
+The CLI converts every :class:`UserError` into one line on stderr and exit code 2;
+anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class ToolbenchError(Exception):
+    """Base class for every error toolbench raises on purpose."""
+
+
+class UserError(ToolbenchError):
+    """Bad input from the user (a file, an option, a missing key): exit code 2."""
+
+
+class ScenarioError(UserError):
+    """A scenario file is unreadable or invalid; the message names file and field path."""
+
+
+class UnknownNameError(UserError):
+    """A name (format, scenario, metric, model) is not known; lists the valid choices."""
+
+    def __init__(self, kind: str, name: str, choices: Iterable[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.choices = sorted(set(choices))
+        super().__init__(did_you_mean(kind, name, self.choices))
+
+
+class MissingApiKeyError(UserError):
+    """A provider needs an API key that is not in the environment."""
+
+
+class CassetteMissingError(ToolbenchError):
+    """Replay-only mode found no cassette for a trial (recorded per trial, not raised to the user)."""
+
+
+class InfraError(ToolbenchError):
+    """A transport-level failure that survived retries: kept apart from model failures."""
+
+
+class UnsupportedError(ToolbenchError):
+    """The provider cannot do what the format asks (e.g. native tool calls)."""
+
+
+def did_you_mean(kind: str, name: str, choices: Iterable[str]) -> str:
+    """Format an "unknown X" message with the closest match and the full list of choices."""
+    options = sorted(set(choices))
+    close = difflib.get_close_matches(name, options, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    listing = ", ".join(options) if options else "(none)"
+    return f"unknown {kind} '{name}'.{hint} Available: {listing}"

@@ -1,0 +1,27 @@
+"""Tool-call formats: renderers and parsers, registered by name."""
+
+from toolbench.formats.base import (
+    Format,
+    FormatOptions,
+    Message,
+    ModelReply,
+    ParseIssue,
+    ParseResult,
+    RenderedRequest,
+    ToolCall,
+)
+from toolbench.formats.registry import format_names, get_format, register_format
+
+__all__ = [
+    "Format",
+    "FormatOptions",
+    "Message",
+    "ModelReply",
+    "ParseIssue",
+    "ParseResult",
+    "RenderedRequest",
+    "ToolCall",
+    "format_names",
+    "get_format",
+    "register_format",
+]

@@ -1,0 +1,161 @@
+"""The format plugin interface and the data every format produces.
+
+A format owns both halves of a tool-calling exchange: how tools, messages and tool
+results are rendered into a request, and how the model's reply is read back. Keeping
+both halves in one object is what lets toolbench measure a format as a unit, and what
+lets an application reuse exactly the renderer and parser that were measured.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolbench.tools import ToolDef
+
+Message = dict[str, Any]
+"""An OpenAI-style chat message (``role``, ``content``, and for native ``tool_calls``...)."""
+
+ParseStatus = Literal["strict", "repaired", "failed", "no_call"]
+
+
+class ToolCall(BaseModel):
+    """A call read back from a reply."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    repaired: bool = False
+    """True when the call only decoded through the lenient (JSON-repair) path."""
+
+
+class ParseIssue(BaseModel):
+    """A typed parse error: parse failures are data, never exceptions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str
+    message: str
+
+
+class ParseResult(BaseModel):
+    """What a format read from one reply.
+
+    ``status`` keeps strict and lenient outcomes apart: ``strict`` means every call decoded
+    without repair, ``repaired`` that at least one needed the repair layer, ``failed`` that
+    the reply tried to call and nothing usable came out, ``no_call`` that it did not try.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: list[ToolCall] = Field(default_factory=list)
+    content: str = ""
+    """User-visible text: outside the calls, think blocks removed, sanitized."""
+    raw_content: str = ""
+    """Text outside the calls with think blocks removed, before sanitizing."""
+    reasoning: str | None = None
+    errors: list[ParseIssue] = Field(default_factory=list)
+    status: ParseStatus = "no_call"
+    attempted: bool = False
+    """Whether the reply tried to call a tool (even if that failed to parse)."""
+    stop_signals: list[str] = Field(default_factory=list)
+    """Stop-compliance codes seen while parsing (``stop.text_after_call`` ...)."""
+    final_answer: str | None = None
+    """The answer text when the reply is a final answer (ReAct's ``Final Answer:``, else content)."""
+
+    def codes(self) -> list[str]:
+        return [e.code for e in self.errors]
+
+
+class ModelReply(BaseModel):
+    """One assistant turn as the provider returned it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = ""
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    """Provider-native tool calls (OpenAI shape: id, type, function.name/arguments)."""
+    finish_reason: str | None = None
+    raw_message: dict[str, Any] = Field(default_factory=dict)
+    """The assistant message exactly as returned, echoed back unchanged by ``native``."""
+
+
+class RenderedRequest(BaseModel):
+    """Exactly what a format sends for one turn (besides model and sampling parameters)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[Message]
+    stop: list[str] | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: Any = None
+
+
+class FormatOptions(BaseModel):
+    """Options shared by formats, given on the command line as ``name:key=value,...``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    shots: int = Field(default=0, ge=0, le=8)
+
+
+class Format(ABC):
+    """Base class for a tool-calling format. Subclasses register with ``@register_format``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    markers: ClassVar[Sequence[re.Pattern[str]]] = ()
+    """Patterns of this format's raw markers, used to detect leakage and to sanitize."""
+    native: ClassVar[bool] = False
+    """True when the format uses the provider's own tool-calling API."""
+
+    def __init__(self, options: FormatOptions | None = None) -> None:
+        self.options = options or FormatOptions()
+
+    @property
+    def spec(self) -> str:
+        """The format with its non-default options, as written on the command line."""
+        opts = self.options.model_dump(exclude_defaults=True)
+        if not opts:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in sorted(opts.items()))
+
+    @abstractmethod
+    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
+        """Build the first request: tool description, scenario messages, stop sequences."""
+
+    @abstractmethod
+    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        """Read calls and visible text from reply text. Never raises; linear time."""
+
+    def parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        """Read a provider reply. Text formats parse the text; ``native`` overrides this."""
+        return self.parse(reply.text or "", tools)
+
+    @abstractmethod
+    def continue_conversation(
+        self,
+        messages: Sequence[Message],
+        reply: ModelReply,
+        results: Sequence[tuple[ToolCall, str]],
+    ) -> list[Message]:
+        """Append the assistant turn and the tool results, written the format's own way."""
+
+    def retry_message(self, parsed: ParseResult) -> Message:
+        """The message fed back once after a parse error (``--retry-on-parse-error``)."""
+        detail = "; ".join(e.message for e in parsed.errors) or "no valid tool call found"
+        return {
+            "role": "user",
+            "content": f"Your last reply could not be parsed: {detail}. "
+            "Reply again using exactly the tool-call format described above.",
+        }
+
+    @abstractmethod
+    def sanitize(self, text: str) -> str:
+        """The text a user would see: every raw marker of this format removed."""

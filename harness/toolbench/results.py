@@ -1,0 +1,168 @@
+"""On-disk shapes of a run: ``runs/<id>/results.jsonl`` (one :class:`TrialResult` a line)
+and ``runs/<id>/run.json`` (:class:`RunInfo`). Both carry a schema version.
+
+Reports, gates, comparisons and rescoring read only these, so a run can be analysed
+anywhere without model access.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolbench.errors import UserError
+from toolbench.formats.base import ModelReply, ParseResult
+
+RESULTS_SCHEMA_VERSION = 1
+
+StopClass = Literal[
+    "clean",
+    "text_after_call",
+    "hallucinated_result",
+    "multiple_actions",
+    "length",
+    "no_call",
+]
+TrialStatus = Literal["ok", "infra_error", "unsupported", "cassette_missing"]
+
+
+class TrialScores(BaseModel):
+    """Scores of one trial: pure functions of its requests, replies and scenario.
+
+    ``None`` means "not applicable" (e.g. ``call_accuracy`` on a no-call scenario) and is
+    left out of that metric's denominator.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    parse: Literal["strict", "repaired", "failed", "no_call"]
+    parse_strict_ok: bool | None
+    """Every turn that tried to call decoded without repair (None: no turn tried)."""
+    parse_ok: bool | None
+    """Same, allowing repair."""
+    call_accuracy: bool | None
+    args_schema_valid: bool | None
+    stop: StopClass
+    stop_compliant: bool
+    leak_raw: bool
+    leak_sanitized: bool
+    no_call_correct: bool | None
+    final_answer_ok: bool | None
+    retried: bool = False
+    retry_recovered: bool | None = None
+    first_try_ok: bool | None = None
+    errors: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
+    """Human-readable reasons, one per error, for the drill-down."""
+
+
+class TurnRecord(BaseModel):
+    """One request/reply exchange of a trial."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: dict[str, Any]
+    """Exactly what was sent: model, messages, stop, tools, tool_choice, sampling params."""
+    reply: ModelReply
+    parsed: ParseResult
+    latency_s: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    retry: bool = False
+    """This turn answered a parse-error retry message."""
+
+
+class TrialResult(BaseModel):
+    """One (model, format, scenario, sample) trial."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = RESULTS_SCHEMA_VERSION
+    run_id: str
+    toolbench_version: str
+    model: str
+    format: str
+    """The format spec including options, e.g. ``prompt-json:shots=2``."""
+    format_options: dict[str, Any] = Field(default_factory=dict)
+    scenario_id: str
+    sample: int = 0
+    status: TrialStatus = "ok"
+    infra_error: str | None = None
+    turns: list[TurnRecord] = Field(default_factory=list)
+    scores: TrialScores | None = None
+    """None when the trial did not reach the model (infra error, unsupported, no cassette)."""
+    latency_s: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    cassette: str | None = None
+    started_at: str = ""
+    finished_at: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.model, self.format, self.scenario_id, self.sample)
+
+
+class RunInfo(BaseModel):
+    """``runs/<id>/run.json``: the matrix and the environment of a run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = RESULTS_SCHEMA_VERSION
+    run_id: str
+    toolbench_version: str
+    created_at: str
+    models: list[str]
+    formats: list[str]
+    scenarios: list[str]
+    samples: int = 1
+    max_turns: int | None = None
+    record: str = "new"
+    retry_on_parse_error: bool = False
+    params: dict[str, Any] = Field(default_factory=dict)
+    environment: dict[str, str] = Field(default_factory=dict)
+
+
+def results_path(run_dir: str | Path) -> Path:
+    p = Path(run_dir)
+    return p if p.suffix == ".jsonl" else p / "results.jsonl"
+
+
+def iter_results(run: str | Path) -> Iterator[TrialResult]:
+    """Read a results file line by line; a torn last line (a killed run) is skipped."""
+    path = results_path(run)
+    if not path.is_file():
+        raise UserError(f"{path}: no results file (is '{run}' a run directory?)")
+    with path.open(encoding="utf-8") as fh:
+        lines = fh.readlines()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield TrialResult.model_validate_json(line)
+        except ValidationError as exc:
+            if n == len(lines) and not line.endswith("\n"):
+                return  # interrupted mid-write: the trial is redone by --resume
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise UserError(f"{path}:{n}: {loc}: {err['msg']}") from None
+
+
+def load_results(run: str | Path) -> list[TrialResult]:
+    return list(iter_results(run))
+
+
+def append_result(path: Path, result: TrialResult) -> None:
+    """Append one trial and flush, so a kill at any moment loses no finished trial."""
+    import os
+
+    line = result.model_dump_json() + "\n"
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())

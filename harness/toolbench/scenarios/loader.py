@@ -1,0 +1,226 @@
+"""Loading scenario files: YAML (safe loading only), tool references, clear errors.
+
+Every error names the file and the field path, e.g.
+``scenarios/weather.yaml: scenarios[2].expect.calls[0].name: field required``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from toolbench.errors import ScenarioError, UnknownNameError
+from toolbench.scenarios.model import Scenario, ToolRef
+from toolbench.tools import ToolDef
+
+TOOLS_DIRNAME = "tools"
+
+
+def bundled_dir() -> Path:
+    """Where the bundled suite lives: ``$TOOLBENCH_SCENARIOS``, ``./scenarios``, or the repo's."""
+    env = os.environ.get("TOOLBENCH_SCENARIOS")
+    if env:
+        return Path(env)
+    here = Path("scenarios")
+    if here.is_dir() and any(here.glob("*.yaml")):
+        return here
+    return Path(__file__).resolve().parents[3] / "scenarios"
+
+
+def _loc(loc: Sequence[int | str]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _msg(msg: str) -> str:
+    msg = msg.removeprefix("Value error, ")
+    return msg[:1].lower() + msg[1:] if msg else msg
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ScenarioError(f"{path}: invalid YAML{where}: {problem}") from None
+
+
+def _normalise_tool(raw: Any) -> Any:
+    """Accept OpenAI's ``{type: function, function: {...}}`` or the flat shape."""
+    if isinstance(raw, dict) and raw.get("type") == "function" and "function" in raw:
+        extra = set(raw) - {"type", "function"}
+        if extra:
+            return raw  # let validation name the unknown key
+        return raw["function"]
+    if isinstance(raw, dict) and isinstance(raw.get("parameters"), dict):
+        params = dict(raw["parameters"])
+        if params.get("type") == "dict":  # BFCL spelling of the object root
+            params["type"] = "object"
+        return {**raw, "parameters": params}
+    return raw
+
+
+def load_tool_set(path: Path) -> list[ToolDef]:
+    data = _read_yaml(path)
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    if not isinstance(data, list):
+        raise ScenarioError(f"{path}: tools: expected a list of tool definitions")
+    out = []
+    for i, raw in enumerate(data):
+        try:
+            out.append(ToolDef.model_validate(_normalise_tool(raw)))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ScenarioError(
+                f"{path}: tools[{i}].{_loc(err['loc'])}: {_msg(err['msg'])}".replace(".:", ":")
+            ) from None
+    return out
+
+
+def _resolve_tools(raw_tools: Any, file: Path, prefix: str) -> Any:
+    if not isinstance(raw_tools, list):
+        return raw_tools
+    resolved: list[Any] = []
+    for i, raw in enumerate(raw_tools):
+        if isinstance(raw, dict) and "ref" in raw:
+            try:
+                ref = ToolRef.model_validate(raw)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                raise ScenarioError(
+                    f"{file}: {prefix}tools[{i}].{_loc(err['loc'])}: {_msg(err['msg'])}"
+                ) from None
+            set_path = file.parent / TOOLS_DIRNAME / f"{ref.ref}.yaml"
+            if not set_path.is_file():
+                raise ScenarioError(
+                    f"{file}: {prefix}tools[{i}].ref: no tool set '{ref.ref}' ({set_path})"
+                )
+            tools = load_tool_set(set_path)
+            if ref.only is not None:
+                names = {t.name for t in tools}
+                for n in ref.only:
+                    if n not in names:
+                        raise ScenarioError(
+                            f"{file}: {prefix}tools[{i}].only: "
+                            + str(UnknownNameError("tool", n, names))
+                        )
+                tools = [t for t in tools if t.name in ref.only]
+            resolved.extend(t.model_dump() for t in tools)
+        else:
+            resolved.append(_normalise_tool(raw))
+    return resolved
+
+
+def load_file(path: str | Path) -> list[Scenario]:
+    """Load every scenario in one file (a mapping, a list, or ``{scenarios: [...]}``)."""
+    file = Path(path)
+    data = _read_yaml(file)
+    many = False
+    if isinstance(data, dict) and set(data) == {"scenarios"}:
+        data, many = data["scenarios"], True
+    elif isinstance(data, list):
+        many = True
+    if many and not isinstance(data, list):
+        raise ScenarioError(f"{file}: scenarios: expected a list")
+    items = data if many else [data]
+    out: list[Scenario] = []
+    for i, raw in enumerate(items):
+        prefix = f"scenarios[{i}]." if many else ""
+        if not isinstance(raw, dict):
+            raise ScenarioError(f"{file}: {prefix.rstrip('.') or 'scenario'}: expected a mapping")
+        raw = {**raw, "tools": _resolve_tools(raw.get("tools", []), file, prefix)}
+        try:
+            sc = Scenario.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = _loc(err["loc"])
+            where = f"{prefix}{loc}" if loc else (prefix.rstrip(".") or "scenario")
+            raise ScenarioError(f"{file}: {where}: {_msg(err['msg'])}") from None
+        sc.source = str(file)
+        out.append(sc)
+    return out
+
+
+def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand directories to their ``*.yaml`` files (tool sets excluded)."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(f for f in p.glob("*.y*ml") if f.suffix in (".yaml", ".yml")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise ScenarioError(f"{p}: no such file or directory")
+    return files
+
+
+def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
+    """Load scenarios from files/directories (default: the bundled suite); ids must be unique."""
+    files = scenario_files(paths if paths else [bundled_dir()])
+    seen: dict[str, str] = {}
+    out: list[Scenario] = []
+    for f in files:
+        for sc in load_file(f):
+            if sc.id in seen:
+                raise ScenarioError(f"{f}: id: duplicate scenario id '{sc.id}' (also in {seen[sc.id]})")
+            seen[sc.id] = str(f)
+            out.append(sc)
+    return out
+
+
+def validate_paths(paths: Iterable[str | Path]) -> list[str]:
+    """Every error across the given files, one line each (an empty list means valid)."""
+    errors: list[str] = []
+    seen: dict[str, str] = {}
+    try:
+        files = scenario_files(paths)
+    except ScenarioError as exc:
+        return [str(exc)]
+    for f in files:
+        try:
+            for sc in load_file(f):
+                if sc.id in seen:
+                    errors.append(f"{f}: id: duplicate scenario id '{sc.id}' (also in {seen[sc.id]})")
+                seen[sc.id] = str(f)
+        except ScenarioError as exc:
+            errors.append(str(exc))
+    return errors
+
+
+def select_scenarios(selectors: Sequence[str] | None) -> list[Scenario]:
+    """``--scenarios``: paths load files; other words pick bundled scenarios by id or tag."""
+    if not selectors:
+        return load_scenarios()
+    picked: dict[str, Scenario] = {}
+    bundled: list[Scenario] | None = None
+    for sel in selectors:
+        if Path(sel).exists():
+            for sc in load_scenarios([sel]):
+                picked.setdefault(sc.id, sc)
+            continue
+        if bundled is None:
+            bundled = load_scenarios()
+        hits = [sc for sc in bundled if sc.id == sel or sel in sc.tags]
+        if not hits:
+            choices = {sc.id for sc in bundled} | {t for sc in bundled for t in sc.tags}
+            raise UnknownNameError("scenario or tag", sel, choices)
+        for sc in hits:
+            picked.setdefault(sc.id, sc)
+    return list(picked.values())
