@@ -99,7 +99,12 @@ class ExpectedCall(BaseModel):
 
         if self.result is None:
             return "ok"
-        return self.result if isinstance(self.result, str) else json.dumps(self.result)
+        # ensure_ascii=False: the model must see "Zürich", not "Z\\u00fcrich".
+        return (
+            self.result
+            if isinstance(self.result, str)
+            else json.dumps(self.result, ensure_ascii=False)
+        )
 
 
 class Round(BaseModel):

@@ -1,0 +1,62 @@
+"""``toolbench scenarios list|validate``: look at and check scenario files.
+
+``validate`` reports every broken file, one line each on stderr
+(``<file>: <field path>: <message>``) and exits 2, so it can gate a CI job that edits
+scenarios; on success it prints ``ok: N scenarios in M files``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolbench.scenarios.loader import bundled_dir, load_scenarios, scenario_files, validate_paths
+
+scenarios_app = typer.Typer(
+    name="scenarios",
+    help="List and validate scenario files.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Scenario files or directories (default: the bundled suite)."),
+]
+
+
+@scenarios_app.command("list")
+def list_cmd(paths: PathsArg = None) -> None:
+    """Print each scenario's id, kind, tool count and tags."""
+    scenarios = load_scenarios(paths or None)
+    rows = [(sc.id, sc.expect.kind, str(len(sc.tools)), ",".join(sc.tags)) for sc in scenarios]
+    header = ("ID", "KIND", "TOOLS", "TAGS")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    for row in [header, *rows]:
+        cells = [row[i].ljust(widths[i]) for i in range(3)]
+        typer.echo("  ".join([*cells, row[3]]).rstrip())
+    typer.echo(f"{len(scenarios)} scenarios")
+
+
+@scenarios_app.command("validate")
+def validate_cmd(paths: PathsArg = None) -> None:
+    """Check scenario files against the schema; exit 2 listing every error."""
+    targets: list[Path] = list(paths) if paths else [bundled_dir()]
+    errors = validate_paths(targets)
+    if errors:
+        for line in errors:
+            print(line, file=sys.stderr)
+        raise typer.Exit(code=2)
+    files = scenario_files(targets)
+    if not files:
+        print(f"{', '.join(map(str, targets))}: no scenario files found", file=sys.stderr)
+        raise typer.Exit(code=2)
+    count = len(load_scenarios(targets))
+    typer.echo(f"ok: {count} scenarios in {len(files)} files")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(scenarios_app, name="scenarios")
