@@ -1,0 +1,62 @@
+"""Heatmaps of headline metrics (model x format), rendered by matplotlib's Agg backend to
+PNG and embedded as ``data:`` URIs, so the report needs no external asset.
+
+Only numbers and the run's own model/format names reach the chart; model output never
+does, and the chart is an image, so it cannot carry markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from toolbench.report.metrics import (  # noqa: E402
+    LOWER_IS_BETTER,
+    OVERALL,
+    CellStats,
+    fmt_value,
+)
+
+
+def heatmap_png(cells: Sequence[CellStats], metric: str) -> str | None:
+    """A ``data:image/png;base64,...`` heatmap of ``metric``, or None when no cell has it."""
+    grid = [c for c in cells if c.model != OVERALL]
+    models = sorted({c.model for c in grid})
+    formats = sorted({c.format for c in grid})
+    if not models or not formats:
+        return None
+    val = {(c.model, c.format): c.values.get(metric) for c in grid}
+    if all(v is None for v in val.values()):
+        return None
+    nan = float("nan")
+    data = [[(v if (v := val.get((m, f))) is not None else nan) for f in formats] for m in models]
+    width = 1.6 + 1.25 * len(formats)
+    height = 1.1 + 0.5 * len(models)
+    fig = Figure(figsize=(width, height), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    cmap = matplotlib.colormaps["RdYlGn_r" if metric in LOWER_IS_BETTER else "RdYlGn"].copy()
+    cmap.set_bad("#dddddd")
+    ax.imshow(data, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(len(formats)), labels=formats, fontsize=8)
+    ax.set_yticks(range(len(models)), labels=models, fontsize=8)
+    ax.tick_params(length=0)
+    ax.set_title(metric, fontsize=10)
+    for i, m in enumerate(models):
+        for j, f in enumerate(formats):
+            v = val.get((m, f))
+            ax.text(j, i, fmt_value(metric, v), ha="center", va="center", fontsize=8)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")

@@ -1,0 +1,198 @@
+"""Comparing two runs, or two formats within one run, with paired significance tests.
+
+Per-cell deltas are plain differences of the metrics in :mod:`toolbench.report.metrics`.
+For trials present on both sides (paired by model/format/scenario/sample across runs, or
+by model/scenario/sample across formats of one run) an exact McNemar test asks whether
+the discordant pairs lean one way more than chance would: ``b`` pairs where only side A
+succeeded, ``c`` where only side B did, two-sided exact binomial p-value on ``b + c``
+trials with p = 1/2. Only ``ok`` trials where the flag applies on both sides are paired.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from toolbench.errors import UserError
+from toolbench.report.metrics import (
+    METRICS,
+    RATE_SOURCES,
+    CellStats,
+    TrialTable,
+    aggregate,
+    cell_map,
+    fmt_delta,
+    fmt_value,
+)
+from toolbench.report.table import text_table
+
+PAIRED_METRICS: tuple[str, ...] = ("call_accuracy", "parse_success")
+ALPHA = 0.05
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """McNemar result for one metric over paired trials of one group."""
+
+    group: str
+    metric: str
+    n_pairs: int
+    a_rate: float | None
+    b_rate: float | None
+    only_a: int
+    only_b: int
+    p_value: float
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < ALPHA
+
+
+def _bool_col(df: pd.DataFrame, metric: str) -> pd.Series:
+    col = RATE_SOURCES[metric]
+    return df[col].astype("Float64").astype("float64").where(df["status"] == "ok")
+
+
+def paired_tests(
+    a: pd.DataFrame, b: pd.DataFrame, keys: list[str], group: list[str]
+) -> list[PairedTest]:
+    """McNemar per group for each paired metric; ``keys`` pair rows, ``group`` splits them."""
+    cols = [*dict.fromkeys([*keys, *group])]
+    left = a[cols].copy()
+    right = b[cols].copy()
+    for m in PAIRED_METRICS:
+        left[m] = _bool_col(a, m)
+        right[m] = _bool_col(b, m)
+    merged = left.merge(right, on=keys, suffixes=("_a", "_b"))
+    gcols = [g if g in keys else f"{g}_a" for g in group]
+    out: list[PairedTest] = []
+    if merged.empty:
+        return out
+    for gkey, g in merged.groupby(gcols, sort=True):
+        label = " / ".join(str(x) for x in (gkey if isinstance(gkey, tuple) else (gkey,)))
+        for m in PAIRED_METRICS:
+            pa, pb = g[f"{m}_a"], g[f"{m}_b"]
+            both = pa.notna() & pb.notna()
+            pa, pb = pa[both], pb[both]
+            n = int(both.sum())
+            only_a = int(((pa == 1) & (pb == 0)).sum())
+            only_b = int(((pa == 0) & (pb == 1)).sum())
+            out.append(
+                PairedTest(
+                    label,
+                    m,
+                    n,
+                    float(pa.mean()) if n else None,
+                    float(pb.mean()) if n else None,
+                    only_a,
+                    only_b,
+                    mcnemar_exact(only_a, only_b),
+                )
+            )
+    return out
+
+
+@dataclass
+class Comparison:
+    """Everything ``toolbench compare`` prints."""
+
+    title: str
+    a_name: str
+    b_name: str
+    cells: list[tuple[str, CellStats | None, CellStats | None]]
+    tests: list[PairedTest]
+
+
+def compare_runs(a: TrialTable, b: TrialTable) -> Comparison:
+    """RUN_A vs RUN_B: same cells, trials paired by model/format/scenario/sample."""
+    ca, cb = cell_map(aggregate(a.df)), cell_map(aggregate(b.df))
+    keys = sorted(set(ca) | set(cb), key=lambda k: (k[0] == "overall", k))
+    cells = [(_label(k), ca.get(k), cb.get(k)) for k in keys]
+    tests = paired_tests(
+        a.df, b.df, ["model", "format", "scenario_id", "sample"], ["model", "format"]
+    )
+    return Comparison(f"{a.run_id} -> {b.run_id}", a.run_id, b.run_id, cells, tests)
+
+
+def compare_formats(t: TrialTable, fmt_a: str, fmt_b: str) -> Comparison:
+    """Format A vs format B in one run, per model, trials paired by scenario and sample."""
+    known = sorted(set(t.df["format"]))
+    for f in (fmt_a, fmt_b):
+        if f not in known:
+            raise UserError(
+                f"--formats: format '{f}' is not in run '{t.run_id}' (run has: {', '.join(known)})"
+            )
+    da = t.df[t.df["format"] == fmt_a]
+    db = t.df[t.df["format"] == fmt_b]
+    ca = {c.model: c for c in aggregate(da)}
+    cb = {c.model: c for c in aggregate(db)}
+    models = sorted(set(ca) | set(cb), key=lambda m: (m == "overall", m))
+    cells = [(m, ca.get(m), cb.get(m)) for m in models]
+    tests = paired_tests(da, db, ["model", "scenario_id", "sample"], ["model"])
+    return Comparison(f"{fmt_a} vs {fmt_b} in {t.run_id}", fmt_a, fmt_b, cells, tests)
+
+
+def _label(k: tuple[str, str]) -> str:
+    return "overall" if k == ("overall", "overall") else f"{k[0]} / {k[1]}"
+
+
+def delta(metric: str, a: CellStats | None, b: CellStats | None) -> float | None:
+    va = a.values.get(metric) if a else None
+    vb = b.values.get(metric) if b else None
+    return None if va is None or vb is None else vb - va
+
+
+def render_comparison(cmp: Comparison, metrics: tuple[str, ...] = METRICS) -> str:
+    """The text ``toolbench compare`` prints: deltas per cell, then the paired tests."""
+    parts = [f"compare {cmp.title}", ""]
+    rows = []
+    for label, a, b in cmp.cells:
+        for m in metrics:
+            va = a.values.get(m) if a else None
+            vb = b.values.get(m) if b else None
+            if va is None and vb is None:
+                continue
+            rows.append([label, m, fmt_value(m, va), fmt_value(m, vb), fmt_delta(m, delta(m, a, b))])
+    parts.append(text_table(["cell", "metric", cmp.a_name, cmp.b_name, "delta"], rows))
+    parts += ["", f"paired McNemar tests (exact; significant when p < {ALPHA}):"]
+    trows = [
+        [
+            t.group,
+            t.metric,
+            str(t.n_pairs),
+            fmt_value(t.metric, t.a_rate),
+            fmt_value(t.metric, t.b_rate),
+            str(t.only_a),
+            str(t.only_b),
+            f"{t.p_value:.4g}",
+            _verdict(t, cmp.a_name, cmp.b_name),
+        ]
+        for t in cmp.tests
+    ]
+    if trows:
+        headers = ["group", "metric", "pairs", cmp.a_name, cmp.b_name]
+        headers += [f"only {cmp.a_name}", f"only {cmp.b_name}", "p", "verdict"]
+        parts.append(text_table(headers, trows))
+    else:
+        parts.append("no paired trials")
+    return "\n".join(parts)
+
+
+def _verdict(t: PairedTest, a: str, b: str) -> str:
+    if t.n_pairs == 0:
+        return "n/a"
+    if not t.significant:
+        return "no significant difference"
+    return f"{a} better" if t.only_a > t.only_b else f"{b} better"

@@ -1,0 +1,36 @@
+"""``toolbench export``: the trial table, one row per trial, as CSV, Parquet or JSONL.
+
+The columns are :data:`toolbench.report.metrics.TRIAL_COLUMNS`; score flags are nullable
+booleans (empty in CSV, null in JSONL/Parquet when not applicable).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from toolbench.errors import UnknownNameError
+from toolbench.report.metrics import TRIAL_COLUMNS, TrialTable
+
+EXPORT_FORMATS = ("csv", "parquet", "jsonl")
+
+
+def trial_frame(table: TrialTable) -> pd.DataFrame:
+    """The public trial table (internal columns dropped)."""
+    return table.df[list(TRIAL_COLUMNS)]
+
+
+def export(table: TrialTable, to: str, out: str | Path) -> Path:
+    if to not in EXPORT_FORMATS:
+        raise UnknownNameError("export format", to, EXPORT_FORMATS)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df = trial_frame(table)
+    if to == "csv":
+        df.to_csv(path, index=False)
+    elif to == "parquet":
+        df.to_parquet(path, index=False)
+    else:
+        df.to_json(path, orient="records", lines=True)
+    return path

@@ -1,0 +1,201 @@
+"""The CI gate: check a run's metrics against bounds, exit 1 listing every violation.
+
+Bounds come from the command line (``--min metric=v``, ``--max metric=v``,
+``--max-drop metric=v`` against ``--baseline``) and from a config file: ``--config FILE``,
+else ``toolbench.toml`` (``[gate]`` table) or ``pyproject.toml``
+(``[tool.toolbench.gate]``) in the current directory. Keys: ``min``, ``max``,
+``max_drop`` (tables of metric -> number) and ``per_cell`` (bool). Command-line values
+override file values metric by metric.
+
+Without ``per_cell`` only the overall cell is checked; with it every (model, format) cell
+is checked too. A drop is measured in the metric's bad direction (a fall for accuracies,
+a rise for leak, infra-error, latency, token and cost metrics). A metric that does not
+apply to a cell (no denominator) is not checked there.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolbench.errors import UserError
+from toolbench.report.metrics import (
+    OVERALL,
+    CellStats,
+    check_metric,
+    fmt_delta,
+    fmt_value,
+    worse_by,
+)
+from toolbench.report.table import text_table
+
+_KINDS = ("min", "max", "max_drop")
+
+
+@dataclass
+class GateConfig:
+    """Bounds per kind: ``min``/``max``/``max_drop`` -> metric -> number."""
+
+    min: dict[str, float] = field(default_factory=dict)
+    max: dict[str, float] = field(default_factory=dict)
+    max_drop: dict[str, float] = field(default_factory=dict)
+    per_cell: bool = False
+    source: str | None = None
+
+    def merged(self, other: GateConfig, per_cell: bool) -> GateConfig:
+        """``other`` (the command line) on top of ``self`` (the file)."""
+        return GateConfig(
+            {**self.min, **other.min},
+            {**self.max, **other.max},
+            {**self.max_drop, **other.max_drop},
+            self.per_cell or per_cell,
+            self.source,
+        )
+
+    @property
+    def empty(self) -> bool:
+        return not (self.min or self.max or self.max_drop)
+
+
+@dataclass(frozen=True)
+class Violation:
+    cell: str
+    metric: str
+    kind: str
+    value: float
+    bound: float
+    baseline: float | None = None
+
+
+def parse_bound(option: str, text: str) -> tuple[str, float]:
+    """``metric=value`` from the command line; errors name the option."""
+    name, eq, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not eq or not name or not raw:
+        raise UserError(f"{option} '{text}': expected metric=value (e.g. call_accuracy=0.9)")
+    check_metric(name)
+    try:
+        value = float(raw)
+    except ValueError:
+        raise UserError(f"{option} '{text}': value '{raw}' is not a number") from None
+    if not math.isfinite(value):
+        raise UserError(f"{option} '{text}': value '{raw}' is not a finite number")
+    return name, value
+
+
+def from_options(
+    mins: Sequence[str], maxs: Sequence[str], drops: Sequence[str], per_cell: bool
+) -> GateConfig:
+    return GateConfig(
+        dict(parse_bound("--min", t) for t in mins),
+        dict(parse_bound("--max", t) for t in maxs),
+        dict(parse_bound("--max-drop", t) for t in drops),
+        per_cell,
+    )
+
+
+def _table_from_file(path: Path) -> dict[str, Any] | None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: invalid TOML: {exc}") from None
+    tool = data.get("tool", {})
+    nested = tool.get("toolbench", {}).get("gate") if isinstance(tool, dict) else None
+    table = data.get("gate") if path.name != "pyproject.toml" else None
+    found = table if table is not None else nested
+    if found is not None and not isinstance(found, dict):
+        raise UserError(f"{path}: gate: expected a table")
+    return found
+
+
+def load_config(config: str | Path | None = None, cwd: Path | None = None) -> GateConfig:
+    """Thresholds from ``--config`` or the current directory's toolbench.toml/pyproject.toml."""
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise UserError(f"--config: {path}: no such file")
+        table = _table_from_file(path)
+        if table is None:
+            raise UserError(f"{path}: no [gate] or [tool.toolbench.gate] table")
+        return _parse_table(path, table)
+    base = cwd or Path.cwd()
+    for name in ("toolbench.toml", "pyproject.toml"):
+        path = base / name
+        if path.is_file():
+            table = _table_from_file(path)
+            if table is not None:
+                return _parse_table(path, table)
+    return GateConfig()
+
+
+def _parse_table(path: Path, table: dict[str, Any]) -> GateConfig:
+    prefix = "tool.toolbench.gate" if path.name == "pyproject.toml" else "gate"
+    cfg = GateConfig(source=str(path))
+    for key, val in table.items():
+        where = f"{path}: {prefix}.{key}"
+        if key == "per_cell":
+            if not isinstance(val, bool):
+                raise UserError(f"{where}: expected true or false")
+            cfg.per_cell = val
+            continue
+        if key not in _KINDS:
+            raise UserError(f"{where}: unknown key (expected one of min, max, max_drop, per_cell)")
+        if not isinstance(val, dict):
+            raise UserError(f"{where}: expected a table of metric = number")
+        bounds: dict[str, float] = getattr(cfg, key)
+        for metric, num in val.items():
+            try:
+                check_metric(metric)
+            except UserError as exc:
+                raise UserError(f"{where}.{metric}: {exc}") from None
+            if isinstance(num, bool) or not isinstance(num, int | float):
+                raise UserError(f"{where}.{metric}: expected a number")
+            bounds[metric] = float(num)
+    return cfg
+
+
+def evaluate(
+    cfg: GateConfig,
+    cells: Sequence[CellStats],
+    baseline: Sequence[CellStats] | None = None,
+) -> list[Violation]:
+    """Every bound that does not hold, in cell order."""
+    if cfg.max_drop and baseline is None:
+        raise UserError("--max-drop needs --baseline RUN")
+    base = {c.key: c for c in baseline or ()}
+    checked = [c for c in cells if cfg.per_cell or c.model == OVERALL]
+    out: list[Violation] = []
+    for c in checked:
+        for m, bound in cfg.min.items():
+            v = c.values.get(m)
+            if v is not None and v < bound:
+                out.append(Violation(c.label, m, "min", v, bound))
+        for m, bound in cfg.max.items():
+            v = c.values.get(m)
+            if v is not None and v > bound:
+                out.append(Violation(c.label, m, "max", v, bound))
+        b = base.get(c.key)
+        for m, bound in cfg.max_drop.items():
+            v = c.values.get(m)
+            bv = b.values.get(m) if b else None
+            if v is not None and bv is not None and worse_by(m, v, bv) > bound + 1e-12:
+                out.append(Violation(c.label, m, "max_drop", v, bound, bv))
+    return out
+
+
+def render_violations(violations: Sequence[Violation]) -> str:
+    rows = []
+    for v in violations:
+        if v.kind == "max_drop":
+            bound = f"drop <= {fmt_delta(v.metric, v.bound).lstrip('+')}"
+        else:
+            bound = f"{'>=' if v.kind == 'min' else '<='} {fmt_value(v.metric, v.bound)}"
+        base = fmt_value(v.metric, v.baseline) if v.baseline is not None else "-"
+        rows.append([v.cell, v.metric, fmt_value(v.metric, v.value), bound, base])
+    return text_table(["cell", "metric", "value", "bound", "baseline"], rows)

@@ -1,0 +1,126 @@
+"""Which format each model should use by default, by one documented rule.
+
+For each model, its formats are ranked by, in order:
+
+1. highest ``call_accuracy``;
+2. then lowest ``leak_rate`` (markers surviving sanitizing);
+3. then highest ``stop_compliance``;
+4. then lowest ``prompt_tokens_mean`` (cheaper prompts);
+5. then the format name, so the answer is deterministic.
+
+A metric that does not apply (no denominator) ranks last on that criterion. The winner
+is flagged as *not significant* when its call-accuracy advantage over the runner-up is
+not confirmed by an exact McNemar test on paired trials (same scenario and sample),
+p >= 0.05: more samples or scenarios are needed before relying on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import yaml
+
+from toolbench.report.compare import ALPHA, PairedTest, paired_tests
+from toolbench.report.metrics import OVERALL, CellStats, TrialTable, aggregate, fmt_value
+from toolbench.report.table import text_table
+
+RULE: tuple[tuple[str, int], ...] = (
+    ("call_accuracy", -1),
+    ("leak_rate", 1),
+    ("stop_compliance", -1),
+    ("prompt_tokens_mean", 1),
+)
+"""(metric, direction): -1 means higher wins, 1 means lower wins."""
+
+
+def rank_key(cell: CellStats) -> tuple[float | str, ...]:
+    key: list[float | str] = []
+    for metric, sign in RULE:
+        v = cell.values.get(metric)
+        key.append(math.inf if v is None else sign * v)
+    key.append(cell.format)
+    return tuple(key)
+
+
+@dataclass
+class Recommendation:
+    model: str
+    ranked: list[CellStats]
+    test: PairedTest | None
+    """Winner vs runner-up on call accuracy (None when there is no runner-up)."""
+
+    @property
+    def winner(self) -> CellStats:
+        return self.ranked[0]
+
+    @property
+    def decided_by(self) -> str:
+        """The first criterion on which the winner beats the runner-up."""
+        if len(self.ranked) < 2:
+            return "only format"
+        a, b = rank_key(self.ranked[0]), rank_key(self.ranked[1])
+        names = [m for m, _ in RULE] + ["format name"]
+        return next((n for n, x, y in zip(names, a, b, strict=True) if x != y), "format name")
+
+    @property
+    def significant(self) -> bool | None:
+        if self.test is None:
+            return None
+        return self.test.n_pairs > 0 and self.test.p_value < ALPHA and (
+            self.test.only_a > self.test.only_b
+        )
+
+
+def recommend(table: TrialTable) -> list[Recommendation]:
+    cells = [c for c in aggregate(table.df, overall=False)]
+    out: list[Recommendation] = []
+    for model in sorted({c.model for c in cells}):
+        ranked = sorted((c for c in cells if c.model == model), key=rank_key)
+        test = None
+        if len(ranked) >= 2:
+            df = table.df[table.df["model"] == model]
+            wa = df[df["format"] == ranked[0].format]
+            wb = df[df["format"] == ranked[1].format]
+            tests = paired_tests(wa, wb, ["scenario_id", "sample"], ["model"])
+            test = next((t for t in tests if t.metric == "call_accuracy"), None)
+            if test is None:  # no pairs at all
+                test = PairedTest(model, "call_accuracy", 0, None, None, 0, 0, 1.0)
+        out.append(Recommendation(model, ranked, test))
+    return out
+
+
+def render(recs: list[Recommendation]) -> str:
+    lines: list[str] = []
+    for r in recs:
+        if r.model == OVERALL:
+            continue
+        lines.append(f"{r.model}: use {r.winner.format} (decided by {r.decided_by})")
+        rows = [
+            [
+                str(i),
+                c.format,
+                *(fmt_value(m, c.values.get(m)) for m, _ in RULE),
+            ]
+            for i, c in enumerate(r.ranked, 1)
+        ]
+        lines.append(text_table(["rank", "format", *(m for m, _ in RULE)], rows))
+        t = r.test
+        if t is not None and not r.significant:
+            lines.append(
+                f"warning: {r.winner.format}'s call-accuracy advantage over "
+                f"{r.ranked[1].format} is not significant (McNemar p={t.p_value:.3g}, "
+                f"{t.n_pairs} paired trials, {t.only_a} vs {t.only_b} discordant)"
+            )
+        lines.append("")
+    lines.append(
+        "rule: highest call_accuracy, then lowest leak_rate, then highest stop_compliance, "
+        "then lowest prompt_tokens_mean"
+    )
+    return "\n".join(lines)
+
+
+def emit_yaml(recs: list[Recommendation]) -> str:
+    """A config snippet: ``models: {<model>: {tool_format: <format>}}``."""
+    data = {"models": {r.model: {"tool_format": r.winner.format} for r in recs}}
+    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False)

@@ -1,0 +1,143 @@
+"""``toolbench rescore``: re-run parsers and scorers over stored replies, no model call.
+
+Useful after a parser or scorer fix: every ``ok`` trial's turns are re-parsed with
+``get_format(trial.format).parse_reply(turn.reply, scenario.tools)`` and re-scored with
+``toolbench.scoring.score_trial(scenario, fmt, turns)``. Trials that did not reach the
+model (status other than ``ok``) and trials whose scenario is no longer known are copied
+unchanged. The result is a new run directory (``run.json`` copied, new
+``results.jsonl``), so ``toolbench report NEW --baseline OLD`` shows what changed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from toolbench.errors import UserError
+from toolbench.formats.base import Format
+from toolbench.report.metrics import trial_outcome
+from toolbench.results import TrialResult, TrialScores, TurnRecord, iter_results, results_path
+from toolbench.scenarios.model import Scenario
+
+
+class Scorer(Protocol):
+    def __call__(
+        self, scenario: Scenario, fmt: Format, turns: Sequence[TurnRecord]
+    ) -> TrialScores: ...
+
+
+def default_scorer() -> Scorer:
+    """``toolbench.scoring.score_trial``, imported lazily (it may be absent in old trees)."""
+    try:
+        mod: Any = importlib.import_module("toolbench.scoring")
+        fn: Scorer = mod.score_trial
+    except (ImportError, AttributeError):
+        raise UserError("rescore: toolbench.scoring.score_trial is not available") from None
+    return fn
+
+
+def default_get_format(spec: str) -> Format:
+    from toolbench.formats.registry import get_format
+
+    return get_format(spec)
+
+
+@dataclass
+class RescoreSummary:
+    out_dir: Path
+    total: int = 0
+    rescored: int = 0
+    copied: int = 0
+    unknown_scenario: int = 0
+    scores_changed: int = 0
+    outcome_changed: int = 0
+    pass_to_fail: int = 0
+    fail_to_pass: int = 0
+
+    def render(self) -> str:
+        lines = [
+            f"rescored {self.rescored} of {self.total} trials into {self.out_dir}",
+            f"  {self.scores_changed} trial(s) changed scores, "
+            f"{self.outcome_changed} changed outcome "
+            f"({self.fail_to_pass} fail->pass, {self.pass_to_fail} pass->fail)",
+            f"  {self.copied} copied unchanged (not ok, or scenario unknown: "
+            f"{self.unknown_scenario})",
+        ]
+        return "\n".join(lines)
+
+
+def _outcome_of(t: TrialResult) -> str:
+    return trial_outcome(t.status, t.scores.model_dump() if t.scores else {})
+
+
+def rescore_trial(
+    trial: TrialResult,
+    scenario: Scenario,
+    fmt: Format,
+    scorer: Scorer,
+) -> TrialResult:
+    turns = [
+        turn.model_copy(update={"parsed": fmt.parse_reply(turn.reply, scenario.tools)})
+        for turn in trial.turns
+    ]
+    scores = scorer(scenario, fmt, turns)
+    return trial.model_copy(update={"turns": turns, "scores": scores})
+
+
+def rescore_run(
+    run_dir: str | Path,
+    out_dir: str | Path | None = None,
+    scenarios: Sequence[Scenario] | None = None,
+    scorer: Scorer | None = None,
+    get_format: Callable[[str], Format] | None = None,
+) -> RescoreSummary:
+    src = results_path(run_dir)
+    trials = iter_results(run_dir)  # raises the "no results file" error first
+    first = next(trials, None)
+    out = Path(out_dir) if out_dir is not None else src.parent.with_name(src.parent.name + "-rescored")
+    if out.resolve() == src.parent.resolve():
+        raise UserError(f"-o: '{out}' is the run being rescored; choose a new directory")
+    if results_path(out).exists():
+        raise UserError(f"-o: {results_path(out)} already exists; choose a new directory")
+    if scenarios is None:
+        from toolbench.scenarios.loader import load_scenarios
+
+        scenarios = load_scenarios()
+    by_id = {s.id: s for s in scenarios}
+    score = scorer or default_scorer()
+    getf = get_format or default_get_format
+    formats: dict[str, Format] = {}
+    out.mkdir(parents=True, exist_ok=True)
+    info = src.parent / "run.json"
+    if info.is_file():
+        shutil.copyfile(info, out / "run.json")
+    summary = RescoreSummary(out)
+    with results_path(out).open("w", encoding="utf-8") as fh:
+        for trial in itertools.chain([first] if first else [], trials):
+            summary.total += 1
+            scenario = by_id.get(trial.scenario_id)
+            new = trial
+            if trial.status != "ok":
+                summary.copied += 1
+            elif scenario is None:
+                summary.copied += 1
+                summary.unknown_scenario += 1
+            else:
+                if trial.format not in formats:
+                    formats[trial.format] = getf(trial.format)
+                new = rescore_trial(trial, scenario, formats[trial.format], score)
+                summary.rescored += 1
+                if new.scores != trial.scores:
+                    summary.scores_changed += 1
+                before, after = _outcome_of(trial), _outcome_of(new)
+                if before != after:
+                    summary.outcome_changed += 1
+                    summary.fail_to_pass += before == "fail" and after == "pass"
+                    summary.pass_to_fail += before == "pass" and after == "fail"
+            fh.write(new.model_dump_json() + "\n")
+    return summary
