@@ -44,6 +44,8 @@ def _loc(loc: Sequence[int | str]) -> str:
 
 def _msg(msg: str) -> str:
     msg = msg.removeprefix("Value error, ")
+    if msg == "Extra inputs are not permitted":
+        return "unknown key"
     return msg[:1].lower() + msg[1:] if msg else msg
 
 
