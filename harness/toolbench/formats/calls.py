@@ -1,0 +1,151 @@
+"""Turning decoded JSON into :class:`ToolCall` objects and a :class:`ParseResult`.
+
+Every format ends the same way: some candidate call objects, some issues, visible text.
+:class:`CallCollector` keeps the strict/repaired/failed bookkeeping in one place so the
+formats cannot drift apart on what counts as strict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolbench import codes
+from toolbench.formats.base import ParseIssue, ParseResult, ToolCall
+from toolbench.formats.jsonscan import Decoded, decode
+from toolbench.tools import ToolDef
+
+ARG_KEYS = ("arguments", "parameters", "args")
+
+
+@dataclass
+class CallCollector:
+    """Accumulates calls, issues and the "tried to call" flag while a reply is parsed."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    errors: list[ParseIssue] = field(default_factory=list)
+    stop_signals: list[str] = field(default_factory=list)
+    attempted: bool = False
+
+    def issue(self, code: str, message: str) -> None:
+        self.errors.append(ParseIssue(code=code, message=message))
+
+    def signal(self, code: str) -> None:
+        if code not in self.stop_signals:
+            self.stop_signals.append(code)
+
+    def add_json(self, raw: str, *, name_keys: Sequence[str], where: str) -> None:
+        """Decode one call's JSON text (strict, then repair) and add the call(s) it holds."""
+        self.add_decoded(decode(raw), name_keys=name_keys, where=where)
+
+    def add_decoded(self, got: Decoded, *, name_keys: Sequence[str], where: str) -> None:
+        """Add the call(s) held by a decoded value; a failed decode is an issue."""
+        self.attempted = True
+        if not got.ok:
+            self.issue(codes.JSON_DECODE_FAILED, f"{where}: invalid JSON that repair could not fix")
+            return
+        if got.repaired:
+            self.issue(codes.JSON_REPAIRED, f"{where}: invalid JSON, decoded only after repair")
+        values = got.value if isinstance(got.value, list) else [got.value]
+        if not values:
+            self.issue(codes.CALL_BAD_SHAPE, f"{where}: empty list, no call")
+        for value in values:
+            self.add_object(value, name_keys=name_keys, where=where, repaired=got.repaired)
+
+    def add_object(
+        self,
+        value: Any,
+        *,
+        name_keys: Sequence[str],
+        where: str,
+        repaired: bool = False,
+        call_id: str | None = None,
+    ) -> None:
+        """Add a call from an already decoded object (``{"name": ..., "arguments": ...}``)."""
+        self.attempted = True
+        if not isinstance(value, dict):
+            self.issue(codes.CALL_BAD_SHAPE, f"{where}: a call must be a JSON object")
+            return
+        name = next((value[k] for k in name_keys if k in value), None)
+        if not isinstance(name, str) or not name.strip():
+            self.issue(codes.CALL_MISSING_NAME, f"{where}: the call has no tool name")
+            return
+        args_raw: Any = next((value[k] for k in ARG_KEYS if k in value), {})
+        args, args_repaired = self._arguments(args_raw, name, where)
+        if args is None:
+            return
+        self.calls.append(
+            ToolCall(
+                name=name.strip(),
+                arguments=args,
+                id=call_id if call_id is not None else _str_or_none(value.get("id")),
+                repaired=repaired or args_repaired,
+            )
+        )
+
+    def _arguments(self, raw: Any, name: str, where: str) -> tuple[dict[str, Any] | None, bool]:
+        if raw is None:
+            return {}, False
+        repaired = False
+        if isinstance(raw, str):  # arguments given as a JSON string (OpenAI style)
+            if not raw.strip():
+                return {}, False
+            got = decode(raw)
+            if got.ok and got.repaired:
+                self.issue(codes.JSON_REPAIRED, f"{where}: arguments of '{name}' needed repair")
+                repaired = True
+            raw = got.value if got.ok else raw
+        if not isinstance(raw, dict):
+            self.issue(codes.ARGS_NOT_OBJECT, f"{where}: arguments of '{name}' are not an object")
+            return None, False
+        return raw, repaired
+
+    def check_tools(self, tools: Sequence[ToolDef] | None) -> None:
+        if tools is None:
+            return
+        known = {t.name for t in tools}
+        for call in self.calls:
+            if call.name not in known:
+                self.issue(codes.CALL_UNKNOWN_TOOL, f"unknown tool '{call.name}'")
+
+    def result(
+        self,
+        *,
+        content: str,
+        raw_content: str,
+        reasoning: str | None,
+        final_answer: str | None = None,
+        final_from_content: bool = True,
+    ) -> ParseResult:
+        if self.calls:
+            status = "repaired" if any(c.repaired for c in self.calls) else "strict"
+        else:
+            status = "failed" if self.attempted else "no_call"
+        if final_answer is None and final_from_content and not self.calls:
+            final_answer = content if (content or not self.attempted) else None
+        return ParseResult(
+            calls=self.calls,
+            content=content,
+            raw_content=raw_content,
+            reasoning=reasoning,
+            errors=self.errors,
+            status=status,
+            attempted=self.attempted or bool(self.calls),
+            stop_signals=self.stop_signals,
+            final_answer=final_answer,
+        )
+
+
+def _str_or_none(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def failed_result(text: str, exc: BaseException) -> ParseResult:
+    """Last-resort result if a parser bug raises: parsing must never raise to callers."""
+    return ParseResult(
+        content=text,
+        raw_content=text,
+        errors=[ParseIssue(code=codes.CALL_BAD_SHAPE, message=f"parser error: {exc!r}")],
+        status="failed",
+    )

@@ -1,0 +1,168 @@
+"""Finding JSON objects inside free text in one linear pass.
+
+Model output mixes prose and JSON. Trying ``json.JSONDecoder.raw_decode`` at every ``{``
+is quadratic on hostile input, and counting braces with a regex breaks on braces inside
+strings. This scanner walks the text once, left to right:
+
+* outside objects it skips to the next ``{`` (prose quotes are not JSON strings), passing
+  over objects that hold no string at all (``{}``, ``{1}``): they cannot hold a key, so
+  cannot be a call;
+* inside an object one tokenising regex consumes a run of openers (or of closers)
+  together with the payload that follows: whole strings, escapes included. Every
+  quantifier is possessive, so the regex never backtracks;
+* a run of openers is pushed as one stack entry and only expanded to single positions
+  when a closer pops into the middle of it, so each character is handled a constant
+  number of times.
+
+Every closing bracket ends a balanced span; nested spans fold into the outermost closed
+one, which also recovers the valid objects that follow a stray unbalanced ``{``.
+Decoding a span is the caller's job (:func:`decode`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from json_repair import repair_json
+
+_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?'  # an unclosed string runs to the end
+_PAYLOAD = r'(?:[^{}\[\]"]++|' + _STRING + r")*+"
+# Payload whose strings hold no bracket, so every bracket in a run is structural.
+_PLAIN = r'(?:[^{}\[\]"]++|"[^"\\{}\[\]]*+(?:\\[^{}\[\]][^"\\{}\[\]]*+)*+")*+'
+_OPEN_RUN = r"([{\[](?:" + _PLAIN + r"[{\[])*+)" + _PAYLOAD
+_CLOSE_RUN = r"([}\]](?:" + _PLAIN + r"[}\]])*+)" + _PAYLOAD
+_TOKEN = re.compile(_OPEN_RUN + "|" + _CLOSE_RUN, re.DOTALL)
+_SKIP = re.compile(r'(?:[^{]++|\{[^{}\[\]"]*+\})*+')
+_OPENER = re.compile(r"[{\[]")
+_CLOSER = re.compile(r"[}\]]")
+
+REPAIR_LIMIT = 200_000
+"""Spans longer than this are not handed to the (pure Python) repair library."""
+
+_Entry = int | tuple[int, int, int]  # one opener, or a run: (start, end, count)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A balanced ``{...}`` region: ``text[start:end]``."""
+
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class Scan:
+    """Outermost balanced object spans, in order, and where an unclosed object began."""
+
+    spans: list[Span] = field(default_factory=list)
+    unclosed: int | None = None
+    """Start of the outermost object still open at the end of the text (truncation)."""
+
+
+def scan_objects(text: str, start: int = 0, end: int | None = None) -> Scan:
+    """Find the outermost balanced ``{...}`` spans of ``text[start:end]`` in linear time."""
+    stop = len(text) if end is None else min(end, len(text))
+    out = Scan()
+    pos = start
+    while pos < stop:
+        skipped = _SKIP.match(text, pos, stop)
+        first = skipped.end() if skipped else pos
+        if first >= stop:
+            break
+        stack: list[_Entry] = []
+        depth = 0
+        pos = stop
+        for m in _TOKEN.finditer(text, first, stop):
+            if m.lastindex == 1:
+                s, e = m.span(1)
+                n = 1 if e - s == 1 else _count(m.group(1), "{", "[")
+                stack.append((s, e, n) if n > 1 else s)
+                depth += n
+                continue
+            s, e = m.span(2)
+            n = 1 if e - s == 1 else _count(m.group(2), "}", "]")
+            if n >= depth:
+                if n > depth:  # the object ends inside this run of closers
+                    e = _nth_end(text, s, e, depth)
+                _add(out.spans, text, _pop(stack, depth, text), e)
+                depth = 0
+                pos = e
+                break
+            _add(out.spans, text, _pop(stack, n, text), e)
+            depth -= n
+        if stack:
+            bottom = stack[0]
+            out.unclosed = bottom if isinstance(bottom, int) else bottom[0]
+            break
+    return out
+
+
+def _count(run: str, a: str, b: str) -> int:
+    return run.count(a) + run.count(b)
+
+
+def _nth_end(text: str, start: int, end: int, n: int) -> int:
+    for k, m in enumerate(_CLOSER.finditer(text, start, end), 1):
+        if k == n:
+            return m.end()
+    return end  # pragma: no cover - the run holds at least n closers
+
+
+def _pop(stack: list[_Entry], n: int, text: str) -> int:
+    """Pop ``n`` openers; return the position of the outermost one popped."""
+    outer = -1
+    while n > 0 and stack:
+        top = stack.pop()
+        if isinstance(top, int):
+            n -= 1
+            outer = top
+            continue
+        s, e, count = top
+        if count <= n:
+            n -= count
+            outer = s
+        else:  # expand the run once into single positions
+            stack.extend(m.start() for m in _OPENER.finditer(text, s, e))
+    return outer
+
+
+def _add(spans: list[Span], text: str, opener: int, end: int) -> None:
+    if opener < 0 or text[opener] != "{":
+        return
+    while spans and spans[-1].start >= opener:
+        spans.pop()
+    spans.append(Span(opener, end))
+
+
+@dataclass(slots=True)
+class Decoded:
+    """A decoded JSON value and how it was obtained."""
+
+    value: Any = None
+    ok: bool = False
+    repaired: bool = False
+
+
+def loads_strict(text: str) -> Decoded:
+    """``json.loads`` that never raises (deep nesting included)."""
+    try:
+        return Decoded(json.loads(text), ok=True)
+    except (ValueError, RecursionError):
+        return Decoded()
+
+
+def decode(text: str, *, allow_repair: bool = True) -> Decoded:
+    """Strict JSON first; then the ``json_repair`` library, marked ``repaired``."""
+    strict = loads_strict(text)
+    if strict.ok or not allow_repair or len(text) > REPAIR_LIMIT:
+        return strict
+    try:
+        fixed = repair_json(text, return_objects=True)
+    except Exception:  # - third-party repair must not break parsing
+        return Decoded()
+    if fixed in ("", None):
+        return Decoded()
+    return Decoded(fixed, ok=True, repaired=True)

@@ -1,0 +1,157 @@
+"""``native``: the provider's own tool-calling API.
+
+Tools go in the request's ``tools`` parameter (OpenAI shape) with ``tool_choice="auto"``
+(local OpenAI-compatible servers ignore tools without it), and calls come back as
+structured ``tool_calls``. The assistant message is echoed back exactly as the provider
+returned it, so provider-only fields (such as Gemini's thought signatures) survive the
+round trip. What this format measures on top of the provider is leakage: a server whose
+chat template fails to extract calls leaves raw template markers in the content.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toolbench.formats.base import (
+    Format,
+    Message,
+    ModelReply,
+    ParseResult,
+    RenderedRequest,
+    ToolCall,
+)
+from toolbench.formats.calls import CallCollector, failed_result
+from toolbench.formats.jsonscan import loads_strict
+from toolbench.formats.registry import register_format
+from toolbench.formats.text import drop_think_tags, remove_all, split_think, tidy
+from toolbench.tools import ToolDef
+
+DEFAULT_SYSTEM = "You are a helpful assistant. Use the provided tools when they help."
+
+# Raw chat-template markers that mean a provider leaked its tool-call syntax into content.
+LEAK_MARKERS = (
+    "<tool_call>",
+    "</tool_call>",
+    "<|python_tag|>",
+    "[TOOL_CALLS]",
+    "<function=",
+    "</function>",
+    "<|tool_call_start|>",
+    "<|tool_call_end|>",
+    "<|tool_calls_section_begin|>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁begin｜>",
+    "<start_function_call>",
+    "<|tool_call|>",
+    "<functioncall>",
+)
+
+
+@register_format
+class Native(Format):
+    name = "native"
+    description = "The provider's own tool calling (tools= parameter, structured tool_calls)."
+    native = True
+    markers = tuple(re.compile(re.escape(m)) for m in LEAK_MARKERS)
+
+    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
+        out = [dict(m) for m in messages]
+        if not out or out[0].get("role") != "system":
+            out.insert(0, {"role": "system", "content": DEFAULT_SYSTEM})
+        return RenderedRequest(
+            messages=out,
+            tools=[t.openai() for t in tools] or None,
+            tool_choice="auto" if tools else None,
+        )
+
+    def parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        try:
+            return self._parse_reply(reply, tools)
+        except Exception as exc:  # a parser bug must not abort a run
+            return failed_result(reply.text, exc)
+
+    def _parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None) -> ParseResult:
+        col = CallCollector()
+        for i, tc in enumerate(reply.tool_calls):
+            where = f"tool_calls[{i}]"
+            fn = tc.get("function") if isinstance(tc, dict) else None
+            if not isinstance(fn, dict):
+                col.attempted = True
+                col.issue("call.bad_shape", f"{where}: no 'function' object")
+                continue
+            call_id = tc.get("id")
+            col.add_object(
+                {"name": fn.get("name"), "arguments": fn.get("arguments")},
+                name_keys=("name",),
+                where=where,
+                call_id=call_id if isinstance(call_id, str) and call_id else None,
+            )
+        col.check_tools(tools)
+        split = split_think(reply.text or "")
+        raw = tidy(split.text)
+        reasoning = split.reasoning
+        extra = reply.raw_message.get("reasoning_content") if reply.raw_message else None
+        if isinstance(extra, str) and extra.strip():
+            reasoning = extra.strip() if reasoning is None else f"{extra.strip()}\n{reasoning}"
+        return col.result(content=self._clean(raw), raw_content=raw, reasoning=reasoning)
+
+    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        """Parse a JSON assistant message, a JSON list of tool calls, or plain text."""
+        got = loads_strict(text.strip()) if text.strip()[:1] in ("{", "[") else None
+        if got is not None and got.ok:
+            value = got.value
+            if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+                return self.parse_reply(ModelReply(tool_calls=value), tools)
+            if isinstance(value, dict) and ("tool_calls" in value or "role" in value):
+                return self.parse_reply(_reply_from_message(value), tools)
+        return self.parse_reply(ModelReply(text=text), tools)
+
+    def _clean(self, text: str) -> str:
+        return tidy(remove_all(text, LEAK_MARKERS))
+
+    def sanitize(self, text: str) -> str:
+        return self._clean(drop_think_tags(text))
+
+    def continue_conversation(
+        self,
+        messages: Sequence[Message],
+        reply: ModelReply,
+        results: Sequence[tuple[ToolCall, str]],
+    ) -> list[Message]:
+        assistant = reply.raw_message if reply.raw_message else _message_from_reply(reply)
+        ids = [tc.get("id") for tc in assistant.get("tool_calls") or [] if isinstance(tc, dict)]
+        out = [*messages, assistant]
+        for i, (call, result) in enumerate(results):
+            call_id = call.id or (ids[i] if i < len(ids) and ids[i] else f"call_{i}")
+            out.append({"role": "tool", "tool_call_id": call_id, "content": result})
+        return out
+
+
+def _reply_from_message(msg: dict[str, Any]) -> ModelReply:
+    calls = msg.get("tool_calls") or []
+    content = msg.get("content")
+    return ModelReply(
+        text=content if isinstance(content, str) else "",
+        tool_calls=[c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else [],
+        raw_message=msg,
+    )
+
+
+def _message_from_reply(reply: ModelReply) -> dict[str, Any]:
+    """Build the assistant message when the provider gave none (ids filled in)."""
+    msg: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.tool_calls:
+        calls = []
+        for i, tc in enumerate(reply.tool_calls):
+            tc = dict(tc)
+            tc.setdefault("id", f"call_{i}")
+            tc.setdefault("type", "function")
+            fn = tc.get("function")
+            if isinstance(fn, dict) and not isinstance(fn.get("arguments"), str):
+                tc["function"] = {**fn, "arguments": json.dumps(fn.get("arguments") or {})}
+            calls.append(tc)
+        msg["tool_calls"] = calls
+    return msg

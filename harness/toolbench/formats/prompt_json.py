@@ -1,0 +1,176 @@
+"""``prompt-json``: tools described in the system prompt, calls as bare JSON objects.
+
+The model writes ``{"tool": "<name>", "arguments": {...}}`` anywhere in its reply
+(prose around it, several calls, ```json fences all allowed). Results go back as one user
+message holding a ``Tool Result (<name>):\\n<result>`` block per call, after the
+assistant's raw reply text. Any model can do this; nothing provider-specific is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toolbench import codes
+from toolbench.formats.base import (
+    Format,
+    Message,
+    ModelReply,
+    ParseResult,
+    RenderedRequest,
+    ToolCall,
+)
+from toolbench.formats.calls import ARG_KEYS, CallCollector, failed_result
+from toolbench.formats.describe import describe_tools, merge_system
+from toolbench.formats.jsonscan import decode, loads_strict, scan_objects
+from toolbench.formats.registry import register_format
+from toolbench.formats.shots import render_shots
+from toolbench.formats.text import drop_think_tags, remove_all, split_think, tidy
+from toolbench.tools import ToolDef
+
+RESULT_PREFIX = "Tool Result ("
+_CALL_KEY = re.compile(r'"tool"\s*+:')
+_CALL_START = re.compile(r'\{\s*+"tool"\s*+:')
+_NAMED_CALL = re.compile(r'"name"\s*+:')
+_RESULT_HEADER = re.compile(r"Tool Result \([^)\n]*+\):?")
+_HALLUCINATED = (RESULT_PREFIX, "<tool_response>", "Observation:")
+
+
+def call_text(name: str, arguments: dict[str, Any]) -> str:
+    """A call exactly as this format expects the model to write it."""
+    return json.dumps({"tool": name, "arguments": arguments}, ensure_ascii=False)
+
+
+def result_text(name: str, result: str) -> str:
+    return f"{RESULT_PREFIX}{name}):\n{result}"
+
+
+@register_format
+class PromptJson(Format):
+    name = "prompt-json"
+    description = 'Tools in the system prompt; calls as {"tool": ..., "arguments": {...}} JSON.'
+    markers = (_CALL_START, re.compile(re.escape(RESULT_PREFIX)))
+
+    def system_section(self, tools: Sequence[ToolDef]) -> str:
+        section = (
+            "You can call tools. Available tools:\n\n"
+            f"{describe_tools(tools)}\n\n"
+            "To call a tool, reply with a JSON object in exactly this shape:\n"
+            '{"tool": "<tool name>", "arguments": {<argument name>: <value>, ...}}\n'
+            'Put every required argument in "arguments" as proper JSON values. You may make '
+            "several calls in one reply, one JSON object each. After your calls, stop and "
+            'wait: each result comes back in a message starting "Tool Result (<tool name>):". '
+            "When no tool is needed, or once you have the results, answer in plain text "
+            "without any JSON call."
+        )
+        shots = render_shots(self.options.shots, call_text, result_text, lambda a: a)
+        return section + ("\n\n" + shots if shots else "")
+
+    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
+        return RenderedRequest(messages=merge_system(messages, self.system_section(tools)))
+
+    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        try:
+            return self._parse(text, tools)
+        except Exception as exc:  # a parser bug must not abort a run
+            return failed_result(text, exc)
+
+    def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
+        split = split_think(text)
+        body = split.text
+        col = CallCollector()
+        outside: list[str] = []
+        pos = 0
+        first_call: int | None = None
+        last_end: int | None = None
+        scan = scan_objects(body)
+        for span in scan.spans:
+            chunk = body[span.start : span.end]
+            keys = _call_keys(chunk)
+            if keys is None:
+                continue
+            col.add_decoded(decode(chunk), name_keys=keys, where="call")
+            outside.append(body[pos : span.start])
+            pos = span.end
+            first_call = span.start if first_call is None else first_call
+            last_end = span.end
+        end = len(body)
+        if scan.unclosed is not None and _CALL_KEY.search(body, scan.unclosed):
+            col.attempted = True
+            col.issue(codes.CALL_TRUNCATED, "the reply ended inside a tool call")
+            end = max(scan.unclosed, pos)
+            first_call = end if first_call is None else first_call
+        outside.append(body[pos:end])
+        if last_end is not None and body[last_end:end].replace("```", "").strip():
+            col.signal(codes.STOP_TEXT_AFTER_CALL)
+        if first_call is not None and any(h in body[first_call:] for h in _HALLUCINATED):
+            col.signal(codes.STOP_HALLUCINATED_RESULT)
+        col.check_tools(tools)
+        raw = tidy("".join(outside))
+        return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
+
+    def _clean(self, text: str) -> str:
+        """Remove this format's markers from text that already has its calls cut out."""
+        if RESULT_PREFIX in text:
+            text = _RESULT_HEADER.sub("", text)
+            text = remove_all(text, (RESULT_PREFIX,))
+        for _ in range(3):
+            if not _CALL_START.search(text):
+                break
+            text = _CALL_START.sub("", text)
+        return tidy(text)
+
+    def sanitize(self, text: str) -> str:
+        text = drop_think_tags(text)
+        scan = scan_objects(text)
+        kept: list[str] = []
+        pos = 0
+        for span in scan.spans:
+            if _CALL_KEY.search(text, span.start, span.end):
+                kept.append(text[pos : span.start])
+                pos = span.end
+        tail_end = len(text)
+        if scan.unclosed is not None and _CALL_KEY.search(text, scan.unclosed):
+            tail_end = max(scan.unclosed, pos)
+        kept.append(text[pos:tail_end])
+        return self._clean("".join(kept))
+
+    def continue_conversation(
+        self,
+        messages: Sequence[Message],
+        reply: ModelReply,
+        results: Sequence[tuple[ToolCall, str]],
+    ) -> list[Message]:
+        out = [*messages, {"role": "assistant", "content": reply.text}]
+        if results:
+            body = "\n\n".join(result_text(call.name, result) for call, result in results)
+            out.append({"role": "user", "content": body})
+        return out
+
+
+def _call_keys(chunk: str) -> tuple[str, ...] | None:
+    """Which key names the tool if ``chunk`` is (or tries to be) a call, else None.
+
+    Valid JSON counts only with the call shape at the top level (``{"tool": ...}``, or
+    ``{"name": ..., "arguments": ...}``), so ordinary JSON in an answer stays text. JSON
+    that needs repair counts as an attempt when it mentions the ``"tool"`` key.
+    """
+    strict = loads_strict(chunk)
+    if strict.ok:
+        items = strict.value if isinstance(strict.value, list) else [strict.value]
+        if items and all(isinstance(v, dict) and "tool" in v for v in items):
+            return ("tool",)
+        if items and all(isinstance(v, dict) and "name" in v and _has_args(v) for v in items):
+            return ("name",)
+        return None
+    if _CALL_KEY.search(chunk):
+        return ("tool",)
+    if _NAMED_CALL.search(chunk) and any(f'"{k}"' in chunk for k in ARG_KEYS):
+        return ("name",)
+    return None
+
+
+def _has_args(value: dict[str, Any]) -> bool:
+    return any(k in value for k in ARG_KEYS)

@@ -1,0 +1,226 @@
+"""``react``: Thought / Action / Action Input / Observation / Final Answer.
+
+The classic ReAct text protocol. One Action per turn: the model should stop before
+``Observation:`` (the stop sequence ``\\nObservation:`` enforces it where the provider
+honours stop sequences). The round trip keeps the assistant's raw reply as an assistant
+message and feeds each result back as a *user* message ``Observation: <result>``: the
+observation is not the model's own words, and a user turn keeps chat templates that
+require alternating roles happy.
+
+Labels are recognised at the start of a line (leading spaces allowed). ``Thought`` text
+stays in the content (labels removed); ``Final Answer`` text is the final answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolbench import codes
+from toolbench.formats.base import (
+    Format,
+    Message,
+    ModelReply,
+    ParseResult,
+    RenderedRequest,
+    ToolCall,
+)
+from toolbench.formats.calls import CallCollector, failed_result
+from toolbench.formats.describe import describe_tools, merge_system
+from toolbench.formats.jsonscan import decode, scan_objects
+from toolbench.formats.registry import register_format
+from toolbench.formats.shots import render_shots
+from toolbench.formats.text import split_think, tidy
+from toolbench.tools import ToolDef
+
+LABELS = ("Thought", "Action", "Action Input", "Observation", "Final Answer")
+_LABEL = re.compile(r"^[ \t]*+(Thought|Action Input|Action|Observation|Final Answer)[ \t]*+:", re.M)
+STOP = "\nObservation:"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    label: str
+    start: int  # where the label begins
+    body: int  # where its text begins
+    end: int  # where the next label begins (or the text ends)
+
+
+def sections(text: str) -> list[Section]:
+    """Split text at line-start labels, in one regex pass."""
+    hits = [(m.group(1), m.start(), m.end()) for m in _LABEL.finditer(text)]
+    return [
+        Section(label, start, body, hits[k + 1][1] if k + 1 < len(hits) else len(text))
+        for k, (label, start, body) in enumerate(hits)
+    ]
+
+
+def call_text(name: str, arguments: dict[str, Any]) -> str:
+    args = json.dumps(arguments, ensure_ascii=False)
+    return f"Thought: I should use {name}.\nAction: {name}\nAction Input: {args}"
+
+
+def result_text(name: str, result: str) -> str:
+    del name
+    return f"Observation: {result}"
+
+
+def answer_text(answer: str) -> str:
+    return f"Thought: I now know the final answer.\nFinal Answer: {answer}"
+
+
+@register_format
+class React(Format):
+    name = "react"
+    description = (
+        "ReAct text protocol: Thought / Action / Action Input / Observation / Final Answer."
+    )
+    markers = (_LABEL,)
+
+    def system_section(self, tools: Sequence[ToolDef]) -> str:
+        names = ", ".join(t.name for t in tools) or "(none)"
+        section = (
+            "You have access to the following tools:\n\n"
+            f"{describe_tools(tools)}\n\n"
+            "Use exactly this format:\n\n"
+            "Thought: think about what to do next\n"
+            f"Action: the tool to use, exactly one of [{names}]\n"
+            "Action Input: the tool's arguments as one JSON object\n"
+            "Observation: the tool's result (given to you; never write it yourself)\n"
+            "... (Thought / Action / Action Input / Observation can repeat)\n"
+            "Thought: I now know the final answer\n"
+            "Final Answer: the answer for the user\n\n"
+            "Write at most one Action per reply, then stop and wait for the Observation. "
+            "If no tool is needed, reply with a Thought and a Final Answer."
+        )
+        shots = render_shots(self.options.shots, call_text, result_text, answer_text)
+        return section + ("\n\n" + shots if shots else "")
+
+    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
+        return RenderedRequest(
+            messages=merge_system(messages, self.system_section(tools)), stop=[STOP]
+        )
+
+    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        try:
+            return self._parse(text, tools)
+        except Exception as exc:  # a parser bug must not abort a run
+            return failed_result(text, exc)
+
+    def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
+        split = split_think(text)
+        body = split.text
+        secs = sections(body)
+        col = CallCollector()
+        actions = [k for k, s in enumerate(secs) if s.label == "Action"]
+        cut: tuple[int, int] | None = None  # the first Action(+Input) region
+        call_end: int | None = None
+        if actions:
+            k = actions[0]
+            act = secs[k]
+            if len(actions) > 1:
+                col.signal(codes.STOP_MULTIPLE_ACTIONS)
+            inp = secs[k + 1] if k + 1 < len(secs) and secs[k + 1].label == "Action Input" else None
+            call_end = self._read_action(body, act, inp, col)
+            cut = (act.start, (inp or act).end)
+            after = body[call_end:]
+            if any(s.label == "Observation" and s.start >= act.start for s in secs):
+                col.signal(codes.STOP_HALLUCINATED_RESULT)
+            if after.replace("```", "").strip():
+                col.signal(codes.STOP_TEXT_AFTER_CALL)
+        final = next((s for s in secs if s.label == "Final Answer"), None)
+        final_answer = tidy(body[final.body : final.end]) if final else None
+        raw = body if cut is None else body[: cut[0]] + body[cut[1] :]
+        raw = tidy(raw)
+        content = final_answer if final_answer is not None else self._clean(raw)
+        col.check_tools(tools)
+        return col.result(
+            content=content,
+            raw_content=raw,
+            reasoning=split.reasoning,
+            final_answer=final_answer,
+            final_from_content=False,
+        )
+
+    def _read_action(self, body: str, act: Section, inp: Section | None, col: CallCollector) -> int:
+        """Add the call of one Action; return where the call's text ends."""
+        col.attempted = True
+        line_end = body.find("\n", act.body, act.end)
+        name_end = act.end if line_end < 0 else line_end
+        name = body[act.body : name_end].strip().strip("`*'\"").strip()
+        leftover = body[name_end : act.end] if inp is None else ""
+        end = name_end if inp is None else inp.end
+        if not name:
+            col.issue(codes.CALL_MISSING_NAME, "Action has no tool name")
+            return end
+        if inp is None:
+            col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="Action")
+            return end if leftover.strip() else name_end
+        scan = scan_objects(body, inp.body, inp.end)
+        if scan.spans:
+            span = scan.spans[0]
+            got = decode(body[span.start : span.end])
+            if got.ok and got.repaired:
+                col.issue(codes.JSON_REPAIRED, "Action Input: invalid JSON, decoded after repair")
+            if not got.ok:
+                col.issue(codes.JSON_DECODE_FAILED, "Action Input: invalid JSON")
+                return span.end
+            col.add_object(
+                {"name": name, "arguments": got.value},
+                name_keys=("name",),
+                where="Action Input",
+                repaired=got.repaired,
+            )
+            return span.end
+        raw_input = body[inp.body : inp.end].strip()
+        if scan.unclosed is not None and inp.end == len(body):
+            col.issue(codes.CALL_TRUNCATED, "the reply ended inside Action Input")
+        elif not raw_input or raw_input.lower() in ("none", "{}", "null"):
+            col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="Action")
+        elif raw_input.startswith(("{", "```")):
+            got = decode(raw_input.strip("`").removeprefix("json"))
+            if got.ok:
+                col.issue(codes.JSON_REPAIRED, "Action Input: invalid JSON, decoded after repair")
+                col.add_object(
+                    {"name": name, "arguments": got.value},
+                    name_keys=("name",),
+                    where="Action Input",
+                    repaired=True,
+                )
+            else:
+                col.issue(codes.JSON_DECODE_FAILED, "Action Input: invalid JSON")
+        else:
+            col.issue(codes.ARGS_NOT_OBJECT, "Action Input is not a JSON object")
+        return inp.end
+
+    def _clean(self, text: str) -> str:
+        """Remove line-start labels (repeatedly per line, so none can survive)."""
+        lines = []
+        for line in text.split("\n"):
+            while True:
+                m = _LABEL.match(line)
+                if not m:
+                    break
+                line = line[m.end() :].lstrip(" \t")
+            lines.append(line)
+        return tidy("\n".join(lines))
+
+    def sanitize(self, text: str) -> str:
+        split = split_think(text)
+        body = split.text.replace("<think>", "").replace("</think>", "")
+        return self._clean(body)
+
+    def continue_conversation(
+        self,
+        messages: Sequence[Message],
+        reply: ModelReply,
+        results: Sequence[tuple[ToolCall, str]],
+    ) -> list[Message]:
+        out = [*messages, {"role": "assistant", "content": reply.text}]
+        if results:
+            body = "\n".join(result_text(call.name, result) for call, result in results)
+            out.append({"role": "user", "content": body})
+        return out

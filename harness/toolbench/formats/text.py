@@ -1,0 +1,87 @@
+"""Text helpers shared by the formats: think blocks, code fences, tidying.
+
+All of them are ``str.find`` loops or regexes with a single way to match, so they stay
+linear on hostile input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+
+# A fence left empty once the call inside it was cut out (```json\n\n```).
+_EMPTY_FENCE = re.compile(r"```[A-Za-z0-9_+-]*+\s*+```")
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*+\n){2,}")
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkSplit:
+    """Reply text with its reasoning taken out."""
+
+    text: str
+    reasoning: str | None
+
+
+def split_think(text: str) -> ThinkSplit:
+    """Remove ``<think>...</think>`` blocks and return their text as reasoning.
+
+    A ``</think>`` with no opening tag before it means the chat template opened the block
+    in the prompt: everything before it is reasoning. An unclosed ``<think>`` runs to the
+    end of the reply (the model never finished thinking).
+    """
+    parts: list[str] = []
+    thoughts: list[str] = []
+    pos = 0
+    first_close = text.find(THINK_CLOSE)
+    first_open = text.find(THINK_OPEN)
+    if first_close >= 0 and (first_open < 0 or first_open > first_close):
+        thoughts.append(text[:first_close])
+        pos = first_close + len(THINK_CLOSE)
+    found = bool(thoughts)
+    while True:
+        i = text.find(THINK_OPEN, pos)
+        if i < 0:
+            parts.append(text[pos:])
+            break
+        found = True
+        parts.append(text[pos:i])
+        j = text.find(THINK_CLOSE, i + len(THINK_OPEN))
+        if j < 0:
+            thoughts.append(text[i + len(THINK_OPEN) :])
+            break
+        thoughts.append(text[i + len(THINK_OPEN) : j])
+        pos = j + len(THINK_CLOSE)
+    if not found:
+        return ThinkSplit(text, None)
+    visible = "".join(parts)
+    return ThinkSplit(visible, "\n".join(t.strip() for t in thoughts if t.strip()))
+
+
+def drop_think_tags(text: str) -> str:
+    """Text without think blocks and without stray think tags (for sanitizing)."""
+    visible = split_think(text).text
+    return visible.replace(THINK_OPEN, "").replace(THINK_CLOSE, "")
+
+
+def tidy(text: str) -> str:
+    """Drop fences emptied by cutting calls out, squeeze blank runs, strip the ends."""
+    if "```" in text:
+        text = _EMPTY_FENCE.sub("", text)
+    if "\n" in text:
+        text = _BLANK_RUN.sub("\n\n", text)
+    return text.strip()
+
+
+def remove_all(text: str, needles: tuple[str, ...], rounds: int = 3) -> str:
+    """Remove literal markers; a few rounds so removals cannot splice a new marker."""
+    for _ in range(rounds):
+        before = text
+        for needle in needles:
+            if needle in text:
+                text = text.replace(needle, "")
+        if text == before:
+            break
+    return text
