@@ -38,14 +38,15 @@ def heatmap_png(cells: Sequence[CellStats], metric: str) -> str | None:
         return None
     nan = float("nan")
     data = [[(v if (v := val.get((m, f))) is not None else nan) for f in formats] for m in models]
-    width = 1.6 + 1.25 * len(formats)
-    height = 1.1 + 0.5 * len(models)
-    fig = Figure(figsize=(width, height), dpi=110)
+    width = 1.4 + 1.0 * len(formats)
+    height = 0.9 + 0.38 * len(models)
+    fig = Figure(figsize=(width, height), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    cmap = matplotlib.colormaps["RdYlGn_r" if metric in LOWER_IS_BETTER else "RdYlGn"].copy()
-    cmap.set_bad("#dddddd")
-    ax.imshow(data, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    name = "RdYlGn_r" if metric in LOWER_IS_BETTER else "RdYlGn"
+    cmap = matplotlib.colormaps[name].with_extremes(bad="#dddddd")
+    # A clipped range keeps the extremes light enough for black labels.
+    ax.imshow(data, cmap=cmap, vmin=-0.25, vmax=1.25, aspect="auto")
     ax.set_xticks(range(len(formats)), labels=formats, fontsize=8)
     ax.set_yticks(range(len(models)), labels=models, fontsize=8)
     ax.tick_params(length=0)

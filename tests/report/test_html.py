@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from synthetic_runs import HOSTILE, make_trial, write_run
+
+from toolbench.report import html as html_mod
+from toolbench.report import render_report, write_report
+from toolbench.report.baseline import diff, is_regression
+from toolbench.report.markdown import markdown_summary
+from toolbench.report.metrics import load_table
+
+
+def test_html_is_self_contained_and_escapes_model_output(run_dir: Path, tmp_path: Path) -> None:
+    out = write_report(run_dir, tmp_path / "out" / "r1.html")
+    assert out == tmp_path / "out" / "r1.html"
+    page = out.read_text(encoding="utf-8")
+    # The page itself carries no script, and the hostile reply appears only escaped.
+    assert "<script" not in page.lower()
+    assert "<img src=x" not in page
+    assert "&lt;script&gt;window.__pwned=1;" in page
+    assert "&lt;/textarea&gt;&lt;/pre&gt;&lt;script&gt;" in page
+    # No external asset: every src/href is a data URI or an in-page anchor.
+    for ref in re.findall(r'(?:src|href)="([^"]*)"', page):
+        assert ref.startswith(("data:", "#")), ref
+    assert page.count("data:image/png;base64,") >= 3
+    for section in ("Summary per model", "Failure taxonomy", "Drill-down", "call.wrong_tool"):
+        assert section in page
+    assert "the expected tool was not the one called" in page  # codes.DESCRIPTIONS
+    assert "HTTP 503 after 3 retries" in page  # the infra error's detail
+
+
+def test_html_baseline_marks_regressions(run_dir: Path, regressed_run: Path) -> None:
+    page = render_report(regressed_run, "html", baseline=run_dir)
+    assert "Against baseline r1: 2 regression(s), 2 trial(s) changed outcome" in page
+    assert "-50.0 pp ▼" in page
+
+
+def test_drill_down_is_capped_failures_first(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(html_mod, "DETAIL_LIMIT", 3)
+    page = render_report(run_dir, "html")
+    assert "Showing 3 of 24 trials in full" in page
+    assert "21 left out" in page
+    # The 2 failures come first, then the infra error; no pass is detailed.
+    assert page.count('class="trial fail"') == 2
+    assert page.count('class="trial infra_error"') == 1
+    assert 'class="trial pass"' not in page
+
+
+def test_baseline_diff_changed_trials(run_dir: Path, regressed_run: Path) -> None:
+    d = diff(load_table(regressed_run), load_table(run_dir))
+    assert d.changed[["scenario_id", "sample", "outcome_base", "outcome_new"]].values.tolist() == [
+        ["weather_basic", 0, "pass", "fail"],
+        ["weather_basic", 1, "pass", "fail"],
+    ]
+    assert (d.only_new, d.only_base) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("metric", "value", "base", "regressed"),
+    [
+        ("call_accuracy", 0.895, 0.9, False),  # within 1 pp
+        ("call_accuracy", 0.88, 0.9, True),
+        ("leak_rate", 0.12, 0.1, True),
+        ("latency_p50", 1.05, 1.0, False),  # within 10%
+        ("latency_p50", 1.2, 1.0, True),
+        ("n_trials", 1.0, 100.0, False),
+        ("call_accuracy", None, 0.9, False),
+    ],
+)
+def test_is_regression(metric: str, value: float | None, base: float, regressed: bool) -> None:
+    assert is_regression(metric, value, base) is regressed
+
+
+def test_markdown_summary(run_dir: Path, regressed_run: Path) -> None:
+    md = markdown_summary(load_table(regressed_run), diff(load_table(regressed_run), load_table(run_dir)))
+    assert md.startswith("## toolbench run `r2`\n\n24 trials: 19 passed, 4 failed, 1 not scored")
+    assert "| m-alpha / prompt-json | 50.0% (-50.0 pp ⚠) |" in md
+    assert "- m-alpha / prompt-json: call_accuracy 100.0% → 50.0% (-50.0 pp)" in md
+    assert "weather\\_basic #0: pass → fail" in md
+
+
+def test_markdown_escapes_names(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [make_trial("evil|<b>model", "xml", "s1", reply=HOSTILE)])
+    md = render_report(run, "md")
+    assert "evil\\|\\<b\\>model" in md
+    assert "<b>" not in md

@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from toolbench.report.metrics import CellStats, load_table
+from toolbench.report.recommend import emit_yaml, rank_key, recommend, render
+
+
+def cell(fmt: str, acc: float | None, leak: float, stop: float, tokens: float) -> CellStats:
+    return CellStats(
+        "m",
+        fmt,
+        {
+            "call_accuracy": acc,
+            "leak_rate": leak,
+            "stop_compliance": stop,
+            "prompt_tokens_mean": tokens,
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "winner"),
+    [
+        (cell("a", 0.9, 0.5, 0.1, 900), cell("b", 0.8, 0.0, 1.0, 10), "a"),  # accuracy first
+        (cell("a", 0.9, 0.2, 1.0, 10), cell("b", 0.9, 0.1, 0.1, 900), "b"),  # then leakage
+        (cell("a", 0.9, 0.1, 0.8, 10), cell("b", 0.9, 0.1, 0.9, 900), "b"),  # then stop
+        (cell("a", 0.9, 0.1, 0.9, 200), cell("b", 0.9, 0.1, 0.9, 100), "b"),  # then tokens
+        (cell("b", 0.9, 0.1, 0.9, 100), cell("a", 0.9, 0.1, 0.9, 100), "a"),  # then name
+        (cell("a", None, 0.0, 1.0, 10), cell("b", 0.1, 0.9, 0.0, 900), "b"),  # n/a ranks last
+    ],
+)
+def test_rule_tie_breaks(a: CellStats, b: CellStats, winner: str) -> None:
+    assert min([a, b], key=rank_key).format == winner
+
+
+def test_recommend_on_run(run_dir: Path) -> None:
+    recs = {r.model: r for r in recommend(load_table(run_dir))}
+    assert recs["m-beta"].winner.format == "prompt-json"
+    assert recs["m-beta"].decided_by == "call_accuracy"
+    # 2 discordant pairs: not significant.
+    assert recs["m-beta"].significant is False
+    assert recs["m-alpha"].winner.format == "xml"  # tie on accuracy; fewer prompt tokens
+    assert recs["m-alpha"].decided_by == "prompt_tokens_mean"
+    text = render(list(recs.values()))
+    assert "m-beta: use prompt-json (decided by call_accuracy)" in text
+    assert "warning: prompt-json's call-accuracy advantage over xml is not significant" in text
+
+
+def test_emit_yaml(run_dir: Path) -> None:
+    data = yaml.safe_load(emit_yaml(recommend(load_table(run_dir))))
+    assert data == {
+        "models": {"m-alpha": {"tool_format": "xml"}, "m-beta": {"tool_format": "prompt-json"}}
+    }
