@@ -38,7 +38,7 @@ def list_cmd(paths: PathsArg = None) -> None:
     for row in [header, *rows]:
         cells = [row[i].ljust(widths[i]) for i in range(3)]
         typer.echo("  ".join([*cells, row[3]]).rstrip())
-    typer.echo(f"{len(scenarios)} scenarios")
+    typer.echo(f"{len(scenarios)} scenario" + ("" if len(scenarios) == 1 else "s"))
 
 
 @scenarios_app.command("validate")
