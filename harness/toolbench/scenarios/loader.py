@@ -181,7 +181,9 @@ def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
     for f in files:
         for sc in load_file(f):
             if sc.id in seen:
-                raise ScenarioError(f"{f}: id: duplicate scenario id '{sc.id}' (also in {seen[sc.id]})")
+                raise ScenarioError(
+                    f"{f}: id: duplicate scenario id '{sc.id}' (also in {seen[sc.id]})"
+                )
             seen[sc.id] = str(f)
             out.append(sc)
     return out
@@ -199,7 +201,9 @@ def validate_paths(paths: Iterable[str | Path]) -> list[str]:
         try:
             for sc in load_file(f):
                 if sc.id in seen:
-                    errors.append(f"{f}: id: duplicate scenario id '{sc.id}' (also in {seen[sc.id]})")
+                    errors.append(
+                        f"{f}: id: duplicate scenario id '{sc.id}' (also in {seen[sc.id]})"
+                    )
                 seen[sc.id] = str(f)
         except ScenarioError as exc:
             errors.append(str(exc))
