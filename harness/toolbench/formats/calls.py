@@ -45,13 +45,23 @@ class CallCollector:
         if not got.ok:
             self.issue(codes.JSON_DECODE_FAILED, f"{where}: invalid JSON that repair could not fix")
             return
-        if got.repaired:
-            self.issue(codes.JSON_REPAIRED, f"{where}: invalid JSON, decoded only after repair")
         values = got.value if isinstance(got.value, list) else [got.value]
+        if got.repaired:
+            # Repair always returns *something*; it only counts if it yields a call.
+            probe = CallCollector()
+            for value in values:
+                probe.add_object(value, name_keys=name_keys, where=where, repaired=True)
+            if not probe.calls:
+                self.issue(codes.JSON_DECODE_FAILED, f"{where}: invalid JSON, repair found no call")
+                return
+            self.issue(codes.JSON_REPAIRED, f"{where}: invalid JSON, decoded only after repair")
+            self.calls.extend(probe.calls)
+            self.errors.extend(probe.errors)
+            return
         if not values:
             self.issue(codes.CALL_BAD_SHAPE, f"{where}: empty list, no call")
         for value in values:
-            self.add_object(value, name_keys=name_keys, where=where, repaired=got.repaired)
+            self.add_object(value, name_keys=name_keys, where=where)
 
     def add_object(
         self,

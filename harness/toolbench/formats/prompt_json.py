@@ -31,9 +31,9 @@ from toolbench.formats.text import drop_think_tags, remove_all, split_think, tid
 from toolbench.tools import ToolDef
 
 RESULT_PREFIX = "Tool Result ("
-_CALL_KEY = re.compile(r'"tool"\s*+:')
+_CALL_KEY = re.compile(r"[\"']tool[\"']\s*+:")
 _CALL_START = re.compile(r'\{\s*+"tool"\s*+:')
-_NAMED_CALL = re.compile(r'"name"\s*+:')
+_NAMED_CALL = re.compile(r"[\"']name[\"']\s*+:")
 _RESULT_HEADER = re.compile(r"Tool Result \([^)\n]*+\):?")
 _HALLUCINATED = (RESULT_PREFIX, "<tool_response>", "Observation:")
 
@@ -167,7 +167,7 @@ def _call_keys(chunk: str) -> tuple[str, ...] | None:
         return None
     if _CALL_KEY.search(chunk):
         return ("tool",)
-    if _NAMED_CALL.search(chunk) and any(f'"{k}"' in chunk for k in ARG_KEYS):
+    if _NAMED_CALL.search(chunk) and any(k in chunk for k in ARG_KEYS):
         return ("name",)
     return None
 

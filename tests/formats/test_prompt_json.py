@@ -1,0 +1,279 @@
+"""prompt-json: bare ``{"tool": ..., "arguments": ...}`` objects anywhere in the reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolbench import codes
+from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.prompt_json import PromptJson
+
+from fmt_helpers import TOOLS, calls_of
+
+F = PromptJson()
+W = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+
+# (id, reply, calls, status, content, error codes, stop signals)
+CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, str, list[str], list[str]]] = [
+    ("single", W, [("get_weather", {"city": "Paris"})], "strict", "", [], []),
+    (
+        "prose_before",
+        "Let me check.\n" + W,
+        [("get_weather", {"city": "Paris"})],
+        "strict",
+        "Let me check.",
+        [],
+        [],
+    ),
+    (
+        "prose_after",
+        W + "\nI will wait.",
+        [("get_weather", {"city": "Paris"})],
+        "strict",
+        "I will wait.",
+        [],
+        [codes.STOP_TEXT_AFTER_CALL],
+    ),
+    (
+        "two_calls",
+        W + '\n{"tool": "search", "arguments": {"q": "x"}}',
+        [("get_weather", {"city": "Paris"}), ("search", {"q": "x"})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "tricky_strings",
+        '{"tool": "search", "arguments": {"q": "a {b} \\"c\\" }{ \\\\ line\\nnext ü 東京"}}',
+        [("search", {"q": 'a {b} "c" }{ \\ line\nnext ü 東京'})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "code_fence",
+        "Calling:\n```json\n" + W + "\n```",
+        [("get_weather", {"city": "Paris"})],
+        "strict",
+        "Calling:",
+        [],
+        [],
+    ),
+    (
+        "think_block",
+        '<think>maybe {"tool": "search", "arguments": {}}</think>' + W,
+        [("get_weather", {"city": "Paris"})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "truncated",
+        'Sure. {"tool": "get_weather", "arguments": {"city": "Par',
+        [],
+        "failed",
+        "Sure.",
+        [codes.CALL_TRUNCATED],
+        [],
+    ),
+    (
+        "unknown_tool",
+        '{"tool": "launch", "arguments": {}}',
+        [("launch", {})],
+        "strict",
+        "",
+        [codes.CALL_UNKNOWN_TOOL],
+        [],
+    ),
+    (
+        "repaired_single_quotes",
+        "{'tool': 'get_weather', 'arguments': {'city': 'Paris'}}",
+        [("get_weather", {"city": "Paris"})],
+        "repaired",
+        "",
+        [codes.JSON_REPAIRED],
+        [],
+    ),
+    (
+        "repaired_trailing_comma",
+        '{"tool": "get_weather", "arguments": {"city": "Paris",},}',
+        [("get_weather", {"city": "Paris"})],
+        "repaired",
+        "",
+        [codes.JSON_REPAIRED],
+        [],
+    ),
+    (
+        "hopeless",
+        '{"tool": }}}',
+        [],
+        "failed",
+        "}}",
+        [codes.JSON_DECODE_FAILED],
+        [codes.STOP_TEXT_AFTER_CALL],
+    ),
+    ("no_call", "Paris is sunny today.", [], "no_call", "Paris is sunny today.", [], []),
+    (
+        "plain_json_is_text",
+        'The record is {"name": "Bob", "age": 3}.',
+        [],
+        "no_call",
+        'The record is {"name": "Bob", "age": 3}.',
+        [],
+        [],
+    ),
+    (
+        "name_arguments_shape",
+        '{"name": "search", "arguments": {"q": "x"}}',
+        [("search", {"q": "x"})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "arguments_as_json_string",
+        '{"tool": "search", "arguments": "{\\"q\\": \\"x\\"}"}',
+        [("search", {"q": "x"})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "missing_name",
+        '{"tool": "", "arguments": {}}',
+        [],
+        "failed",
+        "",
+        [codes.CALL_MISSING_NAME],
+        [],
+    ),
+    (
+        "args_not_object",
+        '{"tool": "search", "arguments": [1, 2]}',
+        [],
+        "failed",
+        "",
+        [codes.ARGS_NOT_OBJECT],
+        [],
+    ),
+    (
+        "hallucinated_result",
+        W + "\nTool Result (get_weather):\nsunny",
+        [("get_weather", {"city": "Paris"})],
+        "strict",
+        "sunny",
+        [],
+        [codes.STOP_TEXT_AFTER_CALL, codes.STOP_HALLUCINATED_RESULT],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "calls", "status", "content", "errors", "signals"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_parse(
+    reply: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    status: str,
+    content: str,
+    errors: list[str],
+    signals: list[str],
+) -> None:
+    got = F.parse(reply, TOOLS)
+    assert calls_of(got) == calls
+    assert got.status == status
+    assert got.content == content
+    assert got.codes() == errors
+    assert got.stop_signals == signals
+    assert got.attempted == (status != "no_call")
+    assert all(c.repaired == (status == "repaired") for c in got.calls)
+
+
+def test_think_is_reasoning_and_final_answer_is_content() -> None:
+    got = F.parse("<think>easy</think>It is 4.")
+    assert got.reasoning == "easy"
+    assert got.final_answer == "It is 4."
+    assert F.parse(W).final_answer is None
+
+
+def test_unclosed_think_is_all_reasoning() -> None:
+    got = F.parse("<think>" + W)
+    assert got.calls == []
+    assert got.status == "no_call"
+    assert got.reasoning == W
+
+
+def test_raw_content_keeps_markers_content_does_not() -> None:
+    got = F.parse(W + "\nTool Result (get_weather): sunny")
+    assert "Tool Result (" in got.raw_content
+    assert "Tool Result (" not in got.content
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Hi " + W + " there", "Hi  there"),
+        ("Tool Result (x): 3", "3"),
+        ('<think>t</think>ok {"tool": "a", "arguments": {', "ok"),
+        ('{ {"tool": "a"', ""),
+    ],
+)
+def test_sanitize(text: str, expected: str) -> None:
+    out = F.sanitize(text)
+    assert out == expected
+    assert not any(m.search(out) for m in F.markers)
+
+
+def test_render_describes_tools_and_merges_system() -> None:
+    req = F.render(TOOLS, [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}])
+    system = req.messages[0]["content"]
+    assert system.startswith("Be brief.\n\n")
+    assert "- get_weather: Current weather for a city." in system
+    assert "city (string, required): City name" in system
+    assert 'unit (string, optional, one of: "celsius", "fahrenheit", default: "celsius")' in system
+    assert "days (integer, optional): Forecast days" in system
+    assert '{"tool": "<tool name>", "arguments":' in system
+    assert req.messages[1:] == [{"role": "user", "content": "hi"}]
+    assert req.stop is None and req.tools is None
+    assert "Example" not in system
+
+
+def test_render_adds_system_when_missing() -> None:
+    req = F.render(TOOLS, [{"role": "user", "content": "hi"}])
+    assert [m["role"] for m in req.messages] == ["system", "user"]
+
+
+def test_shots_add_examples_with_neutral_tool() -> None:
+    system = PromptJson(FormatOptions(shots=2)).render(TOOLS, [{"role": "user", "content": "hi"}])
+    text = system.messages[0]["content"]
+    assert "Example 1:" in text and "Example 2:" in text and "Example 3:" not in text
+    assert '{"tool": "get_local_time", "arguments": {"city": "Tokyo"}}' in text
+    assert "Tool Result (get_local_time):" in text
+    # the examples parse with the format's own parser
+    assert PromptJson().parse(text.split("Example 1:")[1]).calls[0].name == "get_local_time"
+
+
+def test_continue_conversation() -> None:
+    msgs = [{"role": "user", "content": "weather?"}]
+    reply = ModelReply(text=W)
+    out = F.continue_conversation(
+        msgs, reply, [(ToolCall(name="get_weather", arguments={"city": "Paris"}), "sunny")]
+    )
+    assert out == [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": W},
+        {"role": "user", "content": "Tool Result (get_weather):\nsunny"},
+    ]
+    two = F.continue_conversation(
+        msgs, reply, [(ToolCall(name="a"), "1"), (ToolCall(name="b"), "2")]
+    )
+    assert two[-1] == {"role": "user", "content": "Tool Result (a):\n1\n\nTool Result (b):\n2"}
