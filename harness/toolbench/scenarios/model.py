@@ -14,7 +14,15 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from toolbench.tools import ToolDef
 
@@ -59,6 +67,15 @@ class ArgMatcher(BaseModel):
         return data
 
     has_exact: bool = Field(default=False, alias="_has_exact", exclude=True)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Without this a dump holds ``exact: None`` for every matcher, which reads back
+        # as an exact-null check: a dumped scenario would no longer validate.
+        data = handler(self)
+        if isinstance(data, dict) and not self.has_exact:
+            data.pop("exact", None)
+        return data
 
     @model_validator(mode="after")
     def _one_check(self) -> ArgMatcher:
