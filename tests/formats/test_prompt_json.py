@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from fmt_helpers import TOOLS, calls_of
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
 from toolbench.formats.prompt_json import PromptJson
-
-from fmt_helpers import TOOLS, calls_of
 
 F = PromptJson()
 W = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
@@ -234,7 +233,9 @@ def test_sanitize(text: str, expected: str) -> None:
 
 
 def test_render_describes_tools_and_merges_system() -> None:
-    req = F.render(TOOLS, [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}])
+    req = F.render(
+        TOOLS, [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]
+    )
     system = req.messages[0]["content"]
     assert system.startswith("Be brief.\n\n")
     assert "- get_weather: Current weather for a city." in system

@@ -1,0 +1,61 @@
+"""Property tests: no input makes any registered format raise, and sanitize removes markers."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolbench.formats.base import ModelReply, ParseResult
+from toolbench.formats.registry import format_names, get_format
+
+FRAGMENTS = [
+    "{", "}", "[", "]", '"', "\\", ":", ",", "\n", " ", "```", "```json\n",
+    '{"tool": ', '"arguments": ', '{"name": ', '"get_weather"', "null", "1",
+    "<tool_call>", "</tool_call>", "<tool_response>", "<tools>", "<think>", "</think>",
+    "Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:",
+    "Tool Result (", "<|python_tag|>", "[TOOL_CALLS]", "<function=", "ü", "東",
+]  # fmt: skip
+
+marker_text = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=40).map("".join)
+any_text = st.text(max_size=300) | marker_text
+
+FORMATS = [get_format(name) for name in format_names()]
+
+
+def _check(result: ParseResult) -> None:
+    assert isinstance(result, ParseResult)
+    assert not any("parser error" in e.message for e in result.errors), result.errors
+    assert (result.status == "no_call") == (not result.attempted)
+    assert bool(result.calls) == (result.status in ("strict", "repaired"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=any_text)
+def test_parse_never_raises(text: str) -> None:
+    for fmt in FORMATS:
+        _check(fmt.parse(text))
+        _check(fmt.parse_reply(ModelReply(text=text)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=any_text)
+def test_sanitize_never_raises_and_removes_markers(text: str) -> None:
+    for fmt in FORMATS:
+        out = fmt.sanitize(text)
+        assert isinstance(out, str)
+        survivors = [m.pattern for m in fmt.markers if m.search(out)]
+        assert not survivors, (fmt.name, out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    calls=st.lists(
+        st.fixed_dictionaries(
+            {"id": st.text(max_size=3), "function": st.dictionaries(st.text(max_size=9), st.text())}
+        )
+        | st.dictionaries(st.text(max_size=5), st.integers()),
+        max_size=3,
+    )
+)
+def test_native_reply_never_raises(calls: list[dict[str, object]]) -> None:
+    _check(get_format("native").parse_reply(ModelReply(tool_calls=calls)))

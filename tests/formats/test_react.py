@@ -1,0 +1,212 @@
+"""react: Thought / Action / Action Input / Observation / Final Answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fmt_helpers import TOOLS, calls_of
+
+from toolbench import codes
+from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.react import React
+
+F = React()
+A = 'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}'
+PARIS = [("get_weather", {"city": "Paris"})]
+
+# (id, reply, calls, status, final answer, error codes, stop signals)
+CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, Any, list[str], list[str]]] = [
+    ("single", A, PARIS, "strict", None, [], []),
+    (
+        "no_thought",
+        'Action: get_weather\nAction Input: {"city": "Paris"}',
+        PARIS,
+        "strict",
+        None,
+        [],
+        [],
+    ),
+    ("prose_before", "Okay.\n" + A, PARIS, "strict", None, [], []),
+    (
+        "tricky_strings",
+        'Action: search\nAction Input: {"q": "a {b}\\n \\"c\\" ü\\nAction: x"}',
+        [("search", {"q": 'a {b}\n "c" ü\nAction: x'})],
+        "strict",
+        None,
+        [],
+        [],
+    ),
+    (
+        "multiline_input",
+        'Action: search\nAction Input: {\n  "q": "x"\n}\n',
+        [("search", {"q": "x"})],
+        "strict",
+        None,
+        [],
+        [],
+    ),
+    (
+        "fenced_input",
+        'Action: search\nAction Input: ```json\n{"q": "x"}\n```',
+        [("search", {"q": "x"})],
+        "strict",
+        None,
+        [],
+        [],
+    ),
+    ("think", "<think>Action: search</think>" + A, PARIS, "strict", None, [], []),
+    (
+        "two_actions",
+        A + '\nAction: search\nAction Input: {"q": "x"}',
+        PARIS,
+        "strict",
+        None,
+        [],
+        [codes.STOP_MULTIPLE_ACTIONS, codes.STOP_TEXT_AFTER_CALL],
+    ),
+    (
+        "hallucinated_observation",
+        A + "\nObservation: sunny\nThought: done\nFinal Answer: Sunny.",
+        PARIS,
+        "strict",
+        "Sunny.",
+        [],
+        [codes.STOP_HALLUCINATED_RESULT, codes.STOP_TEXT_AFTER_CALL],
+    ),
+    (
+        "truncated",
+        'Action: get_weather\nAction Input: {"city": "Pa',
+        [],
+        "failed",
+        None,
+        [codes.CALL_TRUNCATED],
+        [],
+    ),
+    (
+        "unknown_tool",
+        "Action: launch\nAction Input: {}",
+        [("launch", {})],
+        "strict",
+        None,
+        [codes.CALL_UNKNOWN_TOOL],
+        [],
+    ),
+    (
+        "repaired",
+        "Action: get_weather\nAction Input: {'city': 'Paris',}",
+        PARIS,
+        "repaired",
+        None,
+        [codes.JSON_REPAIRED],
+        [],
+    ),
+    (
+        "hopeless",
+        "Action: get_weather\nAction Input: Paris please",
+        [],
+        "failed",
+        None,
+        [codes.ARGS_NOT_OBJECT],
+        [],
+    ),
+    (
+        "missing_name",
+        "Action:\nAction Input: {}",
+        [],
+        "failed",
+        None,
+        [codes.CALL_MISSING_NAME],
+        [],
+    ),
+    ("no_input_means_no_args", "Action: search", [("search", {})], "strict", None, [], []),
+    (
+        "final_answer",
+        "Thought: I know this.\nFinal Answer: Paris is the capital.",
+        [],
+        "no_call",
+        "Paris is the capital.",
+        [],
+        [],
+    ),
+    ("plain_text", "Just text.", [], "no_call", None, [], []),
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "calls", "status", "final", "errors", "signals"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_parse(
+    reply: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    status: str,
+    final: str | None,
+    errors: list[str],
+    signals: list[str],
+) -> None:
+    got = F.parse(reply, TOOLS)
+    assert calls_of(got) == calls
+    assert got.status == status
+    assert got.final_answer == final
+    assert got.codes() == errors
+    assert got.stop_signals == signals
+    assert got.attempted == (status != "no_call")
+
+
+def test_content() -> None:
+    assert F.parse(A).content == "I need the weather."
+    assert F.parse(A).raw_content == "Thought: I need the weather."
+    assert F.parse("Thought: sure\nFinal Answer: 42").content == "42"
+    assert F.parse("Just text.").content == "Just text."
+    got = F.parse("<think>deep</think>Final Answer: 42")
+    assert (got.reasoning, got.content) == ("deep", "42")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Thought: a\nFinal Answer: b", "a\nb"),
+        ("Thought: Action: Observation: x", "x"),
+        ("  Final Answer:   42", "42"),
+        ("<think>t</think>Action Input: {}", "{}"),
+        ("not a label: Thought: inline", "not a label: Thought: inline"),
+    ],
+)
+def test_sanitize(text: str, expected: str) -> None:
+    out = F.sanitize(text)
+    assert out == expected
+    assert not any(m.search(out) for m in F.markers)
+
+
+def test_render() -> None:
+    req = F.render(TOOLS, [{"role": "user", "content": "q"}])
+    system = req.messages[0]["content"]
+    assert req.messages[0]["role"] == "system"
+    assert "Action: the tool to use, exactly one of [get_weather, search]" in system
+    assert "city (string, required): City name" in system
+    assert 'one of: "celsius", "fahrenheit"' in system
+    assert req.stop == ["\nObservation:"]
+    assert req.tools is None
+
+
+def test_shots() -> None:
+    req = React(FormatOptions(shots=3)).render(TOOLS, [{"role": "user", "content": "q"}])
+    system = req.messages[0]["content"]
+    assert "Example 3:" in system and "Example 4:" not in system
+    example = system.split("Example 1:")[1].split("Observation:")[0]
+    assert calls_of(F.parse(example)) == [("get_local_time", {"city": "Tokyo"})]
+    assert "Final Answer: It is 14:05 in Tokyo." in system
+
+
+def test_continue_conversation() -> None:
+    out = F.continue_conversation(
+        [{"role": "user", "content": "q"}],
+        ModelReply(text=A),
+        [(ToolCall(name="get_weather", arguments={"city": "Paris"}), "sunny")],
+    )
+    assert out[1:] == [
+        {"role": "assistant", "content": A},
+        {"role": "user", "content": "Observation: sunny"},
+    ]
