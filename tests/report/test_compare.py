@@ -11,8 +11,15 @@ from toolbench.report.metrics import load_table
 
 @pytest.mark.parametrize(
     ("b", "c", "p"),
-    [(10, 2, 0.03857), (2, 10, 0.03857), (0, 0, 1.0), (5, 5, 1.0), (0, 6, 0.03125), (1, 0, 1.0),
-     (0, 5, 0.0625)],
+    [
+        (10, 2, 0.03857),
+        (2, 10, 0.03857),
+        (0, 0, 1.0),
+        (5, 5, 1.0),
+        (0, 6, 0.03125),
+        (1, 0, 1.0),
+        (0, 5, 0.0625),
+    ],
 )
 def test_mcnemar_exact_known_values(b: int, c: int, p: float) -> None:
     assert mcnemar_exact(b, c) == pytest.approx(p, abs=1e-5)

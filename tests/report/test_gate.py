@@ -80,7 +80,7 @@ def test_no_config_is_empty(tmp_path: Path) -> None:
 )
 def test_config_errors_name_file_and_key(tmp_path: Path, body: str, message: str) -> None:
     (tmp_path / "toolbench.toml").write_text(body)
-    with pytest.raises(UserError, match="toolbench.toml: ") as exc:
+    with pytest.raises(UserError, match=r"toolbench\.toml: ") as exc:
         load_config(cwd=tmp_path)
     assert message in str(exc.value)
 

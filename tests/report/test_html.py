@@ -77,7 +77,9 @@ def test_is_regression(metric: str, value: float | None, base: float, regressed:
 
 
 def test_markdown_summary(run_dir: Path, regressed_run: Path) -> None:
-    md = markdown_summary(load_table(regressed_run), diff(load_table(regressed_run), load_table(run_dir)))
+    md = markdown_summary(
+        load_table(regressed_run), diff(load_table(regressed_run), load_table(run_dir))
+    )
     assert md.startswith("## toolbench run `r2`\n\n24 trials: 19 passed, 4 failed, 1 not scored")
     assert "| m-alpha / prompt-json | 50.0% (-50.0 pp ⚠) |" in md
     assert "- m-alpha / prompt-json: call_accuracy 100.0% → 50.0% (-50.0 pp)" in md

@@ -4,6 +4,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from synthetic_runs import HOSTILE, make_trial, write_run
+
 from toolbench.report.junit import junit_xml
 from toolbench.report.metrics import load_table
 

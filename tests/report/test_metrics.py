@@ -108,7 +108,11 @@ def test_check_metric_did_you_mean() -> None:
 
 @pytest.mark.parametrize(
     ("metric", "value", "base", "worse"),
-    [("call_accuracy", 0.8, 0.9, True), ("leak_rate", 0.2, 0.1, True), ("leak_rate", 0.0, 0.1, False)],
+    [
+        ("call_accuracy", 0.8, 0.9, True),
+        ("leak_rate", 0.2, 0.1, True),
+        ("leak_rate", 0.0, 0.1, False),
+    ],
 )
 def test_worse_by_direction(metric: str, value: float, base: float, worse: bool) -> None:
     assert (worse_by(metric, value, base) > 0) is worse
@@ -116,8 +120,13 @@ def test_worse_by_direction(metric: str, value: float, base: float, worse: bool)
 
 @pytest.mark.parametrize(
     ("metric", "value", "text"),
-    [("call_accuracy", 0.5, "50.0%"), ("n_trials", 6.0, "6"), ("latency_p50", 1.234, "1.23s"),
-     ("cost_total", 0.5, "$0.5000"), ("call_accuracy", None, "n/a")],
+    [
+        ("call_accuracy", 0.5, "50.0%"),
+        ("n_trials", 6.0, "6"),
+        ("latency_p50", 1.234, "1.23s"),
+        ("cost_total", 0.5, "$0.5000"),
+        ("call_accuracy", None, "n/a"),
+    ],
 )
 def test_fmt_value(metric: str, value: float | None, text: str) -> None:
     assert fmt_value(metric, value) == text

@@ -57,7 +57,8 @@ def export(
     ] = None,
 ) -> None:
     """Export the trial table (one row per trial, flat columns)."""
-    from toolbench.report.export import EXPORT_FORMATS, export as do_export
+    from toolbench.report.export import EXPORT_FORMATS
+    from toolbench.report.export import export as do_export
     from toolbench.report.metrics import load_table
     from toolbench.results import results_path
 
@@ -152,7 +153,8 @@ def recommend(
 ) -> None:
     """The default format for each model, by a documented rule, with the deciding numbers."""
     from toolbench.report.metrics import load_table
-    from toolbench.report.recommend import emit_yaml, recommend as rec, render
+    from toolbench.report.recommend import emit_yaml, render
+    from toolbench.report.recommend import recommend as rec
 
     if emit is not None and emit != "yaml":
         raise UnknownNameError("--emit format", emit, ["yaml"])

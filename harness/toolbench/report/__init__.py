@@ -9,7 +9,9 @@ from pathlib import Path
 REPORT_FORMATS = ("html", "md", "junit")
 
 
-def render_report(run_dir: str | Path, fmt: str = "html", baseline: str | Path | None = None) -> str:
+def render_report(
+    run_dir: str | Path, fmt: str = "html", baseline: str | Path | None = None
+) -> str:
     """The report of a run as text (HTML, Markdown or JUnit XML)."""
     from toolbench.errors import UnknownNameError
     from toolbench.report.baseline import diff

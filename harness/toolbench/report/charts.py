@@ -15,10 +15,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-from toolbench.report.metrics import (  # noqa: E402
+from toolbench.report.metrics import (
     LOWER_IS_BETTER,
     OVERALL,
     CellStats,

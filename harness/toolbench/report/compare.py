@@ -39,7 +39,7 @@ def mcnemar_exact(b: int, c: int) -> float:
         return 1.0
     k = min(b, c)
     tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    return float(min(1.0, 2 * tail))
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,9 @@ def render_comparison(cmp: Comparison, metrics: tuple[str, ...] = METRICS) -> st
             vb = b.values.get(m) if b else None
             if va is None and vb is None:
                 continue
-            rows.append([label, m, fmt_value(m, va), fmt_value(m, vb), fmt_delta(m, delta(m, a, b))])
+            rows.append(
+                [label, m, fmt_value(m, va), fmt_value(m, vb), fmt_delta(m, delta(m, a, b))]
+            )
     parts.append(text_table(["cell", "metric", cmp.a_name, cmp.b_name, "delta"], rows))
     parts += ["", f"paired McNemar tests (exact; significant when p < {ALPHA}):"]
     trows = [

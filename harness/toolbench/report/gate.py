@@ -124,7 +124,7 @@ def load_config(config: str | Path | None = None, cwd: Path | None = None) -> Ga
         if table is None:
             raise UserError(f"{path}: no [gate] or [tool.toolbench.gate] table")
         return _parse_table(path, table)
-    base = cwd or Path.cwd()
+    base = cwd if cwd is not None else Path()
     for name in ("toolbench.toml", "pyproject.toml"):
         path = base / name
         if path.is_file():

@@ -221,7 +221,7 @@ def _baseline_view(diff: BaselineDiff) -> dict[str, Any]:
         "changed_left_out": max(0, len(ch) - CHANGED_LIMIT),
         "only_new": diff.only_new,
         "only_base": diff.only_base,
-        "n_regressions": sum(len(c["regressions"]) for c in cells),
+        "n_regressions": sum(len(d.regressions) for d in diff.cells),
     }
 
 
@@ -248,7 +248,7 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
         }
         for c in cells
     ]
-    ctx = {
+    ctx: dict[str, Any] = {
         "run_id": table.run_id,
         "info": table.info.model_dump() if table.info else None,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from toolbench.report.baseline import BaselineDiff, CellDelta
-from toolbench.report.metrics import HEADLINE, CellStats, TrialTable, aggregate, fmt_delta, fmt_value
+from toolbench.report.metrics import (
+    HEADLINE,
+    CellStats,
+    TrialTable,
+    aggregate,
+    fmt_delta,
+    fmt_value,
+)
 from toolbench.report.recommend import recommend
 
 COLUMNS: tuple[str, ...] = (*HEADLINE, "infra_error_rate", "latency_p50", "n_trials")
@@ -35,14 +42,20 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
     ]
     dmap = {d.cell.key: d for d in base.cells} if base else {}
     for c in cells:
-        lines.append("| " + " | ".join([_md(c.label), *(_cell(c, m, dmap) for m in COLUMNS)]) + " |")
+        lines.append(
+            "| " + " | ".join([_md(c.label), *(_cell(c, m, dmap) for m in COLUMNS)]) + " |"
+        )
     recs = recommend(table)
     if recs:
-        lines += ["", "**Recommended formats:** " + ", ".join(
-            f"{_md(r.model)} → `{_md(r.winner.format)}`"
-            + ("" if r.significant in (True, None) else " (not significant)")
-            for r in recs
-        )]
+        lines += [
+            "",
+            "**Recommended formats:** "
+            + ", ".join(
+                f"{_md(r.model)} → `{_md(r.winner.format)}`"
+                + ("" if r.significant in (True, None) else " (not significant)")
+                for r in recs
+            ),
+        ]
     if base is not None:
         regs = [(d, m) for d in base.cells for m in d.regressions]
         lines += ["", f"### Against baseline `{_md(base.base_id)}`", ""]

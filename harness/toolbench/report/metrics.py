@@ -345,9 +345,7 @@ def _flag_floats(df: pd.DataFrame) -> pd.DataFrame:
     out["infra_error_rate"] = (~ok).astype("float64")
     out["latency_s"] = df["latency_s"].where(ok)
     out["prompt_tokens"] = df["prompt_tokens"].astype("Float64").astype("float64").where(ok)
-    out["completion_tokens"] = (
-        df["completion_tokens"].astype("Float64").astype("float64").where(ok)
-    )
+    out["completion_tokens"] = df["completion_tokens"].astype("Float64").astype("float64").where(ok)
     out["cost"] = df["cost"].astype("float64")
     return out
 
@@ -379,9 +377,7 @@ def _cell(model: str, fmt: str, g: pd.DataFrame) -> CellStats:
 def aggregate(df: pd.DataFrame, overall: bool = True) -> list[CellStats]:
     """Metrics per ``(model, format)`` cell, sorted, then the overall cell."""
     flo = _flag_floats(df)
-    cells = [
-        _cell(str(m), str(f), g) for (m, f), g in flo.groupby(["model", "format"], sort=True)
-    ]
+    cells = [_cell(str(m), str(f), g) for (m, f), g in flo.groupby(["model", "format"], sort=True)]
     if overall and len(df):
         cells.append(_cell(OVERALL, OVERALL, flo))
     return cells

@@ -67,8 +67,10 @@ class Recommendation:
     def significant(self) -> bool | None:
         if self.test is None:
             return None
-        return self.test.n_pairs > 0 and self.test.p_value < ALPHA and (
-            self.test.only_a > self.test.only_b
+        return (
+            self.test.n_pairs > 0
+            and self.test.p_value < ALPHA
+            and (self.test.only_a > self.test.only_b)
         )
 
 

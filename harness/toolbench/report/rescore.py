@@ -99,7 +99,11 @@ def rescore_run(
     src = results_path(run_dir)
     trials = iter_results(run_dir)  # raises the "no results file" error first
     first = next(trials, None)
-    out = Path(out_dir) if out_dir is not None else src.parent.with_name(src.parent.name + "-rescored")
+    out = (
+        Path(out_dir)
+        if out_dir is not None
+        else src.parent.with_name(src.parent.name + "-rescored")
+    )
     if out.resolve() == src.parent.resolve():
         raise UserError(f"-o: '{out}' is the run being rescored; choose a new directory")
     if results_path(out).exists():
