@@ -75,9 +75,7 @@ def answer_text(answer: str) -> str:
 @register_format
 class React(Format):
     name = "react"
-    description = (
-        "ReAct text protocol: Thought / Action / Action Input / Observation / Final Answer."
-    )
+    description = "ReAct text: Thought / Action / Action Input / Observation / Final Answer."
     markers = (_LABEL,)
 
     def system_section(self, tools: Sequence[ToolDef]) -> str:

@@ -1,0 +1,92 @@
+"""``toolbench formats list|show``: what formats exist and exactly what one would send.
+
+``show`` renders a scenario's first request through a format, so a prompt can be read
+(or diffed with ``--json``) before any model is called.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolbench.errors import UnknownNameError
+from toolbench.formats.base import RenderedRequest
+from toolbench.formats.registry import format_class, format_names, get_format
+from toolbench.scenarios.loader import load_scenarios
+from toolbench.scenarios.model import Scenario
+
+formats_app = typer.Typer(
+    name="formats",
+    help="List tool-call formats and show what they send.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+ScenariosDirOpt = Annotated[
+    Path | None,
+    typer.Option("--scenarios-dir", help="Load scenarios from here (default: the bundled suite)."),
+]
+
+
+def find_scenario(scenario_id: str, scenarios_dir: Path | None) -> Scenario:
+    """The scenario with this id, or a did-you-mean error listing the ids."""
+    scenarios = load_scenarios([scenarios_dir] if scenarios_dir else None)
+    for sc in scenarios:
+        if sc.id == scenario_id:
+            return sc
+    raise UnknownNameError("scenario", scenario_id, [sc.id for sc in scenarios])
+
+
+def render_text(req: RenderedRequest) -> str:
+    """A rendered request as readable text: settings first, then each message in full."""
+    stop = json.dumps(req.stop, ensure_ascii=False) if req.stop else "(none)"
+    lines = [f"stop: {stop}", f"tool_choice: {req.tool_choice if req.tool_choice else '(none)'}"]
+    if req.tools:
+        lines.append("tools:")
+        lines.append(json.dumps(req.tools, indent=2, ensure_ascii=False))
+    else:
+        lines.append("tools: (none)")
+    for i, msg in enumerate(req.messages):
+        lines.append(f"--- message {i}: {msg.get('role', '?')} ---")
+        content = msg.get("content")
+        lines.append(content if isinstance(content, str) else json.dumps(content))
+        extra = {k: v for k, v in msg.items() if k not in ("role", "content")}
+        if extra:
+            lines.append(json.dumps(extra, indent=2, ensure_ascii=False))
+    return "\n".join(lines)
+
+
+@formats_app.command("list")
+def list_cmd() -> None:
+    """Print each format's name and description, one per line."""
+    names = format_names()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        typer.echo(f"{name.ljust(width)}  {format_class(name).description}".rstrip())
+
+
+@formats_app.command("show")
+def show_cmd(
+    name: Annotated[
+        str, typer.Argument(help="Format, optionally with options: prompt-json:shots=2")
+    ],
+    scenario: Annotated[str, typer.Option("--scenario", help="Scenario id to render.")],
+    scenarios_dir: ScenariosDirOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the request as JSON.")] = False,
+) -> None:
+    """Print exactly what the format would send for a scenario's first turn."""
+    fmt = get_format(name)
+    sc = find_scenario(scenario, scenarios_dir)
+    req = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])
+    if as_json:
+        typer.echo(req.model_dump_json(indent=2))
+        return
+    typer.echo(f"format: {fmt.spec}\nscenario: {sc.id}")
+    typer.echo(render_text(req))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(formats_app, name="formats")
