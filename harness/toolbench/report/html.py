@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import pandas as pd
 
 from toolbench import __version__, codes
 from toolbench.report.baseline import BaselineDiff
@@ -143,15 +144,22 @@ def _taxonomy(table: TrialTable, cells: list[CellStats]) -> dict[str, Any]:
 
 def _scenario_matrix(table: TrialTable, labels: list[str]) -> list[dict[str, Any]]:
     df = table.df
-    scored = df.assign(
-        cell=df["model"] + " / " + df["format"], passed=(df["outcome"] == "pass").astype(int)
+    scored = pd.DataFrame(
+        {
+            "scenario_id": df["scenario_id"],
+            "cell": df["model"] + " / " + df["format"],
+            "passed": (df["outcome"] == "pass").astype("int64"),
+            "failed": (df["outcome"] == "fail").astype("int64"),
+        }
     )
     agg = scored.groupby(["scenario_id", "cell"], sort=True).agg(
-        k=("passed", "sum"), n=("passed", "size"), fails=("outcome", lambda s: (s == "fail").sum())
+        k=("passed", "sum"), n=("passed", "size"), fails=("failed", "sum")
     )
     per: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
-    for (sid, cell), r in agg.iterrows():
-        per[str(sid)][str(cell)] = (int(r["k"]), int(r["n"]), int(r["fails"]))
+    for (sid, cell), k, n, f in zip(
+        agg.index, agg["k"].tolist(), agg["n"].tolist(), agg["fails"].tolist(), strict=True
+    ):
+        per[str(sid)][str(cell)] = (int(k), int(n), int(f))
     rows = []
     for sid in sorted(per, key=lambda s: (-sum(v[2] for v in per[s].values()), s)):
         rows.append(

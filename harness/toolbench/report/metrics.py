@@ -273,26 +273,22 @@ def load_table(run: str | Path) -> TrialTable:
     offsets: list[int] = []
     pos = 0
     with path.open("rb") as fh:
-        data = fh.read()
-    lines = data.split(b"\n")
-    last = len(lines)
-    for n, line in enumerate(lines, 1):
-        start = pos
-        pos += len(line) + 1
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-            if not isinstance(d, dict):
-                raise ValueError("expected a JSON object")
-            rows.append(trial_row(d))
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            if n == last:  # no newline after it: interrupted mid-write
-                break
-            what = f"{exc.args[0]}: field required" if isinstance(exc, KeyError) else str(exc)
-            raise UserError(f"{path}:{n}: {what}") from None
-        offsets.append(start)
-    del data, lines
+        for n, line in enumerate(fh, 1):
+            start = pos
+            pos += len(line)
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                if not isinstance(d, dict):
+                    raise ValueError("expected a JSON object")
+                rows.append(trial_row(d))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                if not line.endswith(b"\n"):  # the last line, torn: interrupted mid-write
+                    break
+                what = f"{exc.args[0]}: field required" if isinstance(exc, KeyError) else str(exc)
+                raise UserError(f"{path}:{n}: {what}") from None
+            offsets.append(start)
     return TrialTable(run_dir, path, frame(rows, offsets), read_info(run_dir))
 
 
