@@ -125,6 +125,21 @@ def test_gate_holds(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert out == "gate passed: 2 bound(s) hold on the overall cell of run r1\n"
 
 
+def test_gate_not_applicable_metric_noted(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["gate", "runs/r1", "--min", "retry_recovery=0.9"], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "note: retry_recovery does not apply to any trial of run r1; not checked"
+    )
+
+
+def test_gate_empty_run(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (runs / "runs" / "empty").mkdir()
+    (runs / "runs" / "empty" / "results.jsonl").write_text("")
+    code, _, err = run(["gate", "runs/empty", "--min", "call_accuracy=0.5"], capsys)
+    assert (code, err) == (2, "error: runs/empty/results.jsonl: no trials to gate\n")
+
+
 def test_gate_violations_table(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         [

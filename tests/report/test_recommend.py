@@ -48,6 +48,7 @@ def test_recommend_on_run(run_dir: Path) -> None:
     text = render(list(recs.values()))
     assert "m-beta: use prompt-json (decided by call_accuracy)" in text
     assert "warning: prompt-json's call-accuracy advantage over xml is not significant" in text
+    assert "warning: xml and prompt-json tie on call accuracy (McNemar p=1, 3 paired" in text
 
 
 def test_emit_yaml(run_dir: Path) -> None:

@@ -105,11 +105,17 @@ def gate(
     if cfg.max_drop and baseline is None:
         raise UserError("--max-drop needs --baseline RUN")
     table = load_table(run)
+    if table.df.empty:
+        raise UserError(f"{table.path}: no trials to gate")
     cells = aggregate(table.df)
     base = aggregate(load_table(baseline).df) if baseline is not None else None
     violations = g.evaluate(cfg, cells, base)
     n_bounds = len(cfg.min) + len(cfg.max) + len(cfg.max_drop)
     scope = "every cell" if cfg.per_cell else "the overall cell"
+    overall = cells[-1]
+    for m in sorted({*cfg.min, *cfg.max, *cfg.max_drop}):
+        if overall.values.get(m) is None:
+            typer.echo(f"note: {m} does not apply to any trial of run {table.run_id}; not checked")
     if violations:
         typer.echo(f"gate failed: {len(violations)} violation(s) in run {table.run_id}")
         typer.echo(g.render_violations(violations))

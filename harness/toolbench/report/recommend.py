@@ -109,11 +109,19 @@ def render(recs: list[Recommendation]) -> str:
         lines.append(text_table(["rank", "format", *(m for m, _ in RULE)], rows))
         t = r.test
         if t is not None and not r.significant:
-            lines.append(
-                f"warning: {r.winner.format}'s call-accuracy advantage over "
-                f"{r.ranked[1].format} is not significant (McNemar p={t.p_value:.3g}, "
-                f"{t.n_pairs} paired trials, {t.only_a} vs {t.only_b} discordant)"
-            )
+            runner = r.ranked[1].format
+            stats = f"McNemar p={t.p_value:.3g}, {t.n_pairs} paired trials, "
+            stats += f"{t.only_a} vs {t.only_b} discordant"
+            if r.decided_by == "call_accuracy":
+                lines.append(
+                    f"warning: {r.winner.format}'s call-accuracy advantage over {runner} "
+                    f"is not significant ({stats})"
+                )
+            else:
+                lines.append(
+                    f"warning: {r.winner.format} and {runner} tie on call accuracy ({stats}); "
+                    f"{r.decided_by} decided"
+                )
         lines.append("")
     lines.append(
         "rule: highest call_accuracy, then lowest leak_rate, then highest stop_compliance, "
