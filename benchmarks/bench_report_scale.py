@@ -16,6 +16,7 @@ import argparse
 import json
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -174,6 +175,14 @@ def main() -> None:
         measure(args.measure)
         return
     root = args.keep or Path(tempfile.mkdtemp(prefix="toolbench-bench-"))
+    try:
+        run_all(root)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def run_all(root: Path) -> None:
     t0 = time.perf_counter()
     n = generate(root / "runs" / "big", seed=1)
     generate(root / "runs" / "big2", seed=2)
