@@ -157,11 +157,26 @@ def load_results(run: str | Path) -> list[TrialResult]:
     return list(iter_results(run))
 
 
+def drop_torn_tail(path: Path) -> None:
+    """Cut a last line that a killed run left half-written, so appends start clean."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as fh:
+            fh.truncate(data.rfind(b"\n") + 1)
+
+
 def append_result(path: Path, result: TrialResult) -> None:
-    """Append one trial and flush, so a kill at any moment loses no finished trial."""
+    """Append one trial and flush, so a kill at any moment loses no finished trial.
+
+    Secret values from the environment are redacted here, the one door to the file.
+    """
     import os
 
-    line = result.model_dump_json() + "\n"
+    from toolbench.runner.secrets import redact
+
+    line = redact(result.model_dump_json()) + "\n"
     with path.open("a", encoding="utf-8") as fh:
         fh.write(line)
         fh.flush()

@@ -1,0 +1,62 @@
+"""``toolbench run``: parse options, plan, execute, print a summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import typer
+
+RecordChoice = Literal["none", "new", "all"]
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def run_cmd(
+    models: str = typer.Option(None, "--models", help="Comma-separated LiteLLM model strings "
+                               "(default: the embedded local models)."),
+    formats: str = typer.Option("prompt-json,react,xml,native", "--formats",
+                                help="Comma-separated format specs, e.g. prompt-json:shots=2."),
+    scenarios: list[str] = typer.Option(None, "--scenarios", help="Scenario files/dirs, ids or "
+                                        "tags (repeatable or comma-separated)."),
+    samples: int = typer.Option(1, "--samples", help="Samples per trial (seed varies)."),
+    concurrency: int = typer.Option(4, "--concurrency", help="Concurrent requests per model."),
+    record: str = typer.Option("new", "--record", help="none: replay only; new: record what "
+                               "is missing; all: re-record."),
+    max_turns: int = typer.Option(None, "--max-turns", help="Cap on turns per multi-turn trial."),
+    retry_on_parse_error: bool = typer.Option(False, "--retry-on-parse-error",
+                                              help="Feed a parse error back once."),
+    out: Path = typer.Option(None, "--out", help="Run directory (default runs/<timestamp>)."),
+    resume: bool = typer.Option(False, "--resume", help="Complete an interrupted run in --out."),
+    api_base: str = typer.Option(None, "--api-base", help="OpenAI-compatible base URL for "
+                                 "non-local models."),
+    cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Cassette directory."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar (for CI)."),
+    no_report: bool = typer.Option(False, "--no-report", help="Skip the HTML report."),
+) -> None:
+    """Run scenarios against models x formats; record or replay cassettes."""
+    from toolbench.cli.run_view import print_summary, progress_hook
+    from toolbench.errors import UserError
+    from toolbench.runner.run import RunConfig, execute_run, plan_run
+
+    if record not in ("none", "new", "all"):
+        raise UserError(f"--record: must be one of none, new, all (got '{record}')")
+    if resume and out is None:
+        raise UserError("--resume: needs --out pointing at the run to complete")
+    cfg = RunConfig(
+        models=_split(models), formats=_split(formats),
+        scenarios=[s for item in (scenarios or []) for s in _split(item)],
+        samples=samples, concurrency=concurrency, record=record,  # type: ignore[arg-type]
+        max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
+        resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
+    )  # fmt: skip
+    plan = plan_run(cfg)
+    with progress_hook(len(plan.specs), quiet) as hook:
+        run_dir = execute_run(cfg, plan, hook)
+    print_summary(run_dir, write_report=cfg.report, quiet=quiet)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run_cmd)

@@ -1,0 +1,80 @@
+"""What ``toolbench run`` shows: a rich progress bar, then a compact table per cell."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from toolbench.results import TrialResult
+from toolbench.runner.run import ProgressHook
+
+SUMMARY_METRICS = (
+    "parse_success",
+    "call_accuracy",
+    "no_call_accuracy",
+    "stop_compliance",
+    "leak_rate",
+    "infra_error_rate",
+)
+
+
+@contextmanager
+def progress_hook(total: int, quiet: bool) -> Iterator[ProgressHook]:
+    """A callback per finished trial that advances the bar (or does nothing when quiet)."""
+    if quiet or total == 0:
+        yield lambda _r: None
+        return
+    counts = {"ok": 0, "other": 0}
+    with Progress(
+        TextColumn("[bold]trials"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    ) as progress:
+        task = progress.add_task("run", total=total, status="")
+
+        def hook(result: TrialResult) -> None:
+            counts["ok" if result.status == "ok" else "other"] += 1
+            status = f"ok {counts['ok']}, not run {counts['other']}"
+            progress.update(task, advance=1, status=status)
+
+        yield hook
+
+
+def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> None:
+    """Headline rates per (model, format), and where the results and report are."""
+    from toolbench.report import write_report as write_html
+    from toolbench.report.metrics import aggregate, fmt_value, load_table
+
+    table = load_table(run_dir)
+    console = Console(width=140)
+    if len(table.df):
+        grid = Table(title=f"run {table.run_id}: {len(table.df)} trials", show_lines=False)
+        grid.add_column("model / format")
+        for m in SUMMARY_METRICS:
+            grid.add_column(m, justify="right")
+        for cell in aggregate(table.df):
+            grid.add_row(cell.label, *(fmt_value(m, cell.values.get(m)) for m in SUMMARY_METRICS))
+        console.print(grid)
+    console.print(f"results: {run_dir / 'results.jsonl'}")
+    if write_report:
+        out = Path("reports") / f"{table.run_id}.html"
+        write_html(run_dir, out)
+        console.print(f"report:  {out}")
+    _ = quiet

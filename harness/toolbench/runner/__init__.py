@@ -1,0 +1,1 @@
+"""Running the matrix: providers through LiteLLM, cassettes, embedded local models."""

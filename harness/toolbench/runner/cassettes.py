@@ -1,0 +1,299 @@
+"""Per-trial cassettes with vcrpy: record, replay, scrub, match.
+
+vcrpy's own ``use_cassette`` patches httpx process-wide, so two concurrent asyncio trials
+would write into one cassette. Instead, one router patch stays installed for a run and
+sends each request to the cassette of the trial that made it (a context variable, which
+asyncio copies into each task). Recording, matching and serialisation are vcrpy's.
+
+Cassettes store request and response bodies as decoded JSON so they read and diff like
+data. Requests match on method, host, port, path and the JSON body compared as data. The
+embedded local server gets a new port every run, so its address is recorded and matched
+as the fixed placeholder ``local-model.toolbench``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import copy
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+import yaml
+from vcr.cassette import Cassette
+from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.record_mode import RecordMode
+from vcr.request import Request as VcrRequest
+from vcr.stubs import httpx_stubs
+
+from toolbench.errors import CassetteMissingError
+from toolbench.runner.secrets import SECRET_HEADERS, SECRET_QUERY_KEYS, redact, secret_values
+
+RecordOption = Literal["none", "new", "all"]
+LOCAL_HOST = "local-model.toolbench"
+LOCAL_BASE = f"http://{LOCAL_HOST}/v1"
+"""Where replayed local-model requests go: the recorded placeholder, never a real port."""
+
+_local_netlocs: set[str] = set()
+
+
+def register_local_netloc(netloc: str) -> None:
+    """Tell the scrubber that ``host:port`` is the embedded server (rewritten on record)."""
+    _local_netlocs.add(netloc)
+
+
+# ---------------------------------------------------------------- scrubbing
+
+
+def _scrub_text(text: str, values: list[str]) -> str:
+    return redact(text, values) if values else text
+
+
+def scrub_request(request: VcrRequest) -> VcrRequest:
+    """Drop secret headers and query keys, redact secret values, normalise the local host."""
+    req = copy.deepcopy(request)
+    values = secret_values()
+    for name in list(req.headers):
+        if name.lower() in SECRET_HEADERS:
+            del req.headers[name]
+        elif isinstance(req.headers[name], str):
+            req.headers[name] = _scrub_text(req.headers[name], values)
+    parts = urlsplit(req.uri)
+    netloc = parts.netloc
+    scheme = parts.scheme
+    if netloc in _local_netlocs:
+        netloc, scheme = LOCAL_HOST, "http"
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in SECRET_QUERY_KEYS]
+    )
+    req.uri = _scrub_text(urlunsplit((scheme, netloc, parts.path, query, parts.fragment)), values)
+    if "host" in req.headers:
+        req.headers["host"] = netloc
+    body = req.body
+    if body and values:
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        req.body = _scrub_text(text, values).encode("utf-8")
+    return req
+
+
+def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
+    """Drop cookies and redact secret values a server may echo back.
+
+    Transient faults (429, 5xx, a truncated or non-JSON body) are not recorded (None):
+    a retry must reach the server again, not replay the fault.
+    """
+    status = int(response.get("status", {}).get("code", 200))
+    if status == 429 or status >= 500 or not _complete_json(response):
+        return None
+    resp = copy.deepcopy(response)
+    values = secret_values()
+    headers = resp.get("headers", {})
+    for name in list(headers):
+        if name.lower() in SECRET_HEADERS:
+            del headers[name]
+    body = resp.get("body", {}).get("string")
+    if body and values:
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        resp["body"]["string"] = _scrub_text(text, values).encode("utf-8")
+    return resp
+
+
+def _complete_json(response: dict[str, Any]) -> bool:
+    headers = {k.lower(): v for k, v in response.get("headers", {}).items()}
+    ctype = headers.get("content-type", [""])
+    ctype = ctype[0] if isinstance(ctype, list) and ctype else str(ctype)
+    if "json" not in ctype:
+        return True
+    body = response.get("body", {}).get("string", b"")
+    try:
+        json.loads(body or b"null")
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- serialisation
+
+
+def _to_json(s: Any) -> Any:
+    if not isinstance(s, str) or not s.strip()[:1] in ("{", "["):
+        return None
+    try:
+        return json.loads(s)
+    except ValueError:
+        return None
+
+
+class ReadableSerializer:
+    """YAML with JSON bodies decoded into data (and encoded back, compactly, on load)."""
+
+    @staticmethod
+    def serialize(data: dict[str, Any]) -> str:
+        for it in data.get("interactions", []):
+            req, resp = it["request"], it["response"]
+            obj = _to_json(req.get("body"))
+            if obj is not None:
+                req["body"] = {"json": obj}
+            rbody = resp.get("body", {})
+            obj = _to_json(rbody.get("string"))
+            if obj is not None:
+                resp["body"] = {"json": obj}
+        return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
+
+    @staticmethod
+    def deserialize(text: str) -> dict[str, Any]:
+        data: dict[str, Any] = yaml.safe_load(text) or {}
+        for it in data.get("interactions", []):
+            req, resp = it["request"], it["response"]
+            if isinstance(req.get("body"), dict) and "json" in req["body"]:
+                req["body"] = json.dumps(req["body"]["json"], ensure_ascii=False)
+            if isinstance(resp.get("body"), dict) and "json" in resp["body"]:
+                resp["body"] = {"string": json.dumps(resp["body"]["json"], ensure_ascii=False)}
+        return data
+
+
+# ---------------------------------------------------------------- matching
+
+
+def json_body(r1: VcrRequest, r2: VcrRequest) -> None:
+    """Bodies equal as JSON data (key order and spacing ignored), else as bytes."""
+    a, b = r1.body or b"", r2.body or b""
+    try:
+        same = json.loads(a or b"null") == json.loads(b or b"null")
+    except ValueError:
+        same = a == b
+    if not same:
+        raise AssertionError("request bodies differ")
+
+
+def _host(r1: VcrRequest, r2: VcrRequest) -> None:
+    if r1.host != r2.host:
+        raise AssertionError(f"{r1.host} != {r2.host}")
+
+
+def _port(r1: VcrRequest, r2: VcrRequest) -> None:
+    if r1.port != r2.port:
+        raise AssertionError(f"{r1.port} != {r2.port}")
+
+
+def _path(r1: VcrRequest, r2: VcrRequest) -> None:
+    if r1.path != r2.path:
+        raise AssertionError(f"{r1.path} != {r2.path}")
+
+
+def _method(r1: VcrRequest, r2: VcrRequest) -> None:
+    if r1.method != r2.method:
+        raise AssertionError(f"{r1.method} != {r2.method}")
+
+
+MATCH_ON = (_method, _host, _port, _path, json_body)
+
+
+# ---------------------------------------------------------------- routing
+
+
+@dataclass
+class TrialCassette:
+    """The cassette a trial records into or replays from, plus what happened to it."""
+
+    path: Path
+    cassette: Any
+    unmatched: list[str] = field(default_factory=list)
+
+
+_current: contextvars.ContextVar[TrialCassette | None] = contextvars.ContextVar(
+    "toolbench_cassette", default=None
+)
+_real_async = httpx.AsyncHTTPTransport.handle_async_request
+_real_sync = httpx.HTTPTransport.handle_request
+_installed = 0
+
+
+async def _routed_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) -> httpx.Response:
+    tc = _current.get()
+    if tc is None:
+        return await _real_async(self, request)
+    try:
+        return await httpx_stubs._vcr_handle_async_request(  # type: ignore[no-any-return]
+            tc.cassette, _real_async, self, request, httpx
+        )
+    except CannotOverwriteExistingCassetteException:
+        tc.unmatched.append(f"{request.method} {request.url.path}")
+        raise CassetteMissingError(
+            f"cassette {tc.path} has no recorded response for this request"
+        ) from None
+
+
+def _routed_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+    tc = _current.get()
+    if tc is None:
+        return _real_sync(self, request)
+    try:
+        return httpx_stubs._vcr_handle_request(  # type: ignore[no-any-return]
+            tc.cassette, _real_sync, self, request, httpx
+        )
+    except CannotOverwriteExistingCassetteException:
+        tc.unmatched.append(f"{request.method} {request.url.path}")
+        raise CassetteMissingError(
+            f"cassette {tc.path} has no recorded response for this request"
+        ) from None
+
+
+@contextmanager
+def router() -> Iterator[None]:
+    """Install the per-trial routing patch for the duration of a run (re-entrant)."""
+    global _installed
+    if _installed == 0:
+        httpx.AsyncHTTPTransport.handle_async_request = _routed_async  # type: ignore[method-assign]
+        httpx.HTTPTransport.handle_request = _routed_sync  # type: ignore[method-assign]
+    _installed += 1
+    try:
+        yield
+    finally:
+        _installed -= 1
+        if _installed == 0:
+            httpx.AsyncHTTPTransport.handle_async_request = _real_async  # type: ignore[method-assign]
+            httpx.HTTPTransport.handle_request = _real_sync  # type: ignore[method-assign]
+
+
+def record_command(model: str, fmt: str, scenario: str) -> str:
+    return (
+        f"toolbench run --models {model} --formats {fmt} --scenarios {scenario} --record new"
+    )
+
+
+@contextmanager
+def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
+    """Route this task's HTTP through the cassette at ``path``.
+
+    ``none``: replay only (a missing file raises :class:`CassetteMissingError`);
+    ``new``: replay what is recorded, record what is missing; ``all``: re-record.
+    """
+    if record == "none" and not path.is_file():
+        raise CassetteMissingError(f"no cassette {path}")
+    if record == "all" and path.exists():
+        path.unlink()
+    mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
+    cassette = Cassette.load(
+        path=str(path),
+        record_mode=mode,
+        match_on=MATCH_ON,
+        before_record_request=scrub_request,
+        before_record_response=scrub_response,
+        serializer=ReadableSerializer,
+        allow_playback_repeats=True,
+    )
+    tc = TrialCassette(path=path, cassette=cassette)
+    token = _current.set(tc)
+    try:
+        yield tc
+    finally:
+        _current.reset(token)
+        if record != "none" and cassette.dirty:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            cassette._save()

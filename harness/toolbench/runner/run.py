@@ -1,0 +1,219 @@
+"""``toolbench run``: the model x format x scenario x sample matrix.
+
+Everything the user typed is validated before the first model call. Each finished
+trial is appended to ``runs/<id>/results.jsonl`` at once (flushed), so a run killed at
+any moment loses no finished trial, and ``resume`` completes it without repeating or
+duplicating trials. Concurrency is asyncio with a per-model limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import platform
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from toolbench import __version__
+from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
+from toolbench.formats.base import Format
+from toolbench.formats.registry import get_format
+from toolbench.results import (
+    RunInfo,
+    TrialResult,
+    append_result,
+    drop_torn_tail,
+    iter_results,
+    results_path,
+)
+from toolbench.runner.cassettes import LOCAL_BASE, RecordOption, router
+from toolbench.runner.local import (
+    DEFAULT_MODELS,
+    LOCAL_MODELS,
+    LocalServerPool,
+    is_local,
+    server_available,
+)
+from toolbench.runner.provider import Endpoint, missing_key
+from toolbench.runner.trial import TrialSpec, cassette_path, run_trial
+from toolbench.scenarios.loader import select_scenarios
+from toolbench.scenarios.model import Scenario
+
+REPLAY_KEY = "toolbench-replay"
+"""A placeholder key for replays: provider SDKs refuse to start without one."""
+LOCAL_KEY = "toolbench-local"
+LOCAL_MAX_TOKENS = 384
+
+
+@dataclass
+class RunConfig:
+    models: list[str] = field(default_factory=list)
+    formats: list[str] = field(default_factory=lambda: ["prompt-json", "react", "xml", "native"])
+    scenarios: list[str] = field(default_factory=list)
+    samples: int = 1
+    concurrency: int = 4
+    record: RecordOption = "new"
+    max_turns: int | None = None
+    retry_on_parse_error: bool = False
+    out: Path | None = None
+    resume: bool = False
+    cassette_dir: Path = Path("cassettes")
+    runs_dir: Path = Path("runs")
+    max_tokens: int | None = None
+    api_base: str | None = None
+    """An OpenAI-compatible server for every non-local model (LiteLLM's ``api_base``)."""
+    report: bool = True
+
+
+@dataclass
+class Plan:
+    """A validated run: the objects every trial needs."""
+
+    run_dir: Path
+    run_id: str
+    models: list[str]
+    formats: list[Format]
+    scenarios: list[Scenario]
+    specs: list[TrialSpec]
+    skipped: int
+
+
+def _validate_models(models: Sequence[str], record: RecordOption) -> None:
+    for m in models:
+        if not m.strip():
+            raise UserError("--models: empty model name")
+        if is_local(m) and m not in LOCAL_MODELS:
+            raise UnknownNameError("local model", m, LOCAL_MODELS)
+        if is_local(m) or record == "none":
+            continue
+        env = missing_key(m)
+        if env:
+            raise MissingApiKeyError(f"model {m} needs {env} in the environment")
+
+
+def plan_run(cfg: RunConfig) -> Plan:
+    """Validate options and build the trial list (no model call happens here)."""
+    if cfg.samples < 1:
+        raise UserError("--samples: must be at least 1")
+    if cfg.concurrency < 1:
+        raise UserError("--concurrency: must be at least 1")
+    if cfg.max_turns is not None and cfg.max_turns < 1:
+        raise UserError("--max-turns: must be at least 1")
+    models = cfg.models or list(DEFAULT_MODELS)
+    formats = [get_format(f) for f in cfg.formats]
+    if not formats:
+        raise UserError("--formats: give at least one format")
+    scenarios = select_scenarios(cfg.scenarios)
+    if not scenarios:
+        raise UserError("--scenarios: no scenario selected")
+    _validate_models(models, cfg.record)
+
+    if cfg.out is not None:
+        run_dir = cfg.out
+    else:
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        run_dir = cfg.runs_dir / stamp
+    res = results_path(run_dir)
+    done: set[tuple[str, str, str, int]] = set()
+    if res.exists():
+        if not cfg.resume:
+            raise UserError(f"--out: {run_dir} already holds a run; pass --resume to complete it")
+        done = {r.key for r in iter_results(run_dir)}
+    run_id = run_dir.name
+    specs: list[TrialSpec] = []
+    skipped = 0
+    for model in models:
+        for fmt in formats:
+            for sc in scenarios:
+                for k in range(cfg.samples):
+                    if (model, fmt.spec, sc.id, k) in done:
+                        skipped += 1
+                        continue
+                    specs.append(
+                        TrialSpec(
+                            run_id=run_id, model=model, fmt=fmt, scenario=sc, sample=k,
+                            max_turns=cfg.max_turns, retry_on_parse_error=cfg.retry_on_parse_error,
+                            record=cfg.record,
+                            cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
+                        )
+                    )  # fmt: skip
+    needs_server = any(
+        is_local(s.model) and (cfg.record == "all" or not s.cassette.is_file()) for s in specs
+    ) and cfg.record != "none"
+    if needs_server and not server_available():
+        raise UserError(
+            "recording local models needs the local extra: pip install 'toolbench[local]' "
+            "(or replay recorded cassettes with --record none)"
+        )
+    return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped)
+
+
+def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
+    return RunInfo(
+        run_id=plan.run_id, toolbench_version=__version__,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        models=plan.models, formats=[f.spec for f in plan.formats],
+        scenarios=[s.id for s in plan.scenarios], samples=cfg.samples,
+        max_turns=cfg.max_turns, record=cfg.record,
+        retry_on_parse_error=cfg.retry_on_parse_error,
+        params={"temperature": 0, "concurrency": cfg.concurrency,
+                "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS},
+        environment={"python": sys.version.split()[0], "platform": platform.platform(),
+                     "toolbench": __version__},
+    )  # fmt: skip
+
+
+ProgressHook = Callable[[TrialResult], None]
+
+
+async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
+    pool = LocalServerPool(plan.run_dir / "logs")
+    limits: dict[str, asyncio.Semaphore] = {}
+    res_file = results_path(plan.run_dir)
+    max_tokens = cfg.max_tokens or LOCAL_MAX_TOKENS
+
+    async def endpoint_for(model: str, fmt: Format, live: bool) -> Endpoint:
+        if is_local(model):
+            alias = LOCAL_MODELS[model].alias
+            base = await pool.base_url(model, fmt.native) if live else LOCAL_BASE
+            return Endpoint(f"openai/{alias}", base, LOCAL_KEY, {"max_tokens": max_tokens})
+        return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY)
+
+    async def one(spec: TrialSpec) -> None:
+        # A local server answers one request at a time; more would only queue there.
+        width = 1 if is_local(spec.model) else cfg.concurrency
+        sem = limits.setdefault(spec.model, asyncio.Semaphore(width))
+        async with sem:
+            replay_first = spec.record == "none" or (spec.record == "new" and spec.cassette.is_file())
+            if replay_first:
+                first = dataclasses.replace(spec, record="none")
+                result = await run_trial(first, lambda m, f: endpoint_for(m, f, False))
+                if result.status == "cassette_missing" and spec.record == "new":
+                    result = await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+            else:
+                result = await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+        append_result(res_file, result)
+        on_result(result)
+
+    try:
+        with router():
+            await asyncio.gather(*(one(s) for s in plan.specs))
+    finally:
+        pool.stop_all()
+
+
+def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
+    """Run every planned trial; returns the run directory."""
+    plan.run_dir.mkdir(parents=True, exist_ok=True)
+    info_path = plan.run_dir / "run.json"
+    if not (cfg.resume and info_path.exists()):
+        info_path.write_text(_run_info(cfg, plan).model_dump_json(indent=2), encoding="utf-8")
+    drop_torn_tail(results_path(plan.run_dir))
+    results_path(plan.run_dir).touch()
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    asyncio.run(_execute(cfg, plan, on_result))
+    return plan.run_dir

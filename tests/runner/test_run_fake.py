@@ -1,0 +1,123 @@
+"""``toolbench run`` end to end against a fake OpenAI-compatible server over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.runner.conftest import GOOD_CALL
+from tests.support.fake_openai import FakeOpenAI, Fault
+from toolbench.cli.app import run_cli
+from toolbench.results import load_results
+
+
+def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:
+    return run_cli([
+        "run", "--models", "openai/fake", "--formats", "prompt-json",
+        "--scenarios", str(scen), "--api-base", fake.base_url,
+        "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
+        "--quiet", "--no-report", *extra,
+    ])  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+
+
+def test_run_records_scores_and_replays(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+    fake.enqueue(GOOD_CALL, "Why did the chicken cross the road?")
+    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+    first = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+    assert first["weather"].scores is not None and first["weather"].scores.call_accuracy is True
+    assert first["chat"].scores is not None and first["chat"].scores.no_call_correct is True
+    assert (tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.yaml").is_file()
+    assert len(fake.received) == 2
+
+    # Replay: no request reaches the server, results are identical.
+    rc = run_cli([
+        "run", "--models", "openai/fake", "--formats", "prompt-json",
+        "--scenarios", str(scenario_file), "--api-base", fake.base_url,
+        "--out", str(tmp_path / "replay"), "--cassettes", str(tmp_path / "cas"),
+        "--quiet", "--no-report", "--record", "none",
+    ])  # fmt: skip
+    assert rc == 0
+    assert len(fake.received) == 2
+    again = {r.scenario_id: r for r in load_results(tmp_path / "replay")}
+    for sid in first:
+        assert again[sid].scores == first[sid].scores
+        assert again[sid].turns[0].reply == first[sid].turns[0].reply
+
+
+def test_missing_cassette_names_file_and_command(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+    assert _run(fake, tmp_path, scenario_file, "--record", "none") == 0
+    results = load_results(tmp_path / "run")
+    assert {r.status for r in results} == {"cassette_missing"}
+    weather = next(r for r in results if r.scenario_id == "weather")
+    cas = tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.yaml"
+    assert weather.infra_error == (
+        f"no cassette {cas}; record it with: toolbench run --models openai/fake "
+        "--formats prompt-json --scenarios weather --record new"
+    )
+    assert fake.received == []
+
+
+def test_transient_faults_are_retried(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+    fake.enqueue(
+        Fault(429, headers={"retry-after": "0"}), Fault(503), Fault(200, body=b'{"choices": [tr'),
+        GOOD_CALL,
+    )  # fmt: skip
+    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+    (result,) = [r for r in load_results(tmp_path / "run") if r.scenario_id == "weather"]
+    assert result.status == "ok"
+    assert result.scores is not None and result.scores.call_accuracy is True
+    assert len(fake.received) >= 4
+
+
+def test_persistent_fault_is_an_infra_error_and_run_goes_on(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    fake.enqueue(*[Fault(500)] * 5, "No call here.")
+    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+    by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+    assert by_id["weather"].status == "infra_error"
+    assert by_id["weather"].scores is None
+    assert "InternalServerError" in (by_id["weather"].infra_error or "")
+    assert by_id["chat"].status == "ok"
+
+
+def test_resume_completes_without_duplicates(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+    res = tmp_path / "run" / "results.jsonl"
+    lines = res.read_text().splitlines()
+    # Simulate a kill: one finished trial kept, the next torn mid-write.
+    res.write_text(lines[0] + "\n" + lines[1][: len(lines[1]) // 2])
+    assert _run(fake, tmp_path, scenario_file) == 2  # exists: needs --resume
+    assert _run(fake, tmp_path, scenario_file, "--resume") == 0
+    results = load_results(tmp_path / "run")
+    keys = [r.key for r in results]
+    assert len(keys) == len(set(keys)) == 2
+
+
+def test_run_dir_exists_without_resume_is_a_user_error(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file) == 0
+    capsys.readouterr()
+    assert _run(fake, tmp_path, scenario_file) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --out: {tmp_path / 'run'} already holds a run; pass --resume to complete it\n"
+
+
+def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file) == 0
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["models"] == ["openai/fake"]
+    assert info["formats"] == ["prompt-json"]
+    assert sorted(info["scenarios"]) == ["chat", "weather"]
+    assert info["schema_version"] == 1

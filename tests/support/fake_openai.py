@@ -1,0 +1,113 @@
+"""A fake OpenAI-compatible chat server for unit tests and benchmarks only.
+
+Replies are queued with :meth:`FakeOpenAI.enqueue` (as simonw/llm's fake models do); an
+entry can also be an HTTP fault (status, headers, raw body) to exercise retries. Every
+request received is kept for assertions. It listens on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Fault:
+    status: int
+    body: bytes = b'{"error": {"message": "fault"}}'
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+class FakeOpenAI:
+    def __init__(self, delay_s: float = 0.0, default: str = "Hello.") -> None:
+        self.delay_s = delay_s
+        self.default = default
+        self.queue: deque[str | dict[str, Any] | Fault] = deque()
+        self.received: list[Received] = []
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # /v1/models
+                self._send(200, json.dumps({"object": "list", "data": [{"id": "fake"}]}).encode())
+
+            def do_POST(self) -> None:
+                n = int(self.headers.get("content-length", "0"))
+                body = json.loads(self.rfile.read(n) or b"{}")
+                with fake._lock:
+                    fake.received.append(Received(self.path, dict(self.headers), body))
+                    item = fake.queue.popleft() if fake.queue else fake.default
+                if fake.delay_s:
+                    time.sleep(fake.delay_s)
+                if isinstance(item, Fault):
+                    self._send(item.status, item.body, item.headers)
+                    return
+                self._send(200, json.dumps(fake.completion(body, item)).encode())
+
+            def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def enqueue(self, *items: str | dict[str, Any] | Fault) -> None:
+        with self._lock:
+            self.queue.extend(items)
+
+    @staticmethod
+    def completion(request: dict[str, Any], item: str | dict[str, Any]) -> dict[str, Any]:
+        msg: dict[str, Any] = {"role": "assistant", "content": item if isinstance(item, str) else None}
+        finish = "stop"
+        if isinstance(item, dict):
+            msg["content"] = item.get("content")
+            if item.get("tool_calls"):
+                msg["tool_calls"] = [
+                    {"id": f"call_{i}", "type": "function",
+                     "function": {"name": c["name"], "arguments": c["arguments"]
+                                  if isinstance(c["arguments"], str) else json.dumps(c["arguments"])}}
+                    for i, c in enumerate(item["tool_calls"])
+                ]  # fmt: skip
+                finish = "tool_calls"
+            finish = item.get("finish_reason", finish)
+        return {
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+            "model": request.get("model", "fake"),
+            "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }  # fmt: skip
+
+    def __enter__(self) -> FakeOpenAI:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
