@@ -34,7 +34,7 @@ RESULT_PREFIX = "Tool Result ("
 _CALL_KEY = re.compile(r"[\"']tool[\"']\s*+:")
 _CALL_START = re.compile(r'\{\s*+"tool"\s*+:')
 _NAMED_CALL = re.compile(r"[\"']name[\"']\s*+:")
-_RESULT_HEADER = re.compile(r"Tool Result \([^)\n]*+\):?")
+_RESULT_HEADER = re.compile(r"Tool Result \([^()\n]*+\):?")
 _HALLUCINATED = (RESULT_PREFIX, "<tool_response>", "Observation:")
 
 
@@ -157,6 +157,8 @@ def _call_keys(chunk: str) -> tuple[str, ...] | None:
     ``{"name": ..., "arguments": ...}``), so ordinary JSON in an answer stays text. JSON
     that needs repair counts as an attempt when it mentions the ``"tool"`` key.
     """
+    if "tool" not in chunk and "name" not in chunk:  # cheap filter before decoding
+        return None
     strict = loads_strict(chunk)
     if strict.ok:
         items = strict.value if isinstance(strict.value, list) else [strict.value]

@@ -41,21 +41,36 @@ _LABEL = re.compile(r"^[ \t]*+(Thought|Action Input|Action|Observation|Final Ans
 STOP = "\nObservation:"
 
 
+_NAMES = "Thought|Action Input|Action|Observation|Final Answer"
+_LABEL_RUN = re.compile(rf"^[ \t]*+(?:(?:{_NAMES})[ \t]*+:[ \t]*+)++", re.M)
+
+
+def _label(name: str) -> re.Pattern[str]:
+    return re.compile(rf"^[ \t]*+{name}[ \t]*+:", re.M)
+
+
+_ACTION = _label("Action")
+_OBSERVATION = _label("Observation")
+_FINAL = _label("Final Answer")
+
+
 @dataclass(frozen=True, slots=True)
 class Section:
+    """One labelled part of a reply."""
+
     label: str
     start: int  # where the label begins
     body: int  # where its text begins
     end: int  # where the next label begins (or the text ends)
 
 
-def sections(text: str) -> list[Section]:
-    """Split text at line-start labels, in one regex pass."""
-    hits = [(m.group(1), m.start(), m.end()) for m in _LABEL.finditer(text)]
-    return [
-        Section(label, start, body, hits[k + 1][1] if k + 1 < len(hits) else len(text))
-        for k, (label, start, body) in enumerate(hits)
-    ]
+def section_at(text: str, m: re.Match[str] | None) -> Section | None:
+    """The section a label match opens: up to the next line-start label."""
+    if m is None:
+        return None
+    nxt = _LABEL.search(text, m.end())
+    label = m.group(1) if m.re is _LABEL else m.group(0).strip().rstrip(":").strip()
+    return Section(label, m.start(), m.end(), nxt.start() if nxt else len(text))
 
 
 def call_text(name: str, arguments: dict[str, Any]) -> str:
@@ -111,25 +126,21 @@ class React(Format):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
         body = split.text
-        secs = sections(body)
         col = CallCollector()
-        actions = [k for k, s in enumerate(secs) if s.label == "Action"]
         cut: tuple[int, int] | None = None  # the first Action(+Input) region
-        call_end: int | None = None
-        if actions:
-            k = actions[0]
-            act = secs[k]
-            if len(actions) > 1:
-                col.signal(codes.STOP_MULTIPLE_ACTIONS)
-            inp = secs[k + 1] if k + 1 < len(secs) and secs[k + 1].label == "Action Input" else None
+        act = section_at(body, _ACTION.search(body))
+        if act is not None:
+            nxt = section_at(body, _LABEL.search(body, act.body))
+            inp = nxt if nxt is not None and nxt.label == "Action Input" else None
             call_end = self._read_action(body, act, inp, col)
             cut = (act.start, (inp or act).end)
-            after = body[call_end:]
-            if any(s.label == "Observation" and s.start >= act.start for s in secs):
+            if _ACTION.search(body, cut[1]):
+                col.signal(codes.STOP_MULTIPLE_ACTIONS)
+            if _OBSERVATION.search(body, act.start):
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
-            if after.replace("```", "").strip():
+            if body[call_end:].replace("```", "").strip():
                 col.signal(codes.STOP_TEXT_AFTER_CALL)
-        final = next((s for s in secs if s.label == "Final Answer"), None)
+        final = section_at(body, _FINAL.search(body))
         final_answer = tidy(body[final.body : final.end]) if final else None
         raw = body if cut is None else body[: cut[0]] + body[cut[1] :]
         raw = tidy(raw)
@@ -195,16 +206,8 @@ class React(Format):
         return inp.end
 
     def _clean(self, text: str) -> str:
-        """Remove line-start labels (repeatedly per line, so none can survive)."""
-        lines = []
-        for line in text.split("\n"):
-            while True:
-                m = _LABEL.match(line)
-                if not m:
-                    break
-                line = line[m.end() :].lstrip(" \t")
-            lines.append(line)
-        return tidy("\n".join(lines))
+        """Remove line-start labels (every consecutive one, so none can survive)."""
+        return tidy(_LABEL_RUN.sub("", text))
 
     def sanitize(self, text: str) -> str:
         split = split_think(text)

@@ -1,0 +1,77 @@
+"""Parser speed on hostile 1 MB inputs: every format must stay linear.
+
+Run: ``python benchmarks/bench_parsers.py`` (prints ms and MB/s per case and format, for
+``parse`` and for ``sanitize``; best of 3). Timing lives here rather than in the tests so
+the test suite never depends on machine speed. The target is well under 100 ms for each
+adversarial case; the last two cases are realistic bulk (many real calls or objects),
+where the cost is dominated by decoding every object and is reported for reference.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+
+from toolbench.formats.registry import format_names, get_format
+
+MB = 1_000_000
+
+
+def _fill(unit: str, size: int = MB) -> str:
+    return unit * (size // len(unit))
+
+
+CALL = json.dumps({"tool": "f", "name": "f", "arguments": {"a": 1}})
+
+CASES: dict[str, str] = {
+    'nesting {"a":': _fill('{"a":'),
+    "open braces {": _fill("{"),
+    "open brackets {[": _fill("{["),
+    "<tool_call> repeated": _fill("<tool_call>"),
+    "<tool_call>{ repeated": _fill("<tool_call>{"),
+    'quotes+backslashes "\\': "{" + _fill('"\\'),
+    "quotes only": _fill('"'),
+    "unclosed <think>": "<think>" + _fill("let me think {"),
+    "</think> repeated": _fill("</think>"),
+    "ReAct labels": _fill("Action: f\nAction Input: {\n"),
+    "Tool Result ( repeated": _fill("Tool Result ("),
+    "closing braces }": _fill("}"),
+    "empty objects {}": _fill("{}"),
+    "text with one call": _fill("lorem ipsum dolor sit amet ") + CALL,
+    "bulk: many small objects": _fill('{"a": 1} '),
+    "bulk: many real calls": _fill(CALL + "\n"),
+}
+
+
+def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    formats = [get_format(n) for n in format_names()]
+    head = f"{'case':28}" + "".join(f"{f.name:>22}" for f in formats)
+    for op in ("parse", "sanitize"):
+        print(f"\n{op}: ms (MB/s), best of 3")
+        print(head)
+        for case, text in CASES.items():
+            mb = len(text.encode("utf-8")) / MB
+            cells = []
+            for fmt in formats:
+                fn = fmt.parse if op == "parse" else fmt.sanitize
+                secs = best_of(lambda fn=fn, text=text: fn(text))  # type: ignore[misc]
+                cells.append(f"{secs * 1000:9.1f} ({mb / secs:6.1f})")
+            print(f"{case:28}" + "".join(f"{c:>22}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
