@@ -75,6 +75,15 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, Any, list[str
         [codes.STOP_HALLUCINATED_RESULT, codes.STOP_TEXT_AFTER_CALL],
     ),
     (
+        "unbalanced_not_at_end",
+        'Action: search\nAction Input: {"q": {"x": 1}\nThought: wait',
+        [("search", {"q": {"x": 1}})],
+        "repaired",
+        None,
+        [codes.JSON_REPAIRED],
+        [codes.STOP_TEXT_AFTER_CALL],
+    ),
+    (
         "truncated",
         'Action: get_weather\nAction Input: {"city": "Pa',
         [],

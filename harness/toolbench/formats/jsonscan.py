@@ -63,8 +63,23 @@ class Scan:
 
 
 def scan_objects(text: str, start: int = 0, end: int | None = None) -> Scan:
-    """Find the outermost balanced ``{...}`` spans of ``text[start:end]`` in linear time."""
+    """Find the outermost balanced ``{...}`` spans of ``text[start:end]`` in linear time.
+
+    A stray ``{`` in prose followed by a prose quote can flip the string state and hide
+    the objects after it; so when an object is still open at the end and its text holds
+    a quote, the rest is scanned once more from just after that brace (at most once,
+    so the cost stays linear). ``unclosed`` keeps the first open brace either way.
+    """
     stop = len(text) if end is None else min(end, len(text))
+    out = _scan(text, start, stop)
+    if out.unclosed is not None and text.find('"', out.unclosed, stop) >= 0:
+        again = _scan(text, out.unclosed + 1, stop)
+        kept = [sp for sp in out.spans if sp.start < out.unclosed]
+        out = Scan(kept + again.spans, out.unclosed)
+    return out
+
+
+def _scan(text: str, start: int, stop: int) -> Scan:
     out = Scan()
     pos = start
     while pos < stop:

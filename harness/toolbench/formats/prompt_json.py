@@ -24,7 +24,7 @@ from toolbench.formats.base import (
 )
 from toolbench.formats.calls import ARG_KEYS, CallCollector, failed_result
 from toolbench.formats.describe import describe_tools, merge_system
-from toolbench.formats.jsonscan import decode, loads_strict, scan_objects
+from toolbench.formats.jsonscan import Span, decode, loads_strict, scan_objects
 from toolbench.formats.registry import register_format
 from toolbench.formats.shots import render_shots
 from toolbench.formats.text import drop_think_tags, remove_all, split_think, tidy
@@ -86,21 +86,24 @@ class PromptJson(Format):
         first_call: int | None = None
         last_end: int | None = None
         scan = scan_objects(body)
-        for span in scan.spans:
-            chunk = body[span.start : span.end]
-            keys = _call_keys(chunk)
-            if keys is None:
-                continue
-            col.add_decoded(decode(chunk), name_keys=keys, where="call")
+        call_spans = [
+            (sp, keys) for sp in scan.spans if (keys := _call_keys(body[sp.start : sp.end]))
+        ]
+        broken = _broken_call(body, scan.unclosed, [sp for sp, _ in call_spans])
+        if broken is not None and broken[1] < len(body):  # a malformed call before a good one
+            call_spans.append((Span(*broken), ("tool",)))
+            call_spans.sort(key=lambda item: item[0].start)
+        for span, keys in call_spans:
+            col.add_decoded(decode(body[span.start : span.end]), name_keys=keys, where="call")
             outside.append(body[pos : span.start])
             pos = span.end
             first_call = span.start if first_call is None else first_call
             last_end = span.end
         end = len(body)
-        if scan.unclosed is not None and _CALL_KEY.search(body, scan.unclosed):
+        if broken is not None and broken[1] == len(body):
             col.attempted = True
             col.issue(codes.CALL_TRUNCATED, "the reply ended inside a tool call")
-            end = max(scan.unclosed, pos)
+            end = max(broken[0], pos)
             first_call = end if first_call is None else first_call
         outside.append(body[pos:end])
         if last_end is not None and body[last_end:end].replace("```", "").strip():
@@ -125,16 +128,17 @@ class PromptJson(Format):
     def sanitize(self, text: str) -> str:
         text = drop_think_tags(text)
         scan = scan_objects(text)
+        cuts = [sp for sp in scan.spans if _CALL_KEY.search(text, sp.start, sp.end)]
+        broken = _broken_call(text, scan.unclosed, cuts)
+        if broken is not None:
+            cuts = sorted([*cuts, Span(*broken)], key=lambda sp: sp.start)
         kept: list[str] = []
         pos = 0
-        for span in scan.spans:
-            if _CALL_KEY.search(text, span.start, span.end):
-                kept.append(text[pos : span.start])
-                pos = span.end
-        tail_end = len(text)
-        if scan.unclosed is not None and _CALL_KEY.search(text, scan.unclosed):
-            tail_end = max(scan.unclosed, pos)
-        kept.append(text[pos:tail_end])
+        for sp in cuts:
+            if sp.start >= pos:
+                kept.append(text[pos : sp.start])
+                pos = sp.end
+        kept.append(text[pos:])
         return self._clean("".join(kept))
 
     def continue_conversation(
@@ -148,6 +152,14 @@ class PromptJson(Format):
             body = "\n\n".join(result_text(call.name, result) for call, result in results)
             out.append({"role": "user", "content": body})
         return out
+
+
+def _broken_call(body: str, unclosed: int | None, calls: list[Span]) -> tuple[int, int] | None:
+    """The region of an unbalanced call: from the open brace to the next call (or the end)."""
+    if unclosed is None:
+        return None
+    end = next((sp.start for sp in calls if sp.start > unclosed), len(body))
+    return (unclosed, end) if _CALL_KEY.search(body, unclosed, end) else None
 
 
 def _call_keys(chunk: str) -> tuple[str, ...] | None:

@@ -30,7 +30,7 @@ from toolbench.formats.base import (
 )
 from toolbench.formats.calls import CallCollector, failed_result
 from toolbench.formats.describe import describe_tools, merge_system
-from toolbench.formats.jsonscan import decode, scan_objects
+from toolbench.formats.jsonscan import Decoded, decode, scan_objects
 from toolbench.formats.registry import register_format
 from toolbench.formats.shots import render_shots
 from toolbench.formats.text import split_think, tidy
@@ -169,41 +169,37 @@ class React(Format):
             col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="Action")
             return end if leftover.strip() else name_end
         scan = scan_objects(body, inp.body, inp.end)
-        if scan.spans:
-            span = scan.spans[0]
-            got = decode(body[span.start : span.end])
-            if got.ok and got.repaired:
-                col.issue(codes.JSON_REPAIRED, "Action Input: invalid JSON, decoded after repair")
-            if not got.ok:
-                col.issue(codes.JSON_DECODE_FAILED, "Action Input: invalid JSON")
-                return span.end
-            col.add_object(
-                {"name": name, "arguments": got.value},
-                name_keys=("name",),
-                where="Action Input",
-                repaired=got.repaired,
-            )
-            return span.end
         raw_input = body[inp.body : inp.end].strip()
-        if scan.unclosed is not None and inp.end == len(body):
+        broken = scan.unclosed is not None and (
+            not scan.spans or scan.unclosed < scan.spans[0].start
+        )
+        if scan.spans and not broken:
+            span = scan.spans[0]
+            self._add_args(col, name, decode(body[span.start : span.end]))
+            return span.end
+        if broken and inp.end == len(body):
             col.issue(codes.CALL_TRUNCATED, "the reply ended inside Action Input")
-        elif not raw_input or raw_input.lower() in ("none", "{}", "null"):
+        elif not raw_input or raw_input.lower() in ("none", "null"):
             col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="Action")
-        elif raw_input.startswith(("{", "```")):
-            got = decode(raw_input.strip("`").removeprefix("json"))
-            if got.ok:
-                col.issue(codes.JSON_REPAIRED, "Action Input: invalid JSON, decoded after repair")
-                col.add_object(
-                    {"name": name, "arguments": got.value},
-                    name_keys=("name",),
-                    where="Action Input",
-                    repaired=True,
-                )
-            else:
-                col.issue(codes.JSON_DECODE_FAILED, "Action Input: invalid JSON")
+        elif broken or raw_input.startswith(("{", "```")):
+            self._add_args(col, name, decode(raw_input.strip("`").removeprefix("json")))
         else:
             col.issue(codes.ARGS_NOT_OBJECT, "Action Input is not a JSON object")
         return inp.end
+
+    @staticmethod
+    def _add_args(col: CallCollector, name: str, got: Decoded) -> None:
+        if not got.ok:
+            col.issue(codes.JSON_DECODE_FAILED, "Action Input: invalid JSON")
+            return
+        if got.repaired:
+            col.issue(codes.JSON_REPAIRED, "Action Input: invalid JSON, decoded after repair")
+        col.add_object(
+            {"name": name, "arguments": got.value},
+            name_keys=("name",),
+            where="Action Input",
+            repaired=got.repaired,
+        )
 
     def _clean(self, text: str) -> str:
         """Remove line-start labels (every consecutive one, so none can survive)."""

@@ -1,0 +1,81 @@
+"""The linear JSON object scanner and the strict-then-repair decoder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolbench.formats.jsonscan import decode, scan_objects
+
+
+def spans(text: str) -> list[str]:
+    return [text[s.start : s.end] for s in scan_objects(text).spans]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "unclosed"),
+    [
+        ('a {"x": 1} b {"y": [1, {"z": 2}]} c', ['{"x": 1}', '{"y": [1, {"z": 2}]}'], None),
+        ('{"s": "} { \\" ]"}', ['{"s": "} { \\" ]"}'], None),
+        ('He said "hi {there" {"k": "v"}', ['{"k": "v"}'], 12),  # rescanned after the {
+        ("{} {1} x", [], None),  # objects without a string cannot hold a call
+        ('stray { then {"a": 1}', ['{"a": 1}'], 6),  # recovered inside the open brace
+        ('{"a": {"b": 1}', ['{"b": 1}'], 0),
+        ('{"a": "unterminated', [], 0),
+        ("}}}]]] no objects", [], None),
+        ('{"a": 1}}}} {"b": 2}', ['{"a": 1}', '{"b": 2}'], None),
+        ('[{"a": 1}, {"b": 2}]', ['{"a": 1}', '{"b": 2}'], None),
+        ('{"a": [}] {"b": 1}', ['{"a": [}]', '{"b": 1}'], None),  # bracket kinds not matched
+    ],
+)
+def test_scan(text: str, expected: list[str], unclosed: int | None) -> None:
+    assert spans(text) == expected
+    assert scan_objects(text).unclosed == unclosed
+
+
+def test_scan_window() -> None:
+    text = '{"a": 1} {"b": 2} {"c": 3}'
+    got = scan_objects(text, 9, 18)
+    assert [text[s.start : s.end] for s in got.spans] == ['{"b": 2}']
+
+
+def test_deep_nesting_is_bounded() -> None:
+    text = '{"a":' * 5000 + "1" + "}" * 5000
+    assert spans(text) == [text]
+    assert decode(text).ok is False  # too deep for json: reported, not raised
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+    )
+)
+def test_scan_finds_every_embedded_object(value: object) -> None:
+    obj = {"v": value}
+    blob = json.dumps(obj, ensure_ascii=False)
+    assert spans(f"before {blob} after") == [blob]
+
+
+@pytest.mark.parametrize(
+    ("text", "ok", "repaired", "value"),
+    [
+        ('{"a": 1}', True, False, {"a": 1}),
+        ('{"a": 1,}', True, True, {"a": 1}),
+        ("{'a': 'x'}", True, True, {"a": "x"}),
+        ("", False, False, None),
+    ],
+)
+def test_decode(text: str, ok: bool, repaired: bool, value: object) -> None:
+    got = decode(text)
+    assert (got.ok, got.repaired) == (ok, repaired)
+    if ok:
+        assert got.value == value
+
+
+def test_decode_strict_only() -> None:
+    assert decode('{"a": 1,}', allow_repair=False).ok is False
