@@ -110,7 +110,7 @@ class Native(Format):
         return self.parse_reply(ModelReply(text=text), tools)
 
     def _clean(self, text: str) -> str:
-        return tidy(remove_all(text, LEAK_MARKERS))
+        return remove_all(tidy(text), LEAK_MARKERS).strip()
 
     def sanitize(self, text: str) -> str:
         return self._clean(drop_think_tags(text))

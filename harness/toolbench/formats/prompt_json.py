@@ -27,7 +27,7 @@ from toolbench.formats.describe import describe_tools, merge_system
 from toolbench.formats.jsonscan import Span, decode, loads_strict, scan_objects
 from toolbench.formats.registry import register_format
 from toolbench.formats.shots import render_shots
-from toolbench.formats.text import drop_think_tags, remove_all, split_think, tidy
+from toolbench.formats.text import MARKER_ROUNDS, drop_think_tags, remove_all, split_think, tidy
 from toolbench.tools import ToolDef
 
 RESULT_PREFIX = "Tool Result ("
@@ -115,15 +115,19 @@ class PromptJson(Format):
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
 
     def _clean(self, text: str) -> str:
-        """Remove this format's markers from text that already has its calls cut out."""
+        """Remove this format's markers from text that already has its calls cut out.
+
+        Tidying comes first: removing an emptied fence afterwards could splice a marker.
+        """
+        text = tidy(text)
         if RESULT_PREFIX in text:
             text = _RESULT_HEADER.sub("", text)
             text = remove_all(text, (RESULT_PREFIX,))
-        for _ in range(3):
+        for _ in range(MARKER_ROUNDS):
             if not _CALL_START.search(text):
                 break
             text = _CALL_START.sub("", text)
-        return tidy(text)
+        return text.strip()
 
     def sanitize(self, text: str) -> str:
         text = drop_think_tags(text)

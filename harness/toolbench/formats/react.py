@@ -202,8 +202,11 @@ class React(Format):
         )
 
     def _clean(self, text: str) -> str:
-        """Remove line-start labels (every consecutive one, so none can survive)."""
-        return tidy(_LABEL_RUN.sub("", text))
+        """Remove line-start labels (every consecutive one, so none can survive).
+
+        Tidying comes first: removing an emptied fence afterwards could splice a label.
+        """
+        return _LABEL_RUN.sub("", tidy(text)).strip()
 
     def sanitize(self, text: str) -> str:
         split = split_think(text)

@@ -75,8 +75,13 @@ def tidy(text: str) -> str:
     return text.strip()
 
 
-def remove_all(text: str, needles: tuple[str, ...], rounds: int = 3) -> str:
-    """Remove literal markers; a few rounds so removals cannot splice a new marker."""
+MARKER_ROUNDS = 8
+"""Removal passes: each pass undoes one level of markers nested to splice (``<to<x>ol>``).
+Bounded so hostile nesting costs at most this many linear passes."""
+
+
+def remove_all(text: str, needles: tuple[str, ...], rounds: int = MARKER_ROUNDS) -> str:
+    """Remove literal markers, repeating so a removal cannot splice a new marker."""
     for _ in range(rounds):
         before = text
         for needle in needles:

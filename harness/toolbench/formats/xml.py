@@ -145,7 +145,8 @@ class Xml(Format):
         col.add_decoded(decode(inner), name_keys=_NAME_KEYS, where="<tool_call>")
 
     def _clean(self, text: str) -> str:
-        return tidy(remove_all(_drop_blocks(text), _TAGS))
+        # tidy before the tag removal: dropping an emptied fence later could splice a tag
+        return remove_all(tidy(_drop_blocks(text)), _TAGS).strip()
 
     def sanitize(self, text: str) -> str:
         return self._clean(drop_think_tags(text))
