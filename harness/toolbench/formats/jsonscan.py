@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from json_repair import repair_json
 
@@ -36,6 +36,8 @@ _OPEN_RUN = r"([{\[](?:" + _PLAIN + r"[{\[])*+)" + _PAYLOAD
 _CLOSE_RUN = r"([}\]](?:" + _PLAIN + r"[}\]])*+)" + _PAYLOAD
 _TOKEN = re.compile(_OPEN_RUN + "|" + _CLOSE_RUN, re.DOTALL)
 _SKIP = re.compile(r'(?:[^{]++|\{[^{}\[\]"]*+\})*+')
+# A flat object (strings, no nested brackets): the common case, taken in one match.
+_LEAF = re.compile(r'\{(?:[^{}\[\]"]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+\}', re.DOTALL)
 _OPENER = re.compile(r"[{\[]")
 _CLOSER = re.compile(r"[}\]]")
 
@@ -45,9 +47,8 @@ REPAIR_LIMIT = 200_000
 _Entry = int | tuple[int, int, int]  # one opener, or a run: (start, end, count)
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A balanced ``{...}`` region: ``text[start:end]``."""
+class Span(NamedTuple):
+    """A balanced ``{...}`` region: ``text[start:end]`` (a tuple: cheap to make in bulk)."""
 
     start: int
     end: int
@@ -87,6 +88,11 @@ def _scan(text: str, start: int, stop: int) -> Scan:
         first = skipped.end() if skipped else pos
         if first >= stop:
             break
+        leaf = _LEAF.match(text, first, stop)
+        if leaf:
+            out.spans.append(Span(first, leaf.end()))
+            pos = leaf.end()
+            continue
         stack: list[_Entry] = []
         depth = 0
         pos = stop
