@@ -5,7 +5,7 @@ Each (model, chat format) pair gets its own server process on a free port of
 127.0.0.1: text formats use the model's own chat template, ``native`` uses the server's
 ``chatml-function-calling`` handler (the only way these models produce native calls).
 Servers start on first use and stop when the run ends, on Ctrl-C and on error; on Linux
-the child also gets SIGTERM if toolbench itself dies, so no server outlives a run.
+the child is also killed if toolbench itself dies, so no server outlives a run.
 """
 
 from __future__ import annotations
@@ -101,13 +101,13 @@ def _free_port() -> int:
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """Ask Linux to SIGTERM the server if toolbench dies (no orphan on kill -9)."""
+    """Ask Linux to kill the server if toolbench dies (no orphan, even on kill -9)."""
     os.setsid()
     with contextlib.suppress(Exception):
         import ctypes
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: no graceful wait on a dead parent
 
 
 class LocalServer:
@@ -145,8 +145,11 @@ class LocalServer:
             cmd += ["--chat_format", self.chat_format]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
+        # Idle OpenMP threads must sleep, not spin: other servers share the cores.
+        env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
         self.proc = subprocess.Popen(
             cmd,
+            env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

@@ -124,6 +124,8 @@ def _reply(resp: Any) -> ModelReply:
     choice = resp.choices[0]
     msg = choice.message
     raw = msg.model_dump(exclude_none=True)
+    # Keep ``content`` even when null: chat templates (llama.cpp's among them) read it.
+    raw.setdefault("content", msg.content)
     tool_calls = [tc.model_dump(exclude_none=True) for tc in (msg.tool_calls or [])]
     return ModelReply(
         text=msg.content or "",

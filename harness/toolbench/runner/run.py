@@ -46,7 +46,7 @@ from toolbench.scenarios.model import Scenario
 REPLAY_KEY = "toolbench-replay"
 """A placeholder key for replays: provider SDKs refuse to start without one."""
 LOCAL_KEY = "toolbench-local"
-LOCAL_MAX_TOKENS = 384
+LOCAL_MAX_TOKENS = 256
 
 
 @dataclass
@@ -184,9 +184,11 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY)
 
     async def one(spec: TrialSpec) -> None:
-        # A local server answers one request at a time; more would only queue there.
+        # Local models share this machine's cores: one request at a time across all of
+        # them (each uses every core); two at once oversubscribe the CPU and crawl.
+        key = "local" if is_local(spec.model) else spec.model
         width = 1 if is_local(spec.model) else cfg.concurrency
-        sem = limits.setdefault(spec.model, asyncio.Semaphore(width))
+        sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:
             replay_first = spec.record == "none" or (spec.record == "new" and spec.cassette.is_file())
             if replay_first:
