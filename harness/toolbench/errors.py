@@ -37,7 +37,10 @@ class MissingApiKeyError(UserError):
 
 
 class CassetteMissingError(ToolbenchError):
-    """Replay-only mode found no cassette for a trial (recorded per trial, not raised to the user)."""
+    """Replay found no cassette (or no matching response) for a trial.
+
+    Recorded on the trial as a status, never raised to the user.
+    """
 
 
 class InfraError(ToolbenchError):

@@ -62,7 +62,9 @@ def test_end_to_end_run_keeps_secrets_out_of_cassettes_and_results(
 ) -> None:
     for k, v in SECRETS.items():
         monkeypatch.setenv(k, v)
-    text = scenario_file.read_text().replace("Tell me a joke.", f"Joke about {SECRETS['GITHUB_TOKEN']}")
+    text = scenario_file.read_text().replace(
+        "Tell me a joke.", f"Joke about {SECRETS['GITHUB_TOKEN']}"
+    )
     scenario_file.write_text(text)
     fake.enqueue(GOOD_CALL, "ok")
     rc = run_cli([
@@ -73,7 +75,9 @@ def test_end_to_end_run_keeps_secrets_out_of_cassettes_and_results(
     ])  # fmt: skip
     assert rc == 0
     # The key really was sent: the fake saw it.
-    assert any(SECRETS["OPENAI_API_KEY"] in r.headers.get("Authorization", "") for r in fake.received)
+    assert any(
+        SECRETS["OPENAI_API_KEY"] in r.headers.get("Authorization", "") for r in fake.received
+    )
     on_disk = _all_bytes(tmp_path / "cas") + _all_bytes(tmp_path / "run")
     for secret in SECRETS.values():
         assert secret.encode() not in on_disk
@@ -91,7 +95,9 @@ def test_audit_finds_secret_shapes(tmp_path: Path, capsys: pytest.CaptureFixture
     assert f"{bad}:3: bearer token" in out
 
 
-def test_audit_missing_dir_is_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_audit_missing_dir_is_user_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(["cassettes", "audit", str(tmp_path / "nope")]) == 2
     assert capsys.readouterr().err == f"error: {tmp_path / 'nope'}: no such directory\n"
 
@@ -108,6 +114,8 @@ def test_local_server_address_is_recorded_as_placeholder(fake: FakeOpenAI, tmp_p
     assert req["body"] == {"json": {"b": 1, "a": [1, 2]}}  # stored as readable data
     # Replay against the placeholder, keys in another order: matches as data.
     with router(), use_cassette(cas, "none"), httpx.Client() as client:
-        r = client.post(f"http://{LOCAL_HOST}/v1/chat/completions", content=b'{"a": [1, 2], "b": 1}')
+        r = client.post(
+            f"http://{LOCAL_HOST}/v1/chat/completions", content=b'{"a": [1, 2], "b": 1}'
+        )
         assert r.status_code == 200
     assert len(fake.received) == 1

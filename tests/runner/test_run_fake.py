@@ -27,7 +27,9 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
 
 
-def test_run_records_scores_and_replays(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+def test_run_records_scores_and_replays(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
     fake.enqueue(GOOD_CALL, "Why did the chicken cross the road?")
     assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
     first = {r.scenario_id: r for r in load_results(tmp_path / "run")}
@@ -51,7 +53,9 @@ def test_run_records_scores_and_replays(fake: FakeOpenAI, tmp_path: Path, scenar
         assert again[sid].turns[0].reply == first[sid].turns[0].reply
 
 
-def test_missing_cassette_names_file_and_command(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+def test_missing_cassette_names_file_and_command(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
     assert _run(fake, tmp_path, scenario_file, "--record", "none") == 0
     results = load_results(tmp_path / "run")
     assert {r.status for r in results} == {"cassette_missing"}
@@ -64,7 +68,9 @@ def test_missing_cassette_names_file_and_command(fake: FakeOpenAI, tmp_path: Pat
     assert fake.received == []
 
 
-def test_transient_faults_are_retried(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+def test_transient_faults_are_retried(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
     fake.enqueue(
         Fault(429, headers={"retry-after": "0"}), Fault(503), Fault(200, body=b'{"choices": [tr'),
         GOOD_CALL,
@@ -88,7 +94,9 @@ def test_persistent_fault_is_an_infra_error_and_run_goes_on(
     assert by_id["chat"].status == "ok"
 
 
-def test_resume_completes_without_duplicates(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
+def test_resume_completes_without_duplicates(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
     fake.enqueue(GOOD_CALL, "A joke.")
     assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
     res = tmp_path / "run" / "results.jsonl"
@@ -110,7 +118,10 @@ def test_run_dir_exists_without_resume_is_a_user_error(
     capsys.readouterr()
     assert _run(fake, tmp_path, scenario_file) == 2
     err = capsys.readouterr().err
-    assert err == f"error: --out: {tmp_path / 'run'} already holds a run; pass --resume to complete it\n"
+    assert (
+        err
+        == f"error: --out: {tmp_path / 'run'} already holds a run; pass --resume to complete it\n"
+    )
 
 
 def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:

@@ -15,23 +15,35 @@ def _split(value: str | None) -> list[str]:
 
 
 def run_cmd(
-    models: str = typer.Option(None, "--models", help="Comma-separated LiteLLM model strings "
-                               "(default: the embedded local models)."),
-    formats: str = typer.Option("prompt-json,react,xml,native", "--formats",
-                                help="Comma-separated format specs, e.g. prompt-json:shots=2."),
-    scenarios: list[str] = typer.Option(None, "--scenarios", help="Scenario files/dirs, ids or "
-                                        "tags (repeatable or comma-separated)."),
+    models: str = typer.Option(
+        None,
+        "--models",
+        help="Comma-separated LiteLLM model strings (default: the embedded local models).",
+    ),
+    formats: str = typer.Option(
+        "prompt-json,react,xml,native",
+        "--formats",
+        help="Comma-separated format specs, e.g. prompt-json:shots=2.",
+    ),
+    scenarios: list[str] = typer.Option(
+        None,
+        "--scenarios",
+        help="Scenario files/dirs, ids or tags (repeatable or comma-separated).",
+    ),
     samples: int = typer.Option(1, "--samples", help="Samples per trial (seed varies)."),
     concurrency: int = typer.Option(4, "--concurrency", help="Concurrent requests per model."),
-    record: str = typer.Option("new", "--record", help="none: replay only; new: record what "
-                               "is missing; all: re-record."),
+    record: str = typer.Option(
+        "new", "--record", help="none: replay only; new: record what is missing; all: re-record."
+    ),
     max_turns: int = typer.Option(None, "--max-turns", help="Cap on turns per multi-turn trial."),
-    retry_on_parse_error: bool = typer.Option(False, "--retry-on-parse-error",
-                                              help="Feed a parse error back once."),
+    retry_on_parse_error: bool = typer.Option(
+        False, "--retry-on-parse-error", help="Feed a parse error back once."
+    ),
     out: Path = typer.Option(None, "--out", help="Run directory (default runs/<timestamp>)."),
     resume: bool = typer.Option(False, "--resume", help="Complete an interrupted run in --out."),
-    api_base: str = typer.Option(None, "--api-base", help="OpenAI-compatible base URL for "
-                                 "non-local models."),
+    api_base: str = typer.Option(
+        None, "--api-base", help="OpenAI-compatible base URL for non-local models."
+    ),
     cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Cassette directory."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar (for CI)."),
     no_report: bool = typer.Option(False, "--no-report", help="Skip the HTML report."),

@@ -67,7 +67,7 @@ class ParseResult(BaseModel):
     stop_signals: list[str] = Field(default_factory=list)
     """Stop-compliance codes seen while parsing (``stop.text_after_call`` ...)."""
     final_answer: str | None = None
-    """The answer text when the reply is a final answer (ReAct's ``Final Answer:``, else content)."""
+    """The answer when the reply is a final answer (ReAct's ``Final Answer:``, else content)."""
 
     def codes(self) -> list[str]:
         return [e.code for e in self.errors]

@@ -75,5 +75,3 @@ def get_format(spec: str) -> Format:
     """Instantiate a format from its command-line spec."""
     name, options = parse_spec(spec)
     return format_class(name)(options)
-
-

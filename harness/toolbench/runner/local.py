@@ -171,7 +171,9 @@ class LocalServer:
             except OSError:
                 time.sleep(0.25)
         self.stop()
-        raise ToolbenchError(f"local server for {self.model.name} not ready after {READY_TIMEOUT_S}s")
+        raise ToolbenchError(
+            f"local server for {self.model.name} not ready after {READY_TIMEOUT_S}s"
+        )
 
     def stop(self) -> None:
         proc, self.proc = self.proc, None

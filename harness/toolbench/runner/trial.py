@@ -61,7 +61,9 @@ def _assistant_text(reply: ModelReply) -> Message:
     return {"role": "assistant", "content": reply.text}
 
 
-async def _conversation(spec: TrialSpec, endpoint: Endpoint, gap: Callable[[], bool]) -> list[TurnRecord]:
+async def _conversation(
+    spec: TrialSpec, endpoint: Endpoint, gap: Callable[[], bool]
+) -> list[TurnRecord]:
     fmt, sc = spec.fmt, spec.scenario
     rendered = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])
     messages: list[Message] = list(rendered.messages)
@@ -120,8 +122,7 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
             else f"no cassette {spec.cassette}"
         )
         base.infra_error = (
-            f"{what}; record it with: "
-            f"{record_command(spec.model, spec.fmt.spec, spec.scenario.id)}"
+            f"{what}; record it with: {record_command(spec.model, spec.fmt.spec, spec.scenario.id)}"
         )
         base.finished_at = _now()
         return base

@@ -1,0 +1,88 @@
+"""Replay speed: trials per second when replaying at least 1,000 cassette trials, next to
+the floor for the same files (reading and decoding the cassettes and parsing the replies,
+with no LiteLLM and no HTTP), as a ratio.
+
+Replays the committed cassettes of the default matrix (both local models, four formats,
+the bundled suite) as many times as needed to pass 1,000 trials.
+Run from the repository root: ``python benchmarks/bench_replay.py [--min-trials 1000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from toolbench.formats.base import ModelReply
+from toolbench.formats.registry import get_format
+from toolbench.runner.cassettes import ReadableSerializer
+
+
+def _replies(cassette: Path) -> list[ModelReply]:
+    data = ReadableSerializer.deserialize(cassette.read_text(encoding="utf-8"))
+    out = []
+    for it in data.get("interactions", []):
+        body: Any = json.loads(it["response"]["body"]["string"])
+        choice = body["choices"][0]
+        msg = choice["message"]
+        out.append(
+            ModelReply(
+                text=msg.get("content") or "",
+                tool_calls=msg.get("tool_calls") or [],
+                finish_reason=choice.get("finish_reason"),
+                raw_message=msg,
+            )
+        )
+    return out
+
+
+def floor(plan: Any, repeat: int) -> tuple[int, float]:
+    """Decode every cassette and parse every reply, ``repeat`` times."""
+    t0 = time.perf_counter()
+    n = 0
+    for _ in range(repeat):
+        for spec in plan.specs:
+            fmt = get_format(spec.fmt.spec)
+            for reply in _replies(spec.cassette):
+                fmt.parse_reply(reply, spec.scenario.tools)
+            n += 1
+    return n, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--min-trials", type=int, default=1000)
+    args = ap.parse_args()
+
+    from toolbench.runner.provider import litellm
+    from toolbench.runner.run import RunConfig, execute_run, plan_run
+
+    litellm()  # import cost is start-up, not replay speed
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg0 = RunConfig(record="none", out=Path(tmp) / "probe", report=False)
+        per_run = len(plan_run(cfg0).specs)
+        repeat = max(1, math.ceil(args.min_trials / per_run))
+        total, wall, ok = 0, 0.0, 0
+        for i in range(repeat):
+            cfg = RunConfig(record="none", out=Path(tmp) / f"r{i}", report=False)
+            plan = plan_run(cfg)
+            done: list[Any] = []
+            t0 = time.perf_counter()
+            execute_run(cfg, plan, done.append)
+            wall += time.perf_counter() - t0
+            total += len(done)
+            ok += sum(1 for r in done if r.status == "ok")
+        n_floor, floor_wall = floor(plan_run(cfg0), repeat)
+    replay_rate = total / wall
+    floor_rate = n_floor / floor_wall
+    print(f"replayed trials     : {total} ({ok} ok) in {wall:.2f} s -> {replay_rate:.1f} trials/s")
+    print(f"floor (decode+parse): {n_floor} in {floor_wall:.2f} s -> {floor_rate:.1f} trials/s")
+    print(f"replay / floor      : {replay_rate / floor_rate:.2f}")
+
+
+if __name__ == "__main__":
+    main()
