@@ -82,7 +82,7 @@ class Plan:
     skipped: int
 
 
-def _validate_models(models: Sequence[str], record: RecordOption) -> None:
+def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
     for m in models:
         if not m.strip():
             raise UserError("--models: empty model name")
@@ -91,7 +91,7 @@ def _validate_models(models: Sequence[str], record: RecordOption) -> None:
         if is_local(m) or record == "none":
             continue
         env = missing_key(m)
-        if env:
+        if env and not (api_base and env.endswith("_API_BASE")):
             raise MissingApiKeyError(f"model {m} needs {env} in the environment")
 
 
@@ -110,7 +110,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     scenarios = select_scenarios(cfg.scenarios)
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
-    _validate_models(models, cfg.record)
+    _validate_models(models, cfg.record, cfg.api_base)
 
     if cfg.out is not None:
         run_dir = cfg.out

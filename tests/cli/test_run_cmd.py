@@ -1,0 +1,139 @@
+"""``toolbench run``: every bad option is a one-line error with exit 2, before any call."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.runner.conftest import SCENARIO
+from tests.support.fake_openai import FakeOpenAI
+
+from toolbench.cli.app import run_cli
+from toolbench.results import load_results
+from toolbench.runner.cassettes import LOCAL_HOST
+
+
+@pytest.fixture
+def scen(tmp_path: Path) -> Path:
+    p = tmp_path / "s.yaml"
+    p.write_text(SCENARIO)
+    return p
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--formats", "xmll"],
+            "error: unknown format 'xmll'. Did you mean 'xml'? "
+            "Available: native, prompt-json, react, xml",
+        ),
+        (["--formats", "prompt-json:shots=x"],
+         "error: format 'prompt-json:shots=x': option shots: "
+         "Input should be a valid integer, unable to parse string as an integer"),
+        (["--record", "sometimes"],
+         "error: --record: must be one of none, new, all (got 'sometimes')"),
+        (["--resume"], "error: --resume: needs --out pointing at the run to complete"),
+        (["--samples", "0"], "error: --samples: must be at least 1"),
+        (["--models", "local/tinyllama"],
+         "error: unknown local model 'local/tinyllama'. "
+         "Available: local/gemma3-270m, local/smollm2-135m"),
+    ],
+)  # fmt: skip
+def test_bad_options(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["run", "--quiet", *args]) == 2
+    assert capsys.readouterr().err == message + "\n"
+
+
+def test_unknown_scenario_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["run", "--quiet", "--scenarios", "weather-pariss"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "error: unknown scenario or tag 'weather-pariss'. Did you mean 'weather-paris'?"
+    )
+    assert err.count("\n") == 1
+
+
+def test_missing_api_key_is_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], scen: Path
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    rc = run_cli(["run", "--quiet", "--models", "anthropic/claude-3-5-haiku-latest",
+                  "--scenarios", str(scen)])  # fmt: skip
+    assert rc == 2
+    assert capsys.readouterr().err == (
+        "error: model anthropic/claude-3-5-haiku-latest "
+        "needs ANTHROPIC_API_KEY in the environment\n"
+    )
+
+
+def test_replay_needs_no_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, scen: Path) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    rc = run_cli(["run", "--quiet", "--no-report", "--models", "anthropic/claude-3-5-haiku-latest",
+                  "--scenarios", str(scen), "--record", "none", "--out", str(tmp_path / "r"),
+                  "--cassettes", str(tmp_path / "none")])  # fmt: skip
+    assert rc == 0
+    assert {r.status for r in load_results(tmp_path / "r")} == {"cassette_missing"}
+
+
+def test_local_replay_starts_no_server(tmp_path: Path, scen: Path) -> None:
+    """Replaying local models needs no llama-cpp-python: a gap is a missing cassette."""
+    rc = run_cli(["run", "--quiet", "--no-report", "--models", "local/smollm2-135m",
+                  "--formats", "xml", "--scenarios", str(scen), "--record", "none",
+                  "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "cas")])  # fmt: skip
+    assert rc == 0
+    results = load_results(tmp_path / "r")
+    assert {r.status for r in results} == {"cassette_missing"}
+    assert not (tmp_path / "r" / "logs").exists()  # no server log: no server
+
+
+def test_unsupported_native_is_its_own_outcome(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, scen: Path
+) -> None:
+    from tests.support.fake_openai import Fault
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+    body = (
+        b'{"error": {"message": "This model does not support tools.",'
+        b' "type": "invalid_request_error"}}'
+    )
+    with FakeOpenAI() as fake:
+        fake.enqueue(Fault(400, body=body), Fault(400, body=body))
+        rc = run_cli(["run", "--quiet", "--no-report", "--models", "openai/fake",
+                      "--formats", "native", "--scenarios", str(scen), "--api-base", fake.base_url,
+                      "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "cas"),
+                      "--concurrency", "1"])  # fmt: skip
+    assert rc == 0
+    results = load_results(tmp_path / "r")
+    assert {r.status for r in results} == {"unsupported"}
+    assert all(r.scores is None for r in results)
+
+
+def test_help_does_not_import_litellm() -> None:
+    code = (
+        "import sys, io, contextlib\n"
+        "from toolbench.cli.app import run_cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()): rc = run_cli(['--help'])\n"
+        "print(rc, 'litellm' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "False"]
+
+
+def test_stop_list_is_cut_to_four_before_sending() -> None:
+    from toolbench.formats.base import RenderedRequest
+    from toolbench.runner.provider import Endpoint, build_request
+
+    req = build_request(
+        Endpoint("openai/x"),
+        RenderedRequest(messages=[{"role": "user", "content": "hi"}], stop=list("abcdef")),
+        seed=7,
+    )
+    assert req["stop"] == ["a", "b", "c", "d"]
+    assert req["seed"] == 7 and req["temperature"] == 0
+
+
+def test_local_placeholder_is_not_a_real_host() -> None:
+    assert LOCAL_HOST.endswith(".toolbench")
