@@ -132,3 +132,24 @@ def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file
     assert info["formats"] == ["prompt-json"]
     assert sorted(info["scenarios"]) == ["chat", "weather"]
     assert info["schema_version"] == 1
+
+
+def test_retry_on_parse_error_feeds_the_error_back_once(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    broken = '{"tool": "get_weather", "arguments": {"city": "Paris"'  # truncated
+    fake.enqueue(broken, GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1", "--retry-on-parse-error") == 0
+    by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+    weather = by_id["weather"]
+    assert [t.retry for t in weather.turns] == [False, True]
+    assert weather.turns[0].parsed.status == "failed"
+    # The second request carried the failed reply and the parse error back.
+    second = fake.received[1].body["messages"]
+    assert second[-2] == {"role": "assistant", "content": broken}
+    assert second[-1]["role"] == "user" and "could not be parsed" in second[-1]["content"]
+    assert weather.scores is not None
+    assert weather.scores.retried is True
+    assert weather.scores.first_try_ok is False
+    assert weather.scores.retry_recovered is True
+    assert by_id["chat"].turns and len(by_id["chat"].turns) == 1

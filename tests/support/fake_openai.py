@@ -61,7 +61,9 @@ class FakeOpenAI:
                     return
                 self._send(200, json.dumps(fake.completion(body, item)).encode())
 
-            def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, data: bytes, headers: dict[str, str] | None = None
+            ) -> None:
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -84,17 +86,18 @@ class FakeOpenAI:
 
     @staticmethod
     def completion(request: dict[str, Any], item: str | dict[str, Any]) -> dict[str, Any]:
-        msg: dict[str, Any] = {"role": "assistant", "content": item if isinstance(item, str) else None}
+        msg: dict[str, Any] = {
+            "role": "assistant",
+            "content": item if isinstance(item, str) else None,
+        }
         finish = "stop"
         if isinstance(item, dict):
             msg["content"] = item.get("content")
             if item.get("tool_calls"):
                 msg["tool_calls"] = [
-                    {"id": f"call_{i}", "type": "function",
-                     "function": {"name": c["name"], "arguments": c["arguments"]
-                                  if isinstance(c["arguments"], str) else json.dumps(c["arguments"])}}
+                    {"id": f"call_{i}", "type": "function", "function": _function(c)}
                     for i, c in enumerate(item["tool_calls"])
-                ]  # fmt: skip
+                ]
                 finish = "tool_calls"
             finish = item.get("finish_reason", finish)
         return {
@@ -111,3 +114,8 @@ class FakeOpenAI:
     def __exit__(self, *_: Any) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _function(call: dict[str, Any]) -> dict[str, str]:
+    args = call["arguments"]
+    return {"name": call["name"], "arguments": args if isinstance(args, str) else json.dumps(args)}
