@@ -10,6 +10,7 @@ Run: ``python benchmarks/bench_concurrency.py [--trials 400] [--concurrency 16]`
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +18,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.fake_openai import FakeOpenAI
 
 SCENARIO = """\
 id: bench
@@ -46,16 +46,35 @@ def main() -> None:
 
     os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-secret")
     from toolbench.runner.provider import litellm
-    from toolbench.runner.run import RunConfig, execute_run, plan_run
 
     litellm()  # import cost is start-up, not throughput
-    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(delay_s=DELAY_S, default=CALL) as fake:
+    # The server runs in its own process, as a real one would: in-process threads would
+    # compete with the runner's event loop for the GIL and measure that instead.
+    root = Path(__file__).resolve().parents[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.fake_openai", "--delay", str(DELAY_S),
+         "--reply", CALL],
+        cwd=root, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert server.stdout is not None
+    base_url = server.stdout.readline().strip()
+    try:
+        _bench(args.trials, args.concurrency, base_url)
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def _bench(trials: int, concurrency: int, base_url: str) -> None:
+    from toolbench.runner.run import RunConfig, execute_run, plan_run
+
+    with tempfile.TemporaryDirectory() as tmp:
         scen = Path(tmp) / "bench.yaml"
         scen.write_text(SCENARIO)
         cfg = RunConfig(
             models=["openai/bench"], formats=["prompt-json"], scenarios=[str(scen)],
-            samples=args.trials, concurrency=args.concurrency, record="all",
-            out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=fake.base_url,
+            samples=trials, concurrency=concurrency, record="all",
+            out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=base_url,
             report=False,
         )  # fmt: skip
         plan = plan_run(cfg)
@@ -64,9 +83,9 @@ def main() -> None:
         execute_run(cfg, plan, done.append)
         wall = time.perf_counter() - t0
         ok = sum(1 for r in done if r.status == "ok")
-    ideal = args.concurrency / DELAY_S
+    ideal = concurrency / DELAY_S
     achieved = len(done) / wall
-    print(f"trials              : {len(done)} ({ok} ok), concurrency {args.concurrency}")
+    print(f"trials              : {len(done)} ({ok} ok), concurrency {concurrency}")
     print(f"wall                : {wall:.2f} s")
     print(f"throughput          : {achieved:.1f} trials/s (ideal {ideal:.0f})")
     print(f"fraction of ideal   : {achieved / ideal:.2f} (aim >= 0.9)")

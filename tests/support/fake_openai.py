@@ -119,3 +119,20 @@ class FakeOpenAI:
 def _function(call: dict[str, Any]) -> dict[str, str]:
     args = call["arguments"]
     return {"name": call["name"], "arguments": args if isinstance(args, str) else json.dumps(args)}
+
+
+def serve_forever(delay_s: float, default: str) -> None:
+    """Run in its own process (``python -m tests.support.fake_openai``): prints the base URL."""
+    fake = FakeOpenAI(delay_s=delay_s, default=default)
+    print(fake.base_url, flush=True)
+    fake.server.serve_forever()
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--reply", default="Hello.")
+    ns = ap.parse_args()
+    serve_forever(ns.delay, ns.reply)

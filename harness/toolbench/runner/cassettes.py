@@ -54,10 +54,10 @@ def _scrub_text(text: str, values: list[str]) -> str:
     return redact(text, values) if values else text
 
 
-def scrub_request(request: VcrRequest) -> VcrRequest:
+def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:
     """Drop secret headers and query keys, redact secret values, normalise the local host."""
     req = copy.deepcopy(request)
-    values = secret_values()
+    values = secret_values() if values is None else values
     for name in list(req.headers):
         if name.lower() in SECRET_HEADERS:
             del req.headers[name]
@@ -85,7 +85,9 @@ def scrub_request(request: VcrRequest) -> VcrRequest:
     return req
 
 
-def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
+def scrub_response(
+    response: dict[str, Any], values: list[str] | None = None
+) -> dict[str, Any] | None:
     """Drop cookies and redact secret values a server may echo back.
 
     Transient faults (429, 5xx, a truncated or non-JSON body) are not recorded (None):
@@ -95,7 +97,7 @@ def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
     if status == 429 or status >= 500 or not _complete_json(response):
         return None
     resp = copy.deepcopy(response)
-    values = secret_values()
+    values = secret_values() if values is None else values
     headers = resp.get("headers", {})
     for name in list(headers):
         if name.lower() in SECRET_HEADERS:
@@ -152,9 +154,7 @@ class ReadableSerializer:
             obj = _to_json(rbody.get("string"))
             if obj is not None:
                 resp["body"] = {"json": obj}
-        return yaml.dump(
-            data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100
-        )
+        return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
 
     @staticmethod
     def deserialize(text: str) -> dict[str, Any]:
@@ -287,13 +287,14 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         raise CassetteMissingError(f"no cassette {path}")
     if record == "all" and path.exists():
         path.unlink()
+    values = secret_values()  # once per trial, not once per request hook
     mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
     cassette = Cassette.load(
         path=str(path),
         record_mode=mode,
         match_on=MATCH_ON,
-        before_record_request=scrub_request,
-        before_record_response=scrub_response,
+        before_record_request=lambda r: scrub_request(r, values),
+        before_record_response=lambda r: scrub_response(r, values),
         serializer=ReadableSerializer,
         allow_playback_repeats=True,
     )

@@ -120,6 +120,21 @@ def _unsupported(exc: BaseException, lm: ModuleType) -> bool:
     )  # fmt: skip
 
 
+def _cost(resp: Any, lm: ModuleType) -> float | None:
+    """LiteLLM's own figure for this response (already computed by its logging), else None."""
+    hidden = getattr(resp, "_hidden_params", None) or {}
+    value = hidden.get("response_cost")
+    if value is None:
+        try:
+            value = lm.completion_cost(completion_response=resp)
+        except Exception:
+            return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def _reply(resp: Any) -> ModelReply:
     choice = resp.choices[0]
     msg = choice.message
@@ -166,10 +181,7 @@ async def complete(
             raise InfraError(f"{type(exc).__name__}: {str(exc)[:500]}") from None
         latency = time.perf_counter() - t0
         usage = getattr(resp, "usage", None)
-        try:
-            cost: float | None = float(lm.completion_cost(completion_response=resp))
-        except Exception:
-            cost = None
+        cost = _cost(resp, lm)
         return Completion(
             reply=_reply(resp),
             request=request,
