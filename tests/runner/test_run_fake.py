@@ -153,3 +153,28 @@ def test_retry_on_parse_error_feeds_the_error_back_once(
     assert weather.scores.first_try_ok is False
     assert weather.scores.retry_recovered is True
     assert by_id["chat"].turns and len(by_id["chat"].turns) == 1
+
+
+def test_native_tool_calls_round_trip(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    """Passing ``tools`` makes LiteLLM 1.106.2 import ``mcp`` (undeclared by it): the
+    native path must work with the project's own dependencies."""
+    fake.enqueue(
+        {"content": None, "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
+        "A joke.",
+    )
+    rc = run_cli([
+        "run", "--models", "openai/fake", "--formats", "native", "--scenarios", str(scenario_file),
+        "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
+        "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report", "--concurrency", "1",
+    ])  # fmt: skip
+    assert rc == 0
+    by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+    weather = by_id["weather"]
+    assert weather.status == "ok", weather.infra_error
+    sent = fake.received[0].body
+    assert sent["tool_choice"] == "auto"
+    assert sent["tools"][0]["function"]["name"] == "get_weather"
+    assert weather.turns[0].parsed.calls[0].arguments == {"city": "Paris"}
+    assert weather.scores is not None and weather.scores.call_accuracy is True
