@@ -178,3 +178,45 @@ def test_native_tool_calls_round_trip(
     assert sent["tools"][0]["function"]["name"] == "get_weather"
     assert weather.turns[0].parsed.calls[0].arguments == {"city": "Paris"}
     assert weather.scores is not None and weather.scores.call_accuracy is True
+
+
+MT_SCENARIO = """\
+id: mt
+tools:
+  - name: get_weather
+    description: Get the weather for a city.
+    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+messages:
+  - {role: user, content: "Temperature in Lisbon?"}
+expect:
+  max_turns: 3
+  rounds:
+    - calls:
+        - name: get_weather
+          arguments: {city: Lisbon}
+          result: {temperature: 23}
+  final_answer: {contains: ["23"]}
+"""
+
+
+def test_native_multi_turn_echoes_assistant_and_tool_messages(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    scen = tmp_path / "mt.yaml"
+    scen.write_text(MT_SCENARIO)
+    call = {"name": "get_weather", "arguments": {"city": "Lisbon"}}
+    fake.enqueue({"content": None, "tool_calls": [call]}, "It is 23 degrees.")
+    rc = run_cli([
+        "run", "--models", "openai/fake", "--formats", "native", "--scenarios", str(scen),
+        "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
+        "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report",
+    ])  # fmt: skip
+    assert rc == 0
+    (result,) = load_results(tmp_path / "run")
+    assert result.scores is not None and result.scores.final_answer_ok is True
+    assistant, tool = fake.received[1].body["messages"][-2:]
+    # The call-only reply goes back with its tool calls and an empty (not missing)
+    # content: llama.cpp's chat templates fail on a missing key.
+    assert assistant["role"] == "assistant" and assistant["content"] == ""
+    assert assistant["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert tool == {"role": "tool", "tool_call_id": "call_0", "content": '{"temperature": 23}'}

@@ -139,8 +139,11 @@ def _reply(resp: Any) -> ModelReply:
     choice = resp.choices[0]
     msg = choice.message
     raw = msg.model_dump(exclude_none=True)
-    # Keep ``content`` even when null: chat templates (llama.cpp's among them) read it.
-    raw.setdefault("content", msg.content)
+    # A call-only message comes back with ``content: null``, which the SDK then drops on
+    # the way out; chat templates (llama.cpp's among them) fail on the missing key.
+    # An empty string means the same to every provider and survives the round trip.
+    if raw.get("content") is None:
+        raw["content"] = ""
     tool_calls = [tc.model_dump(exclude_none=True) for tc in (msg.tool_calls or [])]
     return ModelReply(
         text=msg.content or "",
