@@ -35,6 +35,16 @@ class CallCollector:
         if code not in self.stop_signals:
             self.stop_signals.append(code)
 
+    def fail(self, code: str, message: str) -> None:
+        """The reply tried to call and this attempt yields no call (an issue says why)."""
+        self.attempted = True
+        self.issue(code, message)
+
+    def check_text_after(self, tail: str) -> None:
+        """Signal ``stop.text_after_call`` if ``tail`` (after the calls) is more than fences."""
+        if tail.replace("```", "").strip():
+            self.signal(codes.STOP_TEXT_AFTER_CALL)
+
     def add_json(self, raw: str, *, name_keys: Sequence[str], where: str) -> None:
         """Decode one call's JSON text (strict, then repair) and add the call(s) it holds."""
         self.add_decoded(decode(raw), name_keys=name_keys, where=where)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from toolbench import codes
 from toolbench.formats.base import (
     Format,
     Message,
@@ -26,7 +27,7 @@ from toolbench.formats.base import (
 from toolbench.formats.calls import CallCollector, failed_result
 from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.registry import register_format
-from toolbench.formats.text import drop_think_tags, remove_all, split_think, tidy
+from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
 
 DEFAULT_SYSTEM = "You are a helpful assistant. Use the provided tools when they help."
@@ -79,8 +80,7 @@ class Native(Format):
             where = f"tool_calls[{i}]"
             fn = tc.get("function") if isinstance(tc, dict) else None
             if not isinstance(fn, dict):
-                col.attempted = True
-                col.issue("call.bad_shape", f"{where}: no 'function' object")
+                col.fail(codes.CALL_BAD_SHAPE, f"{where}: no 'function' object")
                 continue
             call_id = tc.get("id")
             col.add_object(
@@ -110,7 +110,7 @@ class Native(Format):
         return self.parse_reply(ModelReply(text=text), tools)
 
     def _clean(self, text: str) -> str:
-        return remove_all(tidy(text), LEAK_MARKERS).strip()
+        return strip_markers(text, LEAK_MARKERS)
 
     def sanitize(self, text: str) -> str:
         return self._clean(drop_think_tags(text))

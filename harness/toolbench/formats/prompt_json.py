@@ -14,19 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import (
-    Format,
-    Message,
-    ModelReply,
-    ParseResult,
-    RenderedRequest,
-    ToolCall,
-)
-from toolbench.formats.calls import ARG_KEYS, CallCollector, failed_result
-from toolbench.formats.describe import describe_tools, merge_system
+from toolbench.formats.base import ParseResult
+from toolbench.formats.calls import ARG_KEYS, CallCollector
+from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Span, decode, loads_strict, scan_objects
+from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.registry import register_format
-from toolbench.formats.shots import render_shots
 from toolbench.formats.text import MARKER_ROUNDS, drop_think_tags, remove_all, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -48,13 +41,16 @@ def result_text(name: str, result: str) -> str:
 
 
 @register_format
-class PromptJson(Format):
+class PromptJson(PromptedFormat):
     name = "prompt-json"
     description = 'Tools in the system prompt; calls as {"tool": ..., "arguments": {...}} JSON.'
     markers = (_CALL_START, re.compile(re.escape(RESULT_PREFIX)))
+    result_separator = "\n\n"
+    call_text = staticmethod(call_text)
+    result_text = staticmethod(result_text)
 
-    def system_section(self, tools: Sequence[ToolDef]) -> str:
-        section = (
+    def instructions(self, tools: Sequence[ToolDef]) -> str:
+        return (
             "You can call tools. Available tools:\n\n"
             f"{describe_tools(tools)}\n\n"
             "To call a tool, reply with a JSON object in exactly this shape:\n"
@@ -65,17 +61,6 @@ class PromptJson(Format):
             "When no tool is needed, or once you have the results, answer in plain text "
             "without any JSON call."
         )
-        shots = render_shots(self.options.shots, call_text, result_text, lambda a: a)
-        return section + ("\n\n" + shots if shots else "")
-
-    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
-        return RenderedRequest(messages=merge_system(messages, self.system_section(tools)))
-
-    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
-        try:
-            return self._parse(text, tools)
-        except Exception as exc:  # a parser bug must not abort a run
-            return failed_result(text, exc)
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
@@ -101,13 +86,12 @@ class PromptJson(Format):
             last_end = span.end
         end = len(body)
         if broken is not None and broken[1] == len(body):
-            col.attempted = True
-            col.issue(codes.CALL_TRUNCATED, "the reply ended inside a tool call")
+            col.fail(codes.CALL_TRUNCATED, "the reply ended inside a tool call")
             end = max(broken[0], pos)
             first_call = end if first_call is None else first_call
         outside.append(body[pos:end])
-        if last_end is not None and body[last_end:end].replace("```", "").strip():
-            col.signal(codes.STOP_TEXT_AFTER_CALL)
+        if last_end is not None:
+            col.check_text_after(body[last_end:end])
         if first_call is not None and any(h in body[first_call:] for h in _HALLUCINATED):
             col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
@@ -144,18 +128,6 @@ class PromptJson(Format):
                 pos = sp.end
         kept.append(text[pos:])
         return self._clean("".join(kept))
-
-    def continue_conversation(
-        self,
-        messages: Sequence[Message],
-        reply: ModelReply,
-        results: Sequence[tuple[ToolCall, str]],
-    ) -> list[Message]:
-        out = [*messages, {"role": "assistant", "content": reply.text}]
-        if results:
-            body = "\n\n".join(result_text(call.name, result) for call, result in results)
-            out.append({"role": "user", "content": body})
-        return out
 
 
 def _broken_call(body: str, unclosed: int | None, calls: list[Span]) -> tuple[int, int] | None:

@@ -20,19 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import (
-    Format,
-    Message,
-    ModelReply,
-    ParseResult,
-    RenderedRequest,
-    ToolCall,
-)
-from toolbench.formats.calls import CallCollector, failed_result
-from toolbench.formats.describe import describe_tools, merge_system
+from toolbench.formats.base import ParseResult
+from toolbench.formats.calls import CallCollector
+from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
+from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.registry import register_format
-from toolbench.formats.shots import render_shots
 from toolbench.formats.text import split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -88,14 +81,18 @@ def answer_text(answer: str) -> str:
 
 
 @register_format
-class React(Format):
+class React(PromptedFormat):
     name = "react"
     description = "ReAct text: Thought / Action / Action Input / Observation / Final Answer."
     markers = (_LABEL,)
+    stop_sequences = (STOP,)
+    call_text = staticmethod(call_text)
+    result_text = staticmethod(result_text)
+    answer_text = staticmethod(answer_text)
 
-    def system_section(self, tools: Sequence[ToolDef]) -> str:
+    def instructions(self, tools: Sequence[ToolDef]) -> str:
         names = ", ".join(t.name for t in tools) or "(none)"
-        section = (
+        return (
             "You have access to the following tools:\n\n"
             f"{describe_tools(tools)}\n\n"
             "Use exactly this format:\n\n"
@@ -109,19 +106,6 @@ class React(Format):
             "Write at most one Action per reply, then stop and wait for the Observation. "
             "If no tool is needed, reply with a Thought and a Final Answer."
         )
-        shots = render_shots(self.options.shots, call_text, result_text, answer_text)
-        return section + ("\n\n" + shots if shots else "")
-
-    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
-        return RenderedRequest(
-            messages=merge_system(messages, self.system_section(tools)), stop=[STOP]
-        )
-
-    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
-        try:
-            return self._parse(text, tools)
-        except Exception as exc:  # a parser bug must not abort a run
-            return failed_result(text, exc)
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
@@ -138,8 +122,7 @@ class React(Format):
                 col.signal(codes.STOP_MULTIPLE_ACTIONS)
             if _OBSERVATION.search(body, act.start):
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
-            if body[call_end:].replace("```", "").strip():
-                col.signal(codes.STOP_TEXT_AFTER_CALL)
+            col.check_text_after(body[call_end:])
         final = section_at(body, _FINAL.search(body))
         final_answer = tidy(body[final.body : final.end]) if final else None
         raw = body if cut is None else body[: cut[0]] + body[cut[1] :]
@@ -207,20 +190,3 @@ class React(Format):
         Tidying comes first: removing an emptied fence afterwards could splice a label.
         """
         return _LABEL_RUN.sub("", tidy(text)).strip()
-
-    def sanitize(self, text: str) -> str:
-        split = split_think(text)
-        body = split.text.replace("<think>", "").replace("</think>", "")
-        return self._clean(body)
-
-    def continue_conversation(
-        self,
-        messages: Sequence[Message],
-        reply: ModelReply,
-        results: Sequence[tuple[ToolCall, str]],
-    ) -> list[Message]:
-        out = [*messages, {"role": "assistant", "content": reply.text}]
-        if results:
-            body = "\n".join(result_text(call.name, result) for call, result in results)
-            out.append({"role": "user", "content": body})
-        return out

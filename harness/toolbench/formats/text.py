@@ -90,3 +90,11 @@ def remove_all(text: str, needles: tuple[str, ...], rounds: int = MARKER_ROUNDS)
         if text == before:
             break
     return text
+
+
+def strip_markers(text: str, needles: tuple[str, ...]) -> str:
+    """Tidy, then remove literal markers, then strip.
+
+    Tidying comes first: removing an emptied fence afterwards could splice a marker.
+    """
+    return remove_all(tidy(text), needles).strip()

@@ -16,20 +16,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import (
-    Format,
-    Message,
-    ModelReply,
-    ParseResult,
-    RenderedRequest,
-    ToolCall,
-)
-from toolbench.formats.calls import CallCollector, failed_result
-from toolbench.formats.describe import merge_system
+from toolbench.formats.base import ParseResult
+from toolbench.formats.calls import CallCollector
 from toolbench.formats.jsonscan import decode, loads_strict, scan_objects
+from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.registry import register_format
-from toolbench.formats.shots import render_shots
-from toolbench.formats.text import drop_think_tags, remove_all, split_think, tidy
+from toolbench.formats.text import split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
 
 OPEN = "<tool_call>"
@@ -51,14 +43,17 @@ def result_text(name: str, result: str) -> str:
 
 
 @register_format
-class Xml(Format):
+class Xml(PromptedFormat):
     name = "xml"
     description = "Hermes/Qwen style: <tools> JSON in the system prompt, <tool_call> JSON tags."
     markers = tuple(re.compile(re.escape(t)) for t in (OPEN, CLOSE, RESP_OPEN, "<tools>"))
+    stop_sequences = (RESP_OPEN,)
+    call_text = staticmethod(call_text)
+    result_text = staticmethod(result_text)
 
-    def system_section(self, tools: Sequence[ToolDef]) -> str:
+    def instructions(self, tools: Sequence[ToolDef]) -> str:
         listing = "\n".join(json.dumps(t.openai(), ensure_ascii=False) for t in tools)
-        section = (
+        return (
             "# Tools\n\n"
             "You may call one or more functions to assist with the user query.\n\n"
             "You are provided with function signatures within <tools></tools> XML tags:\n"
@@ -70,19 +65,6 @@ class Xml(Format):
             "<tool_response></tool_response> tags. When no function is needed, or once you "
             "have the results, answer in plain text."
         )
-        shots = render_shots(self.options.shots, call_text, result_text, lambda a: a)
-        return section + ("\n\n" + shots if shots else "")
-
-    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
-        return RenderedRequest(
-            messages=merge_system(messages, self.system_section(tools)), stop=[RESP_OPEN]
-        )
-
-    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
-        try:
-            return self._parse(text, tools)
-        except Exception as exc:  # a parser bug must not abort a run
-            return failed_result(text, exc)
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
@@ -106,8 +88,8 @@ class Xml(Format):
             pos = end + len(CLOSE) if closed else len(body)
             last_end = pos
         outside.append(body[pos:])
-        if last_end is not None and body[last_end:].replace("```", "").strip():
-            col.signal(codes.STOP_TEXT_AFTER_CALL)
+        if last_end is not None:
+            col.check_text_after(body[last_end:])
         if first_call is not None and RESP_OPEN in body[first_call:]:
             col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
@@ -121,11 +103,10 @@ class Xml(Format):
         if inner.startswith("```"):  # a fence inside the tags
             inner = inner.strip("`").removeprefix("json").strip()
         if not inner:
-            col.attempted = True
             if closed:
-                col.issue(codes.CALL_BAD_SHAPE, "empty <tool_call> block")
+                col.fail(codes.CALL_BAD_SHAPE, "empty <tool_call> block")
             else:
-                col.issue(codes.CALL_TRUNCATED, "the reply ended inside <tool_call>")
+                col.fail(codes.CALL_TRUNCATED, "the reply ended inside <tool_call>")
             return
         strict = loads_strict(inner)
         if strict.ok:
@@ -139,29 +120,12 @@ class Xml(Format):
                 )
             return
         if not closed and (scan.unclosed is not None or not scan.spans):
-            col.attempted = True
-            col.issue(codes.CALL_TRUNCATED, "the reply ended inside <tool_call>")
+            col.fail(codes.CALL_TRUNCATED, "the reply ended inside <tool_call>")
             return
         col.add_decoded(decode(inner), name_keys=_NAME_KEYS, where="<tool_call>")
 
     def _clean(self, text: str) -> str:
-        # tidy before the tag removal: dropping an emptied fence later could splice a tag
-        return remove_all(tidy(_drop_blocks(text)), _TAGS).strip()
-
-    def sanitize(self, text: str) -> str:
-        return self._clean(drop_think_tags(text))
-
-    def continue_conversation(
-        self,
-        messages: Sequence[Message],
-        reply: ModelReply,
-        results: Sequence[tuple[ToolCall, str]],
-    ) -> list[Message]:
-        out = [*messages, {"role": "assistant", "content": reply.text}]
-        if results:
-            body = "\n".join(result_text(call.name, result) for call, result in results)
-            out.append({"role": "user", "content": body})
-        return out
+        return strip_markers(_drop_blocks(text), _TAGS)
 
 
 def _drop_blocks(text: str) -> str:
