@@ -220,3 +220,23 @@ def test_native_multi_turn_echoes_assistant_and_tool_messages(
     assert assistant["role"] == "assistant" and assistant["content"] == ""
     assert assistant["tool_calls"][0]["function"]["name"] == "get_weather"
     assert tool == {"role": "tool", "tool_call_id": "call_0", "content": '{"temperature": 23}'}
+
+
+def test_a_model_that_rejects_stop_is_asked_again_without_it(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    message = "Unsupported parameter: 'stop' is not supported with this model."
+    body = {"error": {"message": message, "type": "invalid_request_error", "param": "stop"}}
+    rejects = Fault(400, body=json.dumps(body).encode())
+    fake.enqueue(rejects, "Thought: none\nFinal Answer: sunny", "A joke.")
+    rc = run_cli([
+        "run", "--models", "openai/fake", "--formats", "react", "--scenarios", str(scenario_file),
+        "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
+        "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report", "--concurrency", "1",
+    ])  # fmt: skip
+    assert rc == 0
+    weather = next(r for r in load_results(tmp_path / "run") if r.scenario_id == "weather")
+    assert weather.status == "ok", weather.infra_error
+    assert fake.received[0].body["stop"] == ["\nObservation:"]
+    assert "stop" not in fake.received[1].body
+    assert "stop" not in weather.turns[0].request  # the record says what was really sent

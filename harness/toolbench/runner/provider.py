@@ -135,6 +135,11 @@ def _cost(resp: Any, lm: ModuleType) -> float | None:
         return None
 
 
+def _rejects_stop(exc: BaseException, lm: ModuleType) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, lm.BadRequestError | lm.UnsupportedParamsError) and "stop" in text
+
+
 def _reply(resp: Any) -> ModelReply:
     choice = resp.choices[0]
     msg = choice.message
@@ -177,6 +182,11 @@ async def complete(
                 raise CassetteMissingError(str(exc)) from None
             if _unsupported(exc, lm):
                 raise UnsupportedError(f"{type(exc).__name__}: {exc}") from None
+            if "stop" in request and _rejects_stop(exc, lm):
+                # Some models refuse `stop` (reasoning models, some gateways): send the turn
+                # without it; the recorded request says so by lacking it.
+                request = {k: v for k, v in request.items() if k != "stop"}
+                continue
             if _transient(exc, lm) and attempt <= RETRIES:
                 delay = _retry_after(exc) or BACKOFF_S * 2 ** (attempt - 1) * (1 + random.random())
                 await asyncio.sleep(delay)
