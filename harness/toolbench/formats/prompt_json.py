@@ -20,7 +20,14 @@ from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.registry import register_format
-from toolbench.formats.text import MARKER_ROUNDS, drop_think_tags, remove_all, split_think, tidy
+from toolbench.formats.text import (
+    MARKER_ROUNDS,
+    Cutter,
+    drop_think_tags,
+    remove_all,
+    split_think,
+    tidy,
+)
 from toolbench.tools import ToolDef
 
 RESULT_PREFIX = "Tool Result ("
@@ -66,10 +73,6 @@ class PromptJson(PromptedFormat):
         split = split_think(text)
         body = split.text
         col = CallCollector()
-        outside: list[str] = []
-        pos = 0
-        first_call: int | None = None
-        last_end: int | None = None
         scan = scan_objects(body)
         call_spans = [
             (sp, keys) for sp in scan.spans if (keys := _call_keys(body[sp.start : sp.end]))
@@ -78,24 +81,23 @@ class PromptJson(PromptedFormat):
         if broken is not None and broken[1] < len(body):  # a malformed call before a good one
             call_spans.append((Span(*broken), ("tool",)))
             call_spans.sort(key=lambda item: item[0].start)
+        cuts = Cutter(body)
         for span, keys in call_spans:
             col.add_decoded(decode(body[span.start : span.end]), name_keys=keys, where="call")
-            outside.append(body[pos : span.start])
-            pos = span.end
-            first_call = span.start if first_call is None else first_call
-            last_end = span.end
+            cuts.cut(span.start, span.end)
         end = len(body)
+        first_call = cuts.first_start
         if broken is not None and broken[1] == len(body):
             col.fail(codes.CALL_TRUNCATED, "the reply ended inside a tool call")
-            end = max(broken[0], pos)
+            end = max(broken[0], cuts.pos)
             first_call = end if first_call is None else first_call
-        outside.append(body[pos:end])
-        if last_end is not None:
-            col.check_text_after(body[last_end:end])
+        outside = cuts.finish(end)
+        if cuts.last_end is not None:
+            col.check_text_after(body[cuts.last_end : end])
         if first_call is not None and any(h in body[first_call:] for h in _HALLUCINATED):
             col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
-        raw = tidy("".join(outside))
+        raw = tidy(outside)
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
 
     def _clean(self, text: str) -> str:
@@ -120,14 +122,11 @@ class PromptJson(PromptedFormat):
         broken = _broken_call(text, scan.unclosed, cuts)
         if broken is not None:
             cuts = sorted([*cuts, Span(*broken)], key=lambda sp: sp.start)
-        kept: list[str] = []
-        pos = 0
+        kept = Cutter(text)
         for sp in cuts:
-            if sp.start >= pos:
-                kept.append(text[pos : sp.start])
-                pos = sp.end
-        kept.append(text[pos:])
-        return self._clean("".join(kept))
+            if sp.start >= kept.pos:
+                kept.cut(sp.start, sp.end)
+        return self._clean(kept.finish())
 
 
 def _broken_call(body: str, unclosed: int | None, calls: list[Span]) -> tuple[int, int] | None:

@@ -7,7 +7,7 @@ linear on hostile input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -58,6 +58,35 @@ def split_think(text: str) -> ThinkSplit:
         return ThinkSplit(text, None)
     visible = "".join(parts)
     return ThinkSplit(visible, "\n".join(t.strip() for t in thoughts if t.strip()))
+
+
+@dataclass(slots=True)
+class Cutter:
+    """Cuts regions (calls, blocks) out of a text and keeps what lies between them.
+
+    Parsers end alike: the visible text is what the calls leave, and the stop checks need
+    where the first call began and where the last one ended.
+    """
+
+    text: str
+    kept: list[str] = field(default_factory=list)
+    pos: int = 0
+    """Where the last cut ended (the start of the text before any cut)."""
+    first_start: int | None = None
+    last_end: int | None = None
+
+    def cut(self, start: int, end: int) -> None:
+        """Drop ``text[start:end]``; ``start`` must not lie before :attr:`pos`."""
+        self.kept.append(self.text[self.pos : start])
+        self.pos = end
+        if self.first_start is None:
+            self.first_start = start
+        self.last_end = end
+
+    def finish(self, end: int | None = None) -> str:
+        """The kept text, ending with what follows the last cut up to ``end`` (or the end)."""
+        self.kept.append(self.text[self.pos : len(self.text) if end is None else end])
+        return "".join(self.kept)
 
 
 def drop_think_tags(text: str) -> str:

@@ -21,7 +21,7 @@ from toolbench.formats.calls import CallCollector
 from toolbench.formats.jsonscan import decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.registry import register_format
-from toolbench.formats.text import split_think, strip_markers, tidy
+from toolbench.formats.text import Cutter, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
 
 OPEN = "<tool_call>"
@@ -70,30 +70,20 @@ class Xml(PromptedFormat):
         split = split_think(text)
         body = split.text
         col = CallCollector()
-        outside: list[str] = []
-        pos = 0
-        first_call: int | None = None
-        last_end: int | None = None
-        while True:
-            i = body.find(OPEN, pos)
-            if i < 0:
-                break
-            outside.append(body[pos:i])
-            first_call = i if first_call is None else first_call
+        cuts = Cutter(body)
+        while (i := body.find(OPEN, cuts.pos)) >= 0:
             start = i + len(OPEN)
             j = body.find(CLOSE, start)
             closed = j >= 0
             end = j if closed else len(body)
             self._read_call(body, start, end, closed, col)
-            pos = end + len(CLOSE) if closed else len(body)
-            last_end = pos
-        outside.append(body[pos:])
-        if last_end is not None:
-            col.check_text_after(body[last_end:])
-        if first_call is not None and RESP_OPEN in body[first_call:]:
+            cuts.cut(i, end + len(CLOSE) if closed else len(body))
+        raw = cuts.finish()
+        if cuts.last_end is not None:
+            col.check_text_after(body[cuts.last_end :])
+        if cuts.first_start is not None and RESP_OPEN in body[cuts.first_start :]:
             col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
-        raw = "".join(outside)
         return col.result(
             content=self._clean(raw), raw_content=tidy(raw), reasoning=split.reasoning
         )
@@ -133,17 +123,9 @@ def _drop_blocks(text: str) -> str:
     for open_tag, close_tag in ((OPEN, CLOSE), (RESP_OPEN, RESP_CLOSE)):
         if open_tag not in text:
             continue
-        kept: list[str] = []
-        pos = 0
-        while True:
-            i = text.find(open_tag, pos)
-            if i < 0:
-                kept.append(text[pos:])
-                break
-            kept.append(text[pos:i])
+        cuts = Cutter(text)
+        while (i := text.find(open_tag, cuts.pos)) >= 0:
             j = text.find(close_tag, i + len(open_tag))
-            if j < 0:
-                break
-            pos = j + len(close_tag)
-        text = "".join(kept)
+            cuts.cut(i, len(text) if j < 0 else j + len(close_tag))
+        text = cuts.finish()
     return text
