@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolbench.errors import UnknownNameError
-from toolbench.formats.base import RenderedRequest
-from toolbench.formats.registry import format_class, format_names, get_format
-from toolbench.scenarios.loader import load_scenarios
-from toolbench.scenarios.model import Scenario
+if TYPE_CHECKING:  # imported inside the commands: `toolbench --help` stays fast
+    from toolbench.formats.base import RenderedRequest
+    from toolbench.scenarios.model import Scenario
 
 formats_app = typer.Typer(
     name="formats",
@@ -33,6 +31,9 @@ ScenariosDirOpt = Annotated[
 
 def find_scenario(scenario_id: str, scenarios_dir: Path | None) -> Scenario:
     """The scenario with this id, or a did-you-mean error listing the ids."""
+    from toolbench.errors import UnknownNameError
+    from toolbench.scenarios.loader import load_scenarios
+
     scenarios = load_scenarios([scenarios_dir] if scenarios_dir else None)
     for sc in scenarios:
         if sc.id == scenario_id:
@@ -62,6 +63,8 @@ def render_text(req: RenderedRequest) -> str:
 @formats_app.command("list")
 def list_cmd() -> None:
     """Print each format's name and description, one per line."""
+    from toolbench.formats.registry import format_class, format_names
+
     names = format_names()
     width = max((len(n) for n in names), default=0)
     for name in names:
@@ -78,6 +81,8 @@ def show_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the request as JSON.")] = False,
 ) -> None:
     """Print exactly what the format would send for a scenario's first turn."""
+    from toolbench.formats.registry import get_format
+
     fmt = get_format(name)
     sc = find_scenario(scenario, scenarios_dir)
     req = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])

@@ -15,7 +15,6 @@ import typer
 
 from toolbench.cli.formats_cmd import ScenariosDirOpt, find_scenario
 from toolbench.errors import UserError
-from toolbench.formats.registry import get_format
 
 
 def read_input(source: str) -> str:
@@ -41,6 +40,8 @@ def parse_cmd(
     scenarios_dir: ScenariosDirOpt = None,
 ) -> None:
     """Parse a model reply with a format and print the ParseResult as JSON."""
+    from toolbench.formats.registry import get_format
+
     fmt = get_format(fmt_name)
     tools = find_scenario(scenario, scenarios_dir).tools if scenario else None
     text = read_input(source)

@@ -13,8 +13,6 @@ from typing import Annotated
 
 import typer
 
-from toolbench.scenarios.loader import bundled_dir, load_scenarios, scenario_files, validate_paths
-
 scenarios_app = typer.Typer(
     name="scenarios",
     help="List and validate scenario files.",
@@ -31,6 +29,8 @@ PathsArg = Annotated[
 @scenarios_app.command("list")
 def list_cmd(paths: PathsArg = None) -> None:
     """Print each scenario's id, kind, tool count and tags."""
+    from toolbench.scenarios.loader import load_scenarios
+
     scenarios = load_scenarios(paths or None)
     rows = [(sc.id, sc.expect.kind, str(len(sc.tools)), ",".join(sc.tags)) for sc in scenarios]
     header = ("ID", "KIND", "TOOLS", "TAGS")
@@ -44,6 +44,13 @@ def list_cmd(paths: PathsArg = None) -> None:
 @scenarios_app.command("validate")
 def validate_cmd(paths: PathsArg = None) -> None:
     """Check scenario files against the schema; exit 2 listing every error."""
+    from toolbench.scenarios.loader import (
+        bundled_dir,
+        load_scenarios,
+        scenario_files,
+        validate_paths,
+    )
+
     targets: list[Path] = list(paths) if paths else [bundled_dir()]
     errors = validate_paths(targets)
     if errors:
