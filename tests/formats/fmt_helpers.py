@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from toolbench.formats.base import ParseResult
+from toolbench.formats.base import Format, Message, ParseResult, RenderedRequest
 from toolbench.tools import ToolDef
 
 WEATHER = ToolDef(
@@ -26,7 +27,45 @@ SEARCH = ToolDef(
     parameters={"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
 )
 TOOLS = [WEATHER, SEARCH]
+USER_Q: list[Message] = [{"role": "user", "content": "q"}]
 
 
 def calls_of(result: ParseResult) -> list[tuple[str, dict[str, Any]]]:
     return [(c.name, c.arguments) for c in result.calls]
+
+
+Calls = list[tuple[str, dict[str, Any]]]
+ParseCase = tuple[str, str, Calls, str, Any, list[str], list[str]]
+"""(id, reply, calls, status, expected text, error codes, stop signals): one row of a
+text format's parse table; the expected text is ``content`` or ReAct's ``final_answer``."""
+
+
+def case_ids(cases: Sequence[ParseCase]) -> list[str]:
+    return [c[0] for c in cases]
+
+
+def check_parse(fmt: Format, case: ParseCase, text_field: str = "content") -> None:
+    """Parse a table row's reply with the shared tools and check all that the row says."""
+    _, reply, calls, status, text, errors, signals = case
+    got = fmt.parse(reply, TOOLS)
+    assert calls_of(got) == calls
+    assert got.status == status
+    assert getattr(got, text_field) == text
+    assert got.codes() == errors
+    assert got.stop_signals == signals
+    assert got.attempted == (status != "no_call")
+    assert any(c.repaired for c in got.calls) == (status == "repaired")
+
+
+def check_sanitize(fmt: Format, text: str, expected: str) -> None:
+    """Sanitized text is exactly as expected and holds none of the format's markers."""
+    out = fmt.sanitize(text)
+    assert out == expected
+    assert not any(m.search(out) for m in fmt.markers)
+
+
+def system_prompt(fmt: Format, messages: Sequence[Message] = USER_Q) -> tuple[RenderedRequest, str]:
+    """The request a format renders for the shared tools, and its system prompt."""
+    req = fmt.render(TOOLS, messages)
+    assert req.messages[0]["role"] == "system"
+    return req, req.messages[0]["content"]

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from fmt_helpers import TOOLS, calls_of
+from fmt_helpers import ParseCase, case_ids, check_parse, check_sanitize, system_prompt
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
@@ -15,7 +13,7 @@ F = PromptJson()
 W = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
 
 # (id, reply, calls, status, content, error codes, stop signals)
-CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, str, list[str], list[str]]] = [
+CASES: list[ParseCase] = [
     ("single", W, [("get_weather", {"city": "Paris"})], "strict", "", [], []),
     (
         "prose_before",
@@ -192,27 +190,9 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, str, list[str
 ]
 
 
-@pytest.mark.parametrize(
-    ("reply", "calls", "status", "content", "errors", "signals"),
-    [c[1:] for c in CASES],
-    ids=[c[0] for c in CASES],
-)
-def test_parse(
-    reply: str,
-    calls: list[tuple[str, dict[str, Any]]],
-    status: str,
-    content: str,
-    errors: list[str],
-    signals: list[str],
-) -> None:
-    got = F.parse(reply, TOOLS)
-    assert calls_of(got) == calls
-    assert got.status == status
-    assert got.content == content
-    assert got.codes() == errors
-    assert got.stop_signals == signals
-    assert got.attempted == (status != "no_call")
-    assert any(c.repaired for c in got.calls) == (status == "repaired")
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
+def test_parse(case: ParseCase) -> None:
+    check_parse(F, case)
 
 
 def test_think_is_reasoning_and_final_answer_is_content() -> None:
@@ -245,16 +225,13 @@ def test_raw_content_keeps_markers_content_does_not() -> None:
     ],
 )
 def test_sanitize(text: str, expected: str) -> None:
-    out = F.sanitize(text)
-    assert out == expected
-    assert not any(m.search(out) for m in F.markers)
+    check_sanitize(F, text, expected)
 
 
 def test_render_describes_tools_and_merges_system() -> None:
-    req = F.render(
-        TOOLS, [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]
+    req, system = system_prompt(
+        F, [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]
     )
-    system = req.messages[0]["content"]
     assert system.startswith("Be brief.\n\n")
     assert "- get_weather: Current weather for a city." in system
     assert "city (string, required): City name" in system
@@ -267,13 +244,12 @@ def test_render_describes_tools_and_merges_system() -> None:
 
 
 def test_render_adds_system_when_missing() -> None:
-    req = F.render(TOOLS, [{"role": "user", "content": "hi"}])
+    req, _ = system_prompt(F)
     assert [m["role"] for m in req.messages] == ["system", "user"]
 
 
 def test_shots_add_examples_with_neutral_tool() -> None:
-    system = PromptJson(FormatOptions(shots=2)).render(TOOLS, [{"role": "user", "content": "hi"}])
-    text = system.messages[0]["content"]
+    _, text = system_prompt(PromptJson(FormatOptions(shots=2)))
     assert "Example 1:" in text and "Example 2:" in text and "Example 3:" not in text
     assert '{"tool": "get_local_time", "arguments": {"city": "Tokyo"}}' in text
     assert "Tool Result (get_local_time):" in text

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from fmt_helpers import TOOLS, calls_of
+from fmt_helpers import (
+    ParseCase,
+    calls_of,
+    case_ids,
+    check_parse,
+    check_sanitize,
+    system_prompt,
+)
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
@@ -16,7 +21,7 @@ A = 'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "
 PARIS = [("get_weather", {"city": "Paris"})]
 
 # (id, reply, calls, status, final answer, error codes, stop signals)
-CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, Any, list[str], list[str]]] = [
+CASES: list[ParseCase] = [
     ("single", A, PARIS, "strict", None, [], []),
     (
         "no_thought",
@@ -142,26 +147,9 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, Any, list[str
 ]
 
 
-@pytest.mark.parametrize(
-    ("reply", "calls", "status", "final", "errors", "signals"),
-    [c[1:] for c in CASES],
-    ids=[c[0] for c in CASES],
-)
-def test_parse(
-    reply: str,
-    calls: list[tuple[str, dict[str, Any]]],
-    status: str,
-    final: str | None,
-    errors: list[str],
-    signals: list[str],
-) -> None:
-    got = F.parse(reply, TOOLS)
-    assert calls_of(got) == calls
-    assert got.status == status
-    assert got.final_answer == final
-    assert got.codes() == errors
-    assert got.stop_signals == signals
-    assert got.attempted == (status != "no_call")
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
+def test_parse(case: ParseCase) -> None:
+    check_parse(F, case, "final_answer")
 
 
 def test_content() -> None:
@@ -184,15 +172,11 @@ def test_content() -> None:
     ],
 )
 def test_sanitize(text: str, expected: str) -> None:
-    out = F.sanitize(text)
-    assert out == expected
-    assert not any(m.search(out) for m in F.markers)
+    check_sanitize(F, text, expected)
 
 
 def test_render() -> None:
-    req = F.render(TOOLS, [{"role": "user", "content": "q"}])
-    system = req.messages[0]["content"]
-    assert req.messages[0]["role"] == "system"
+    req, system = system_prompt(F)
     assert "Action: the tool to use, exactly one of [get_weather, search]" in system
     assert "city (string, required): City name" in system
     assert 'one of: "celsius", "fahrenheit"' in system
@@ -201,8 +185,7 @@ def test_render() -> None:
 
 
 def test_shots() -> None:
-    req = React(FormatOptions(shots=3)).render(TOOLS, [{"role": "user", "content": "q"}])
-    system = req.messages[0]["content"]
+    _, system = system_prompt(React(FormatOptions(shots=3)))
     assert "Example 3:" in system and "Example 4:" not in system
     example = system.split("Example 1:")[1].split("Observation:")[0]
     assert calls_of(F.parse(example)) == [("get_local_time", {"city": "Tokyo"})]

@@ -6,7 +6,15 @@ import json
 from typing import Any
 
 import pytest
-from fmt_helpers import TOOLS, calls_of
+from fmt_helpers import (
+    TOOLS,
+    ParseCase,
+    calls_of,
+    case_ids,
+    check_parse,
+    check_sanitize,
+    system_prompt,
+)
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
@@ -22,7 +30,8 @@ def tc(name: str, args: dict[str, Any]) -> str:
 W = tc("get_weather", {"city": "Paris"})
 PARIS = [("get_weather", {"city": "Paris"})]
 
-CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, str, list[str], list[str]]] = [
+# (id, reply, calls, status, content, error codes, stop signals)
+CASES: list[ParseCase] = [
     ("single", W, PARIS, "strict", "", [], []),
     ("prose_before", "Checking.\n" + W, PARIS, "strict", "Checking.", [], []),
     ("prose_after", W + " ok?", PARIS, "strict", "ok?", [], [codes.STOP_TEXT_AFTER_CALL]),
@@ -158,26 +167,9 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str, str, list[str
 ]
 
 
-@pytest.mark.parametrize(
-    ("reply", "calls", "status", "content", "errors", "signals"),
-    [c[1:] for c in CASES],
-    ids=[c[0] for c in CASES],
-)
-def test_parse(
-    reply: str,
-    calls: list[tuple[str, dict[str, Any]]],
-    status: str,
-    content: str,
-    errors: list[str],
-    signals: list[str],
-) -> None:
-    got = F.parse(reply, TOOLS)
-    assert calls_of(got) == calls
-    assert got.status == status
-    assert got.content == content
-    assert got.codes() == errors
-    assert got.stop_signals == signals
-    assert got.attempted == (status != "no_call")
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
+def test_parse(case: ParseCase) -> None:
+    check_parse(F, case)
 
 
 def test_reasoning_split_out() -> None:
@@ -197,14 +189,13 @@ def test_reasoning_split_out() -> None:
     ],
 )
 def test_sanitize(text: str, expected: str) -> None:
-    out = F.sanitize(text)
-    assert out == expected
-    assert not any(m.search(out) for m in F.markers)
+    check_sanitize(F, text, expected)
 
 
 def test_render() -> None:
-    req = F.render(TOOLS, [{"role": "system", "content": "Sys."}, {"role": "user", "content": "q"}])
-    system = req.messages[0]["content"]
+    req, system = system_prompt(
+        F, [{"role": "system", "content": "Sys."}, {"role": "user", "content": "q"}]
+    )
     assert system.startswith("Sys.\n\n")
     listed = system.split("<tools>\n")[1].split("\n</tools>")[0].splitlines()
     assert [json.loads(line) for line in listed] == [t.openai() for t in TOOLS]
@@ -214,8 +205,7 @@ def test_render() -> None:
 
 
 def test_shots() -> None:
-    text = Xml(FormatOptions(shots=1)).render(TOOLS, [{"role": "user", "content": "q"}])
-    system = text.messages[0]["content"]
+    _, system = system_prompt(Xml(FormatOptions(shots=1)))
     assert "Example 1:" in system and "Example 2:" not in system
     example = system.split("Example 1:")[1]
     assert calls_of(F.parse(example.split("<tool_response>")[0])) == [
