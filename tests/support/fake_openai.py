@@ -74,6 +74,8 @@ class FakeOpenAI:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        # A client that timed out and left is expected here, not an error to print.
+        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

@@ -182,8 +182,8 @@ class LocalServer:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # busy in a generation: no graceful exit
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
@@ -216,6 +216,13 @@ class LocalServerPool:
                 register_local_netloc(server.netloc)
                 self._servers[key] = server
         return server.base_url
+
+    def discard(self, model: str, native: bool) -> None:
+        """Stop one server (it hung); the next request for it starts a fresh one."""
+        key = (model, NATIVE_CHAT_FORMAT if native else None)
+        server = self._servers.pop(key, None)
+        if server is not None:
+            server.stop()
 
     def stop_all(self) -> None:
         for server in self._servers.values():

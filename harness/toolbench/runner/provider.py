@@ -11,6 +11,7 @@ import asyncio
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -23,7 +24,6 @@ MAX_STOP = 4
 ourselves so the request we record is the request that was sent."""
 RETRIES = 4
 BACKOFF_S = 0.5
-TIMEOUT_S = 600.0
 
 _litellm: ModuleType | None = None
 
@@ -52,6 +52,11 @@ class Endpoint:
     api_base: str | None = None
     api_key: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    timeout_s: float = 600.0
+    on_timeout: Callable[[], None] | None = None
+    """Called when a request times out; then the trial fails at once, unretried. The
+    embedded server uses it: a generation that hangs would block every later request
+    queued behind it, so that server is replaced instead of asked again."""
 
 
 @dataclass
@@ -164,7 +169,7 @@ async def complete(
     """Call the model once (retrying transient faults); raise typed errors otherwise."""
     lm = litellm()
     request = build_request(endpoint, rendered, seed)
-    extra: dict[str, Any] = {"max_retries": 0, "timeout": TIMEOUT_S}
+    extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
     if endpoint.api_base:
         extra["api_base"] = endpoint.api_base
     if endpoint.api_key:
@@ -187,6 +192,9 @@ async def complete(
                 # without it; the recorded request says so by lacking it.
                 request = {k: v for k, v in request.items() if k != "stop"}
                 continue
+            if isinstance(exc, lm.Timeout) and endpoint.on_timeout is not None:
+                endpoint.on_timeout()
+                raise InfraError(f"timed out after {endpoint.timeout_s:.0f}s: {exc}") from None
             if _transient(exc, lm) and attempt <= RETRIES:
                 delay = _retry_after(exc) or BACKOFF_S * 2 ** (attempt - 1) * (1 + random.random())
                 await asyncio.sleep(delay)

@@ -47,6 +47,9 @@ REPLAY_KEY = "toolbench-replay"
 """A placeholder key for replays: provider SDKs refuse to start without one."""
 LOCAL_KEY = "toolbench-local"
 LOCAL_MAX_TOKENS = 256
+LOCAL_TIMEOUT_S = 120.0
+"""A 256-token reply takes seconds here; two minutes means the generation hung (seen with
+grammar-constrained function calling on Gemma 3 270M)."""
 
 
 @dataclass
@@ -181,7 +184,11 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         if is_local(model):
             alias = LOCAL_MODELS[model].alias
             base = await pool.base_url(model, fmt.native) if live else LOCAL_BASE
-            return Endpoint(f"openai/{alias}", base, LOCAL_KEY, {"max_tokens": max_tokens})
+            return Endpoint(
+                f"openai/{alias}", base, LOCAL_KEY, {"max_tokens": max_tokens},
+                timeout_s=LOCAL_TIMEOUT_S,
+                on_timeout=(lambda: pool.discard(model, fmt.native)) if live else None,
+            )  # fmt: skip
         return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY)
 
     async def one(spec: TrialSpec) -> None:
