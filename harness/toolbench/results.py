@@ -68,7 +68,9 @@ class TurnRecord(BaseModel):
     """Exactly what was sent: model, messages, stop, tools, tool_choice, sampling params."""
     reply: ModelReply
     parsed: ParseResult
-    latency_s: float = 0.0
+    latency_s: float | None = 0.0
+    """The model's time for this exchange; on replay, the time recorded with the cassette
+    (None where the cassette has none)."""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None
@@ -95,7 +97,7 @@ class TrialResult(BaseModel):
     turns: list[TurnRecord] = Field(default_factory=list)
     scores: TrialScores | None = None
     """None when the trial did not reach the model (infra error, unsupported, no cassette)."""
-    latency_s: float = 0.0
+    latency_s: float | None = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None

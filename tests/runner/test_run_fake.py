@@ -51,6 +51,9 @@ def test_run_records_scores_and_replays(
     for sid in first:
         assert again[sid].scores == first[sid].scores
         assert again[sid].turns[0].reply == first[sid].turns[0].reply
+        # A replay reports the latency recorded with the cassette, not its own.
+        assert again[sid].turns[0].latency_s == first[sid].turns[0].latency_s
+        assert again[sid].latency_s == first[sid].latency_s
 
 
 def test_missing_cassette_names_file_and_command(

@@ -223,7 +223,7 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
         int(d.get("sample", 0)),
         status,
         *flags,
-        float(d.get("latency_s") or 0.0),
+        float("nan") if d.get("latency_s") is None else float(d["latency_s"]),
         d.get("prompt_tokens"),
         d.get("completion_tokens"),
         d.get("cost"),

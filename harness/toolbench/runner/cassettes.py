@@ -216,6 +216,32 @@ class TrialCassette:
     cassette: Any
     unmatched: list[str] = field(default_factory=list)
 
+    LATENCY_KEY = "toolbench_latency_s"
+
+    def played(self) -> int:
+        """Responses replayed so far (a call that raised this replayed, not live)."""
+        return int(self.cassette.play_count)
+
+    def latency(self, index: int, measured: float, replayed: bool) -> float | None:
+        """The model's latency for the ``index``-th exchange of this trial.
+
+        Live: the measured time, kept in the cassette's metadata. Replayed: the time
+        recorded with it (None where an older cassette has none), never the replay's
+        own few milliseconds, which would pass for a very fast model.
+        """
+        meta: dict[str, Any] = self.cassette._metadata
+        recorded = meta.get(self.LATENCY_KEY)
+        if replayed:
+            if isinstance(recorded, list) and index < len(recorded):
+                value = recorded[index]
+                return None if value is None else float(value)
+            return None
+        values = list(recorded) if isinstance(recorded, list) else []
+        values = [*(values + [None] * index)[:index], round(measured, 4)]
+        meta[self.LATENCY_KEY] = values
+        self.cassette.dirty = True
+        return measured
+
 
 _current: contextvars.ContextVar[TrialCassette | None] = contextvars.ContextVar(
     "toolbench_cassette", default=None

@@ -18,7 +18,12 @@ from toolbench import __version__
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import Format, Message, ModelReply, RenderedRequest
 from toolbench.results import TrialResult, TurnRecord
-from toolbench.runner.cassettes import RecordOption, record_command, use_cassette
+from toolbench.runner.cassettes import (
+    RecordOption,
+    TrialCassette,
+    record_command,
+    use_cassette,
+)
 from toolbench.runner.provider import Completion, Endpoint, complete
 from toolbench.scenarios.model import Scenario
 from toolbench.scenarios.script import should_continue, tool_results
@@ -61,9 +66,7 @@ def _assistant_text(reply: ModelReply) -> Message:
     return {"role": "assistant", "content": reply.text}
 
 
-async def _conversation(
-    spec: TrialSpec, endpoint: Endpoint, gap: Callable[[], bool]
-) -> list[TurnRecord]:
+async def _conversation(spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette) -> list[TurnRecord]:
     fmt, sc = spec.fmt, spec.scenario
     rendered = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])
     messages: list[Message] = list(rendered.messages)
@@ -79,12 +82,15 @@ async def _conversation(
             messages=messages, stop=rendered.stop, tools=rendered.tools,
             tool_choice=rendered.tool_choice,
         )  # fmt: skip
-        done: Completion = await complete(endpoint, req, seed, gap)
+        before = tc.played()
+        done: Completion = await complete(endpoint, req, seed, lambda: bool(tc.unmatched))
+        latency = tc.latency(len(turns), done.latency_s, replayed=tc.played() > before)
         parsed = fmt.parse_reply(done.reply, sc.tools)
         turns.append(
             TurnRecord(
                 request=done.request, reply=done.reply, parsed=parsed,
-                latency_s=round(done.latency_s, 4), prompt_tokens=done.prompt_tokens,
+                latency_s=None if latency is None else round(latency, 4),
+                prompt_tokens=done.prompt_tokens,
                 completion_tokens=done.completion_tokens, cost=done.cost,
                 retry=pending_retry,
             )
@@ -113,7 +119,7 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
     try:
         with use_cassette(spec.cassette, spec.record) as tc:
             endpoint = await endpoint_for(spec.model, spec.fmt)
-            turns = await _conversation(spec, endpoint, lambda: bool(tc.unmatched))
+            turns = await _conversation(spec, endpoint, tc)
     except CassetteMissingError:
         base.status = "cassette_missing"
         what = (
@@ -134,7 +140,8 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
         return base
     base.turns = turns
     base.scores = score_trial(spec.scenario, spec.fmt, turns)
-    base.latency_s = round(sum(t.latency_s for t in turns), 4)
+    lat = [t.latency_s for t in turns]
+    base.latency_s = None if any(x is None for x in lat) else round(sum(x or 0.0 for x in lat), 4)
     base.prompt_tokens = _total([t.prompt_tokens for t in turns])
     base.completion_tokens = _total([t.completion_tokens for t in turns])
     costs = [t.cost for t in turns]
