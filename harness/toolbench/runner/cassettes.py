@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 import yaml
+from vcr import matchers
 from vcr.cassette import Cassette
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.record_mode import RecordMode
@@ -182,27 +183,7 @@ def json_body(r1: VcrRequest, r2: VcrRequest) -> None:
         raise AssertionError("request bodies differ")
 
 
-def _host(r1: VcrRequest, r2: VcrRequest) -> None:
-    if r1.host != r2.host:
-        raise AssertionError(f"{r1.host} != {r2.host}")
-
-
-def _port(r1: VcrRequest, r2: VcrRequest) -> None:
-    if r1.port != r2.port:
-        raise AssertionError(f"{r1.port} != {r2.port}")
-
-
-def _path(r1: VcrRequest, r2: VcrRequest) -> None:
-    if r1.path != r2.path:
-        raise AssertionError(f"{r1.path} != {r2.path}")
-
-
-def _method(r1: VcrRequest, r2: VcrRequest) -> None:
-    if r1.method != r2.method:
-        raise AssertionError(f"{r1.method} != {r2.method}")
-
-
-MATCH_ON = (_method, _host, _port, _path, json_body)
+MATCH_ON = (matchers.method, matchers.host, matchers.port, matchers.path, json_body)
 
 
 # ---------------------------------------------------------------- routing
