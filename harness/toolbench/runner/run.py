@@ -47,8 +47,8 @@ REPLAY_KEY = "toolbench-replay"
 """A placeholder key for replays: provider SDKs refuse to start without one."""
 LOCAL_KEY = "toolbench-local"
 LOCAL_MAX_TOKENS = 256
-LOCAL_TIMEOUT_S = 120.0
-"""A 256-token reply takes seconds here; two minutes means the generation hung (seen with
+LOCAL_TIMEOUT_S = 60.0
+"""A 256-token reply takes 3-15 s here; a minute means the generation hung (seen with
 grammar-constrained function calling on Gemma 3 270M)."""
 
 
