@@ -21,9 +21,10 @@ def run_cmd(
         help="Comma-separated LiteLLM model strings (default: the embedded local models).",
     ),
     formats: str = typer.Option(
-        "prompt-json,react,xml,native",
+        None,
         "--formats",
-        help="Comma-separated format specs, e.g. prompt-json:shots=2.",
+        help="Comma-separated format specs, e.g. xml,prompt-json:shots=2 "
+        "(default: prompt-json, prompt-json:shots=2, react, xml, native).",
     ),
     scenarios: list[str] = typer.Option(
         None,
@@ -51,14 +52,14 @@ def run_cmd(
     """Run scenarios against models x formats; record or replay cassettes."""
     from toolbench.cli.run_view import print_summary, progress_hook
     from toolbench.errors import UserError
-    from toolbench.runner.run import RunConfig, execute_run, plan_run
+    from toolbench.runner.run import DEFAULT_FORMATS, RunConfig, execute_run, plan_run
 
     if record not in ("none", "new", "all"):
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
     cfg = RunConfig(
-        models=_split(models), formats=_split(formats),
+        models=_split(models), formats=_split(formats) or list(DEFAULT_FORMATS),
         scenarios=[s for item in (scenarios or []) for s in _split(item)],
         samples=samples, concurrency=concurrency, record=record,  # type: ignore[arg-type]
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,

@@ -43,6 +43,8 @@ from toolbench.runner.trial import TrialSpec, cassette_path, run_trial
 from toolbench.scenarios.loader import select_scenarios
 from toolbench.scenarios.model import Scenario
 
+DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
+"""The four formats, plus prompt-json with two examples: small models differ most there."""
 REPLAY_KEY = "toolbench-replay"
 """A placeholder key for replays: provider SDKs refuse to start without one."""
 LOCAL_KEY = "toolbench-local"
@@ -55,7 +57,7 @@ grammar-constrained function calling on Gemma 3 270M)."""
 @dataclass
 class RunConfig:
     models: list[str] = field(default_factory=list)
-    formats: list[str] = field(default_factory=lambda: ["prompt-json", "react", "xml", "native"])
+    formats: list[str] = field(default_factory=lambda: list(DEFAULT_FORMATS))
     scenarios: list[str] = field(default_factory=list)
     samples: int = 1
     concurrency: int = 4
