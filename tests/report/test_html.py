@@ -10,7 +10,7 @@ from toolbench.report import html as html_mod
 from toolbench.report import render_report, write_report
 from toolbench.report.baseline import diff, is_regression
 from toolbench.report.markdown import markdown_summary
-from toolbench.report.metrics import load_table
+from toolbench.report.metrics import aggregate, load_table
 
 
 def test_html_is_self_contained_and_escapes_model_output(run_dir: Path, tmp_path: Path) -> None:
@@ -91,3 +91,18 @@ def test_markdown_escapes_names(tmp_path: Path) -> None:
     md = render_report(run, "md")
     assert "evil\\|\\<b\\>model" in md
     assert "<b>" not in md
+
+
+def test_unknown_latency_shows_as_na(tmp_path: Path) -> None:
+    """A replayed cassette with no recorded time has latency None: shown as n/a, and
+    left out of the percentiles rather than counted as zero."""
+    timed = make_trial("m", "xml", "weather", 0, latency=2.0)
+    untimed = make_trial("m", "xml", "weather", 1, latency=4.0)
+    untimed.latency_s = None
+    for turn in untimed.turns:
+        turn.latency_s = None
+    run = write_run(tmp_path / "run", [timed, untimed])
+    page = render_report(run)
+    assert "n/a" in page
+    cells = {c.key: c for c in aggregate(load_table(run).df, overall=False)}
+    assert cells[("m", "xml")].values["latency_p50"] == 2.0

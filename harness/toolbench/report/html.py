@@ -76,6 +76,11 @@ def _json(obj: Any) -> str:
     return _cut(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
 
 
+def _seconds(value: float | None) -> str:
+    """A latency for display; None (a replay of a cassette with no recorded time) is n/a."""
+    return "n/a" if value is None else f"{value:.2f}s"
+
+
 def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
     turns = []
     for i, turn in enumerate(t.turns, 1):
@@ -99,7 +104,7 @@ def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
                 "content": _cut(turn.parsed.content),
                 "parse_errors": [f"{e.code}: {e.message}" for e in turn.parsed.errors],
                 "stop_signals": turn.parsed.stop_signals,
-                "latency": f"{turn.latency_s:.2f}s",
+                "latency": _seconds(turn.latency_s),
             }
         )
     s = t.scores
@@ -117,7 +122,7 @@ def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
         "scores": _json(s.model_dump(exclude={"errors", "reasons"})) if s else None,
         "errors": s.errors if s else [],
         "reasons": reasons,
-        "latency": f"{t.latency_s:.2f}s",
+        "latency": _seconds(t.latency_s),
     }
 
 
