@@ -137,3 +137,16 @@ def test_stop_list_is_cut_to_four_before_sending() -> None:
 
 def test_local_placeholder_is_not_a_real_host() -> None:
     assert LOCAL_HOST.endswith(".toolbench")
+
+
+def test_repeated_models_and_formats_run_once(tmp_path: Path, scen: Path) -> None:
+    twice = "local/smollm2-135m,local/smollm2-135m"
+    rc = run_cli(["run", "--quiet", "--no-report", "--models", twice,
+                  "--formats", "xml,xml,xml:shots=0", "--scenarios", str(scen), "--record", "none",
+                  "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "cas")])  # fmt: skip
+    assert rc == 0
+    keys = [r.key for r in load_results(tmp_path / "r")]
+    assert sorted(keys) == [
+        ("local/smollm2-135m", "xml", "chat", 0),
+        ("local/smollm2-135m", "xml", "weather", 0),
+    ]

@@ -108,8 +108,9 @@ def plan_run(cfg: RunConfig) -> Plan:
         raise UserError("--concurrency: must be at least 1")
     if cfg.max_turns is not None and cfg.max_turns < 1:
         raise UserError("--max-turns: must be at least 1")
-    models = cfg.models or list(DEFAULT_MODELS)
-    formats = [get_format(f) for f in cfg.formats]
+    # Repeats on the command line would run (and count) the same trials twice.
+    models = list(dict.fromkeys(cfg.models or DEFAULT_MODELS))
+    formats = list({f.spec: f for f in map(get_format, cfg.formats)}.values())
     if not formats:
         raise UserError("--formats: give at least one format")
     scenarios = select_scenarios(cfg.scenarios)
