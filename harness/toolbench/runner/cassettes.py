@@ -199,6 +199,13 @@ class TrialCassette:
 
     LATENCY_KEY = "toolbench_latency_s"
 
+    def gap(self, request: httpx.Request) -> CassetteMissingError:
+        """Note a request replay cannot answer, and the error that says so."""
+        self.unmatched.append(f"{request.method} {request.url.path}")
+        return CassetteMissingError(
+            f"cassette {self.path} has no recorded response for this request"
+        )
+
     def played(self) -> int:
         """Responses replayed so far (a call that raised this replayed, not live)."""
         return int(self.cassette.play_count)
@@ -241,10 +248,7 @@ async def _routed_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) 
             tc.cassette, _real_async, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
-        tc.unmatched.append(f"{request.method} {request.url.path}")
-        raise CassetteMissingError(
-            f"cassette {tc.path} has no recorded response for this request"
-        ) from None
+        raise tc.gap(request) from None
 
 
 def _routed_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
@@ -256,10 +260,7 @@ def _routed_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Res
             tc.cassette, _real_sync, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
-        tc.unmatched.append(f"{request.method} {request.url.path}")
-        raise CassetteMissingError(
-            f"cassette {tc.path} has no recorded response for this request"
-        ) from None
+        raise tc.gap(request) from None
 
 
 @contextmanager

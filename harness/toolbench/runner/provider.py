@@ -32,9 +32,9 @@ def litellm() -> ModuleType:
     """Import LiteLLM once, with the switches toolbench depends on."""
     global _litellm
     if _litellm is None:
-        os.environ.setdefault("DISABLE_AIOHTTP_TRANSPORT", "True")
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        # Forced, not defaulted: the aiohttp transport would bypass the cassettes.
         os.environ["DISABLE_AIOHTTP_TRANSPORT"] = "True"
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm as _mod
 
         _mod.suppress_debug_info = True
@@ -164,7 +164,10 @@ def _reply(resp: Any) -> ModelReply:
 
 
 async def complete(
-    endpoint: Endpoint, rendered: RenderedRequest, seed: int, is_replay_gap: Any = None
+    endpoint: Endpoint,
+    rendered: RenderedRequest,
+    seed: int,
+    is_replay_gap: Callable[[], bool] | None = None,
 ) -> Completion:
     """Call the model once (retrying transient faults); raise typed errors otherwise."""
     lm = litellm()
