@@ -33,6 +33,7 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 from toolbench.report.recommend import recommend
+from toolbench.report.visible import show_invisible
 from toolbench.results import TrialResult
 
 DETAIL_LIMIT = 300
@@ -52,10 +53,16 @@ def _env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # Runs before autoescaping, on every {{ value }} of the page.
+        finalize=_finalize,
     )
     env.filters["metric"] = _metric_filter
     env.filters["delta"] = _delta_filter
     return env
+
+
+def _finalize(value: Any) -> Any:
+    return show_invisible(value) if isinstance(value, str) else value
 
 
 def _metric_filter(value: float | None, metric: str) -> str:

@@ -12,6 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from toolbench.report.metrics import TrialTable
+from toolbench.report.visible import show_invisible
 
 _MAX_REASONS = 10
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -19,7 +20,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 def xml_text(s: str) -> str:
     """Text safe for XML 1.0: ElementTree escapes markup but not forbidden characters."""
-    return _NOT_XML.sub("\ufffd", s)
+    return _NOT_XML.sub("\ufffd", show_invisible(s))
 
 
 def junit_xml(table: TrialTable) -> str:
@@ -35,14 +36,14 @@ def junit_xml(table: TrialTable) -> str:
         rs = t.scores.reasons if t.scores else []
         reasons[t.key] = rs or (t.scores.errors if t.scores else [])
     for (model, fmt), cell in grouped:
-        suite = ET.SubElement(suites, "testsuite", name=f"{model} / {fmt}")
+        suite = ET.SubElement(suites, "testsuite", name=xml_text(f"{model} / {fmt}"))
         n_fail = n_skip = n_tests = 0
         for sid, g in cell.groupby("scenario_id", sort=True):
             n_tests += 1
             case = ET.SubElement(
                 suite,
                 "testcase",
-                classname=f"toolbench.{model}.{fmt}",
+                classname=xml_text(f"toolbench.{model}.{fmt}"),
                 name=xml_text(str(sid)),
                 time=f"{float(g['latency_s'].sum()):.3f}",
             )

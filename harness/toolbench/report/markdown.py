@@ -12,6 +12,7 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 from toolbench.report.recommend import recommend
+from toolbench.report.visible import show_invisible
 
 COLUMNS: tuple[str, ...] = (*HEADLINE, "infra_error_rate", "latency_p50", "n_trials")
 _MAX_CHANGED = 20
@@ -19,7 +20,7 @@ _MAX_CHANGED = 20
 
 def _md(s: str) -> str:
     """Escape what would break a table cell or start markup."""
-    out = s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    out = show_invisible(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
     for ch in "<>*_`[]":
         out = out.replace(ch, "\\" + ch)
     return out
