@@ -183,6 +183,8 @@ def test_null_arguments_become_empty_and_are_noted(arguments: str | None, notes:
     got = F.parse_reply(ModelReply(tool_calls=[tc]), TOOLS)
     assert [(c.name, c.arguments, c.notes) for c in got.calls] == [("search", {}, notes)]
     assert (got.status, got.errors) == ("strict", [])
+    # stored calls carry "notes" only where one applies (results stay as they were)
+    assert got.calls[0].model_dump().get("notes") == (notes or None)
 
 
 def test_missing_arguments_key_is_no_null_note() -> None:

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from toolbench.tools import ToolDef
 
@@ -36,7 +36,15 @@ class ToolCall(BaseModel):
     that held more than one JSON value, see ``call.lenient``)."""
     notes: list[str] = Field(default_factory=list)
     """Codes of what was normalised on the way without being an error (``args.null``:
-    arguments sent as null or as the string ``"null"`` were read as ``{}``)."""
+    arguments sent as null or as the string ``"null"`` were read as ``{}``). Left out of
+    the serialized call when empty, so stored results only change where a note applies."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_notes(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("notes"):
+            data.pop("notes", None)
+        return data
 
 
 class ParseIssue(BaseModel):
