@@ -299,6 +299,16 @@ BOUNDARY_CASES: list[ParseCase] = [
         [],
     ),
     (
+        "broken_call_then_close_tag_inside_string",
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}</tool_call>\n'
+        f"<tool_call>{S}</tool_call>",
+        [*PARIS, ("search", {"q": "a</tool_call>b"})],
+        "repaired",
+        "",
+        [codes.JSON_REPAIRED],
+        [],
+    ),
+    (
         "arguments_null",
         '<tool_call>{"name": "search", "arguments": null}</tool_call>',
         [("search", {})],

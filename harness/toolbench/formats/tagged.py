@@ -16,10 +16,10 @@ final call does not swallow what follows it. After the value:
 When the payload does not start with ``{``/``[``, or its value never closes, the block
 runs to the next closing tag (or the end), as reference parsers read it.
 
-Linear time: each tag search is memoised forward (:class:`_Forward`), a JSON scan stops
-where its value closes and the next block starts after it; a scan that runs to the end
-of the text unclosed happens at most once per reply (afterwards blocks are read by their
-closing tags only).
+Linear time: each tag search is memoised forward (:class:`_Forward`), and a JSON scan
+stops where its value closes, before the next block starts. A scan over a value that
+never closes runs to the end of the text, so such scans draw on a budget of a few times
+the text's length; once it is spent, later blocks are read by their closing tags only.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ from typing import NamedTuple
 
 from toolbench.formats.jsonscan import scan_objects, value_end
 from toolbench.formats.text import Cutter
+
+SCAN_BUDGET = 3
+"""Unclosed JSON scans may cover this many times the text's length in all."""
 
 _LEAD = re.compile(r"\s*+(?:```[A-Za-z]*+\s*+)?+")
 _TRAIL = re.compile(r"\s*+(?:```\s*+)?+")
@@ -76,7 +79,7 @@ class BlockFinder:
         self.close_tag = close_tag
         self._opens = _Forward(text, open_tag)
         self._closes = _Forward(text, close_tag)
-        self._scan_ok = True
+        self._budget = SCAN_BUDGET * len(text) + 4096
 
     def next(self, pos: int) -> Block | None:
         """The first block whose opening tag starts at or after ``pos``."""
@@ -87,10 +90,10 @@ class BlockFinder:
         s = i + len(self.open_tag)
         lead = _LEAD.match(text, s)
         p = lead.end() if lead else s
-        if self._scan_ok and p < len(text) and text[p] in "{[":
+        if self._budget > 0 and p < len(text) and text[p] in "{[":
             k = value_end(text, p)
             if k is None:
-                self._scan_ok = False  # ran to the end: read later blocks by their tags
+                self._budget -= len(text) - p  # scanned to the end: pay for it
             else:
                 trail = _TRAIL.match(text, k)
                 t = trail.end() if trail else k
