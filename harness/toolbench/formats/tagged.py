@@ -81,6 +81,11 @@ class BlockFinder:
         self._closes = _Forward(text, close_tag)
         self._budget = SCAN_BUDGET * len(text) + 4096
 
+    @property
+    def spent(self) -> bool:
+        """The scan budget is spent: blocks are now read by their tags only."""
+        return self._budget <= 0
+
     def next(self, pos: int) -> Block | None:
         """The first block whose opening tag starts at or after ``pos``."""
         text = self.text
@@ -124,6 +129,14 @@ def drop_blocks(text: str, open_tag: str, close_tag: str) -> str:
         return text
     cuts = Cutter(text)
     blocks = BlockFinder(text, open_tag, close_tag)
-    while (block := blocks.next(cuts.pos)) is not None:
+    while not blocks.spent and (block := blocks.next(cuts.pos)) is not None:
         cuts.cut(block.start, cut_end(text, block))
+    # Budget spent: the finder reads blocks by their tags only; do the same in a tight loop.
+    while blocks.spent and (i := text.find(open_tag, cuts.pos)) >= 0:
+        s = i + len(open_tag)
+        j = text.find(close_tag, s)
+        if j < 0:
+            cuts.cut(i, cut_end(text, Block(i, len(text), s, len(text), False, False, False)))
+            break
+        cuts.cut(i, j + len(close_tag))
     return cuts.finish()
