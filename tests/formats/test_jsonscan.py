@@ -104,3 +104,21 @@ def test_value_end_window() -> None:
     text = 'ab {"x": [1, 2]} cd'
     assert value_end(text, 3) == 16
     assert value_end(text, 3, 10) is None  # the window ends before the value closes
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=json_values.filter(lambda v: isinstance(v, (dict, list))), tail=st.text(max_size=10))
+def test_value_end_agrees_with_json(value: object, tail: str) -> None:
+    for dumped in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent=1)):
+        assert value_end(dumped + tail, 0) == len(dumped)
+        broken = dumped[0] + "x" + dumped[1:]  # invalid JSON: the bracket scan, not json
+        assert value_end(broken + tail, 0) == len(broken)
