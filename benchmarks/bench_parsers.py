@@ -3,8 +3,8 @@
 Run: ``python benchmarks/bench_parsers.py`` (prints ms and MB/s per case and format, for
 ``parse`` and for ``sanitize``; best of 3). Timing lives here rather than in the tests so
 the test suite never depends on machine speed. The target is well under 100 ms for each
-adversarial case; the last two cases are realistic bulk (many real calls or objects),
-where the cost is dominated by decoding every object and is reported for reference.
+adversarial case; the ``bulk`` cases are many real calls, objects or call blocks, where
+the cost is dominated by decoding every one of them and is reported for reference.
 """
 
 from __future__ import annotations
@@ -41,10 +41,15 @@ CASES: dict[str, str] = {
     "ReAct labels": _fill("Action: f\nAction Input: {\n"),
     "Tool Result ( repeated": _fill("Tool Result ("),
     "closing braces }": _fill("}"),
+    "Final Answer: repeated": _fill("Final Answer: "),
     "empty objects {}": _fill("{}"),
     "text with one call": _fill("lorem ipsum dolor sit amet ") + CALL,
     "bulk: many small objects": _fill('{"a": 1} '),
     "bulk: many real calls": _fill(CALL + "\n"),
+    # Many short blocks, each located and decoded (the last one through JSON repair).
+    "bulk: unclosed <tool_call>s": _fill('<tool_call>{"name": "f", "arguments": {}}\n'),
+    "bulk: text in <tool_call>s": _fill('<tool_call>{"name": "f"} x</tool_call>'),
+    "bulk: </tool_call> in strings": _fill('<tool_call>{"a</tool_call>"'),
 }
 
 

@@ -14,6 +14,11 @@ CALL_UNKNOWN_TOOL = "call.unknown_tool"
 CALL_MISSING_NAME = "call.missing_name"
 CALL_BAD_SHAPE = "call.bad_shape"
 ARGS_NOT_OBJECT = "args.not_object"
+CALL_LENIENT = "call.lenient"  # read only leniently: not a strict parse
+CALL_IN_CONTENT = "call.in_content"  # native: call syntax left in the content as text
+
+# notes on a parsed call (ToolCall.notes): recorded, not errors
+ARGS_NULL = "args.null"
 
 # call matching
 CALL_WRONG_TOOL = "call.wrong_tool"
@@ -55,6 +60,12 @@ DESCRIPTIONS: dict[str, str] = {
     CALL_MISSING_NAME: "a call has no tool name",
     CALL_BAD_SHAPE: "a call's JSON has the wrong shape for the format",
     ARGS_NOT_OBJECT: "a call's arguments are not a JSON object",
+    CALL_LENIENT: "a call was read only leniently (text or several objects inside its block, "
+    "a doubled or missing tag)",
+    CALL_IN_CONTENT: "the reply's content holds tool-call syntax as text: the server did not "
+    "return it as a structured call",
+    ARGS_NULL: 'a call\'s arguments were null or the JSON string "null", read as {} '
+    "(a note on the call, not an error)",
     CALL_WRONG_TOOL: "the expected tool was not the one called",
     CALL_MISSING: "an expected call was not made",
     CALL_EXTRA: "more calls were made than expected",

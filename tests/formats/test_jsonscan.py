@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolbench.formats.jsonscan import decode, scan_objects
+from toolbench.formats.jsonscan import decode, scan_objects, value_end
 
 
 def spans(text: str) -> list[str]:
@@ -79,3 +79,46 @@ def test_decode(text: str, ok: bool, repaired: bool, value: object) -> None:
 
 def test_decode_strict_only() -> None:
     assert decode('{"a": 1,}', allow_repair=False).ok is False
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ('{"a": 1} x', 8),
+        ('{"s": "} ] </tool_call>"} x', 25),
+        ('{"a": {"b": [1, {"c": 2}]}}} x', 27),
+        ("[1, [2], {}] y", 12),
+        ("{} {}", 2),
+        ('{"a": "\\"}"} z', 12),
+        ('{"a": {"b": 1}', None),  # still open at the end
+        ('{"a": "unterminated', None),
+        ("x {}", None),  # no opener at the start
+        ("{'a': 1,} tail", 9),  # invalid JSON still ends where its brackets balance
+    ],
+)
+def test_value_end(text: str, end: int | None) -> None:
+    assert value_end(text, 0) == end
+
+
+def test_value_end_window() -> None:
+    text = 'ab {"x": [1, 2]} cd'
+    assert value_end(text, 3) == 16
+    assert value_end(text, 3, 10) is None  # the window ends before the value closes
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=json_values.filter(lambda v: isinstance(v, (dict, list))), tail=st.text(max_size=10))
+def test_value_end_agrees_with_json(value: object, tail: str) -> None:
+    for dumped in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent=1)):
+        assert value_end(dumped + tail, 0) == len(dumped)
+        broken = dumped[0] + "x" + dumped[1:]  # invalid JSON: the bracket scan, not json
+        assert value_end(broken + tail, 0) == len(broken)

@@ -101,13 +101,95 @@ def test_ids_and_content() -> None:
     assert F.parse_reply(ModelReply(text="Hi")).final_answer == "Hi"
 
 
-def test_leaked_template_is_content_not_a_call() -> None:
-    text = '<tool_call>{"name": "search", "arguments": {}}</tool_call>'
-    got = F.parse_reply(ModelReply(text=text))
-    assert got.calls == [] and got.status == "no_call"
-    assert got.raw_content == text
-    assert any(m.search(got.raw_content) for m in F.markers)
+LEAKED = '<tool_call>{"name": "search", "arguments": {"q": "x"}}</tool_call>'
+
+# A server that failed to parse its model's call leaves it in the content (issue 7):
+# an attempted call that failed to decode, never an abstention; no raw JSON stays visible.
+# (id, reply, calls, status, error codes, visible content)
+LEAK_CASES: list[tuple[str, ModelReply, list[tuple[str, dict[str, Any]]], str, list[str], str]] = [
+    ("tagged_call_only", ModelReply(text=LEAKED), [], "failed", [codes.CALL_IN_CONTENT], ""),
+    (
+        "prose_around",
+        ModelReply(text=f"Let me check.\n{LEAKED}\nOne moment."),
+        [],
+        "failed",
+        [codes.CALL_IN_CONTENT],
+        "Let me check.\n\nOne moment.",
+    ),
+    (
+        "unclosed_tag",
+        ModelReply(text='<tool_call>\n{"name": "search", "arguments": {}}\n<|im_end|>'),
+        [],
+        "failed",
+        [codes.CALL_IN_CONTENT],
+        "<|im_end|>",
+    ),
+    (
+        "beside_a_structured_call",
+        ModelReply(text=LEAKED, tool_calls=[call("get_weather", '{"city": "Paris"}')]),
+        [("get_weather", {"city": "Paris"})],
+        "repaired",
+        [codes.CALL_IN_CONTENT],
+        "",
+    ),
+    (
+        "mistral_marker",
+        ModelReply(text='[TOOL_CALLS][{"name": "search", "arguments": {}}]'),
+        [],
+        "failed",
+        [codes.CALL_IN_CONTENT],
+        '[{"name": "search", "arguments": {}}]',
+    ),
+    (
+        "closing_tag_alone_is_no_attempt",
+        ModelReply(text="done</tool_call>"),
+        [],
+        "no_call",
+        [],
+        "done",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "calls", "status", "errors", "content"),
+    [c[1:] for c in LEAK_CASES],
+    ids=[c[0] for c in LEAK_CASES],
+)
+def test_call_left_in_content_is_a_failed_attempt(
+    reply: ModelReply,
+    calls: list[tuple[str, dict[str, Any]]],
+    status: str,
+    errors: list[str],
+    content: str,
+) -> None:
+    got = F.parse_reply(reply, TOOLS)
+    assert calls_of(got) == calls
+    assert (got.status, got.codes(), got.content) == (status, errors, content)
+    assert got.attempted is (status != "no_call")
+    assert got.raw_content == reply.text.strip()
+    assert any(m.search(got.raw_content) for m in F.markers)  # a raw leak
+    if "<tool_call>" in reply.text:  # the whole block goes, not only its tags
+        assert '"search"' not in got.content
     assert not any(m.search(got.content) for m in F.markers)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "notes"),
+    [("null", [codes.ARGS_NULL]), (None, [codes.ARGS_NULL]), ("{}", []), ("", [])],
+)
+def test_null_arguments_become_empty_and_are_noted(arguments: str | None, notes: list[str]) -> None:
+    tc = {"id": "c1", "type": "function", "function": {"name": "search", "arguments": arguments}}
+    got = F.parse_reply(ModelReply(tool_calls=[tc]), TOOLS)
+    assert [(c.name, c.arguments, c.notes) for c in got.calls] == [("search", {}, notes)]
+    assert (got.status, got.errors) == ("strict", [])
+    # stored calls carry "notes" only where one applies (results stay as they were)
+    assert got.calls[0].model_dump().get("notes") == (notes or None)
+
+
+def test_missing_arguments_key_is_no_null_note() -> None:
+    got = F.parse_reply(ModelReply(tool_calls=[{"id": "c", "function": {"name": "search"}}]))
+    assert [(c.arguments, c.notes) for c in got.calls] == [({}, [])]
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fmt_helpers import ParseCase, case_ids, check_parse, check_sanitize, system_prompt
+from fmt_helpers import TOOLS, ParseCase, case_ids, check_parse, check_sanitize, system_prompt
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
@@ -272,3 +272,18 @@ def test_continue_conversation() -> None:
         msgs, reply, [(ToolCall(name="a"), "1"), (ToolCall(name="b"), "2")]
     )
     assert two[-1] == {"role": "user", "content": "Tool Result (a):\n1\n\nTool Result (b):\n2"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "notes"),
+    [
+        ('{"tool": "search", "arguments": null}', [codes.ARGS_NULL]),
+        ('{"tool": "search", "arguments": "null"}', [codes.ARGS_NULL]),
+        ('{"tool": "search", "arguments": {}}', []),
+        ('{"tool": "search"}', []),
+    ],
+)
+def test_null_arguments_become_empty_and_are_noted(reply: str, notes: list[str]) -> None:
+    got = F.parse(reply, TOOLS)
+    assert [(c.name, c.arguments, c.notes) for c in got.calls] == [("search", {}, notes)]
+    assert (got.status, got.errors) == ("strict", [])

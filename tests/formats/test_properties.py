@@ -59,3 +59,27 @@ def test_sanitize_never_raises_and_removes_markers(text: str) -> None:
 )
 def test_native_reply_never_raises(calls: list[dict[str, object]]) -> None:
     _check(get_format("native").parse_reply(ModelReply(tool_calls=calls)))
+
+
+TAIL_FRAGMENTS = [
+    "<|im_end|>", "<tool_response>", "</tool_response>", "{", "}", '"', "\n", " ", "```",
+    "Thought:", "ok", "<think>", "</think>", "<tool_", "call>",
+]  # fmt: skip
+CALL_JSON = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tail=st.lists(st.sampled_from(TAIL_FRAGMENTS) | st.text(max_size=3), max_size=20)
+    .map("".join)
+    .filter(lambda t: "<tool_call>" not in t and "</tool_call>" not in t)
+)
+def test_xml_unclosed_final_call_reads_as_if_closed(tail: str) -> None:
+    """Whatever follows an unclosed final call is seen as it would be with the tag added."""
+    xml = get_format("xml")
+    unclosed = xml.parse(f"<tool_call>\n{CALL_JSON}\n{tail}")
+    closed = xml.parse(f"<tool_call>\n{CALL_JSON}\n</tool_call>{tail}")
+    assert unclosed.calls == closed.calls
+    assert (unclosed.status, unclosed.errors) == (closed.status, closed.errors)
+    assert unclosed.stop_signals == closed.stop_signals
+    assert unclosed.content == closed.content

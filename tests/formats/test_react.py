@@ -152,6 +152,101 @@ def test_parse(case: ParseCase) -> None:
     check_parse(F, case, "final_answer")
 
 
+# Final answers as real models write them (issue 7).
+# (id, reply, calls, status, final answer, error codes, stop signals)
+FINAL_CASES: list[ParseCase] = [
+    (
+        "mid_line_after_thought",
+        "Thought: I know this. Final Answer: Paris is the capital.",
+        [],
+        "no_call",
+        "Paris is the capital.",
+        [],
+        [],
+    ),
+    (
+        "mid_line_after_prose",
+        "So the answer is clear Final Answer:  42  ",
+        [],
+        "no_call",
+        "42",
+        [],
+        [],
+    ),
+    (
+        "later_thought_does_not_cut",
+        "Final Answer: Paris is the capital.\nThought: It has 2.1 million people.",
+        [],
+        "no_call",
+        "Paris is the capital.\nIt has 2.1 million people.",
+        [],
+        [],
+    ),
+    (
+        "multi_line_answer_with_thought_line",
+        "Thought: easy\nFinal Answer: Steps:\n1. a\nThought: then b\n2. c",
+        [],
+        "no_call",
+        "Steps:\n1. a\nthen b\n2. c",
+        [],
+        [],
+    ),
+    (
+        "last_final_answer_wins",
+        "Final Answer: draft\nThought: better\nFinal Answer: Paris.",
+        [],
+        "no_call",
+        "Paris.",
+        [],
+        [],
+    ),
+    (
+        "observation_ends_the_answer",
+        "Final Answer: Paris.\nObservation: invented",
+        [],
+        "no_call",
+        "Paris.",
+        [],
+        [],
+    ),
+    (
+        "label_inside_action_input_is_no_answer",
+        'Action: search\nAction Input: {"q": "Final Answer: x"}',
+        [("search", {"q": "Final Answer: x"})],
+        "strict",
+        None,
+        [],
+        [],
+    ),
+    ("input_null", "Action: search\nAction Input: null", [("search", {})], "strict", None, [], []),
+    (
+        "input_null_string",
+        'Action: search\nAction Input: "null"',
+        [("search", {})],
+        "strict",
+        None,
+        [],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", FINAL_CASES, ids=case_ids(FINAL_CASES))
+def test_final_answer(case: ParseCase) -> None:
+    check_parse(F, case, "final_answer")
+    got = F.parse(case[1])
+    if case[4] is not None:
+        assert got.content == case[4]  # the label is never visible
+        assert "Final Answer" not in got.content
+
+
+@pytest.mark.parametrize(
+    "reply", ["Action: search\nAction Input: null", 'Action: search\nAction Input: "null"']
+)
+def test_null_input_is_noted(reply: str) -> None:
+    assert [c.notes for c in F.parse(reply).calls] == [[codes.ARGS_NULL]]
+
+
 def test_content() -> None:
     assert F.parse(A).content == "I need the weather."
     assert F.parse(A).raw_content == "Thought: I need the weather."
@@ -169,6 +264,8 @@ def test_content() -> None:
         ("  Final Answer:   42", "42"),
         ("<think>t</think>Action Input: {}", "{}"),
         ("not a label: Thought: inline", "not a label: Thought: inline"),
+        ("so the Final Answer: 42", "so the 42"),
+        ("x\nThFinal Answer: ought: y", "x\ny"),
     ],
 )
 def test_sanitize(text: str, expected: str) -> None:

@@ -172,6 +172,196 @@ def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
 
 
+J = json.dumps({"name": "get_weather", "arguments": {"city": "Paris"}})
+S = json.dumps({"name": "search", "arguments": {"q": "a</tool_call>b"}})
+LENIENT = [codes.CALL_LENIENT]
+
+# Defects found on real replies (issue 7): where a call ends, and what is strict.
+# (id, reply, calls, status, content, error codes, stop signals)
+BOUNDARY_CASES: list[ParseCase] = [
+    (
+        "unclosed_then_chat_token",
+        f"<tool_call>\n{J}\n<|im_end|>",
+        PARIS,
+        "strict",
+        "<|im_end|>",
+        [],
+        [codes.STOP_TEXT_AFTER_CALL],
+    ),
+    (
+        "unclosed_then_prose",
+        f"<tool_call>\n{J}\nDone! Anything else?",
+        PARIS,
+        "strict",
+        "Done! Anything else?",
+        [],
+        [codes.STOP_TEXT_AFTER_CALL],
+    ),
+    (
+        "unclosed_then_invented_result",
+        f"<tool_call>\n{J}\n<tool_response>\nsunny\n</tool_response>",
+        PARIS,
+        "strict",
+        "",
+        [],
+        [codes.STOP_TEXT_AFTER_CALL, codes.STOP_HALLUCINATED_RESULT],
+    ),
+    (
+        "close_tag_inside_string",
+        f"<tool_call>{S}</tool_call> after",
+        [("search", {"q": "a</tool_call>b"})],
+        "strict",
+        "after",
+        [],
+        [codes.STOP_TEXT_AFTER_CALL],
+    ),
+    (
+        "close_tag_inside_string_unclosed",
+        f"<tool_call>{S}",
+        [("search", {"q": "a</tool_call>b"})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "response_tag_inside_string_is_no_result",
+        '<tool_call>{"name": "search", "arguments": {"q": "<tool_response>"}}</tool_call>',
+        [("search", {"q": "<tool_response>"})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "two_objects_in_one_block",
+        f"<tool_call>{J}\n{J}</tool_call>",
+        [*PARIS, *PARIS],
+        "repaired",
+        "",
+        LENIENT,
+        [],
+    ),
+    (
+        "doubled_open_tag",
+        f"<tool_call><tool_call>{J}</tool_call>",
+        PARIS,
+        "repaired",
+        "",
+        LENIENT,
+        [],
+    ),
+    ("prose_inside_block", f"<tool_call>Sure: {J}</tool_call>", PARIS, "repaired", "", LENIENT, []),
+    (
+        "prose_after_json_inside_block",
+        f"<tool_call>{J} hope this works</tool_call>",
+        PARIS,
+        "repaired",
+        "",
+        LENIENT,
+        [],
+    ),
+    (
+        "special_token_inside_block",
+        f"<tool_call>{J}<|im_end|></tool_call>",
+        PARIS,
+        "repaired",
+        "",
+        LENIENT,
+        [],
+    ),
+    ("list_in_block", f"<tool_call>[{J}]</tool_call>", PARIS, "repaired", "", LENIENT, []),
+    (
+        "missing_close_before_next_call",
+        f"<tool_call>{J}\n{W}",
+        [*PARIS, *PARIS],
+        "repaired",
+        "",
+        LENIENT,
+        [],
+    ),
+    (
+        "one_block_failed_to_decode",
+        f"{W}\n<tool_call>get_weather(city=Paris)</tool_call>",
+        PARIS,
+        "repaired",
+        "",
+        [codes.JSON_DECODE_FAILED],
+        [],
+    ),
+    (
+        "one_block_truncated",
+        f'{W}\n<tool_call>{{"name": "search", "argu',
+        PARIS,
+        "repaired",
+        "",
+        [codes.CALL_TRUNCATED],
+        [],
+    ),
+    (
+        "broken_call_then_close_tag_inside_string",
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}</tool_call>\n'
+        f"<tool_call>{S}</tool_call>",
+        [*PARIS, ("search", {"q": "a</tool_call>b"})],
+        "repaired",
+        "",
+        [codes.JSON_REPAIRED],
+        [],
+    ),
+    (
+        "arguments_null",
+        '<tool_call>{"name": "search", "arguments": null}</tool_call>',
+        [("search", {})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+    (
+        "arguments_null_string",
+        '<tool_call>{"name": "search", "arguments": "null"}</tool_call>',
+        [("search", {})],
+        "strict",
+        "",
+        [],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", BOUNDARY_CASES, ids=case_ids(BOUNDARY_CASES))
+def test_call_boundaries_and_strictness(case: ParseCase) -> None:
+    check_parse(F, case)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "<|im_end|>",
+        "\nI called the tool.",
+        "\n<tool_response>\n{}\n</tool_response>\nIt is sunny.",
+        "\nThought: done <end_of_turn>",
+        "",
+        "\n```",
+    ],
+)
+def test_unclosed_call_reads_as_if_closed(tail: str) -> None:
+    """What follows an unclosed final call is seen exactly as with the tag added."""
+    unclosed = F.parse(f"<tool_call>\n{J}\n{tail}", TOOLS)
+    closed = F.parse(f"<tool_call>\n{J}\n</tool_call>{tail}", TOOLS)
+    assert unclosed == closed
+    assert F.sanitize(f"<tool_call>\n{J}\n{tail}") == F.sanitize(
+        f"<tool_call>\n{J}\n</tool_call>{tail}"
+    )
+
+
+@pytest.mark.parametrize("arguments", ["null", '"null"'])
+def test_null_arguments_are_noted(arguments: str) -> None:
+    got = F.parse(f'<tool_call>{{"name": "search", "arguments": {arguments}}}</tool_call>')
+    assert [(c.arguments, c.notes) for c in got.calls] == [({}, [codes.ARGS_NULL])]
+    assert got.errors == []
+
+
 def test_reasoning_split_out() -> None:
     got = F.parse("<think>\nhmm\n</think>\nAnswer.")
     assert (got.reasoning, got.content, got.final_answer) == ("hmm", "Answer.", "Answer.")

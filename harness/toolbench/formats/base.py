@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from toolbench.tools import ToolDef
 
@@ -32,7 +32,19 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
     repaired: bool = False
-    """True when the call only decoded through the lenient (JSON-repair) path."""
+    """True when the call only decoded through the lenient path (JSON repair, or a block
+    that held more than one JSON value, see ``call.lenient``)."""
+    notes: list[str] = Field(default_factory=list)
+    """Codes of what was normalised on the way without being an error (``args.null``:
+    arguments sent as null or as the string ``"null"`` were read as ``{}``). Left out of
+    the serialized call when empty, so stored results only change where a note applies."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_notes(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("notes"):
+            data.pop("notes", None)
+        return data
 
 
 class ParseIssue(BaseModel):
@@ -47,9 +59,11 @@ class ParseIssue(BaseModel):
 class ParseResult(BaseModel):
     """What a format read from one reply.
 
-    ``status`` keeps strict and lenient outcomes apart: ``strict`` means every call decoded
-    without repair, ``repaired`` that at least one needed the repair layer, ``failed`` that
-    the reply tried to call and nothing usable came out, ``no_call`` that it did not try.
+    ``status`` keeps strict and lenient outcomes apart: ``strict`` means every call the reply
+    attempted decoded without repair or leniency, ``repaired`` that calls came out but at
+    least one needed the repair layer or a lenient reading, or that another attempted call
+    of the same reply was dropped (a block that failed to decode), ``failed`` that the reply
+    tried to call and nothing usable came out, ``no_call`` that it did not try.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -112,6 +126,10 @@ class Format(ABC):
     description: ClassVar[str] = ""
     markers: ClassVar[Sequence[re.Pattern[str]]] = ()
     """Patterns of this format's raw markers, used to detect leakage and to sanitize."""
+    visible_markup: ClassVar[Sequence[re.Pattern[str]]] = ()
+    """Markup this format allows in its visible text (ReAct's ``Thought:`` and ``Final
+    Answer:``). Raw leakage is a marker outside it: a marker match that one of these
+    patterns also matches, from the same position to at least the same end, is no leak."""
     native: ClassVar[bool] = False
     """True when the format uses the provider's own tool-calling API."""
 

@@ -2,7 +2,13 @@
 
 Every format ends the same way: some candidate call objects, some issues, visible text.
 :class:`CallCollector` keeps the strict/repaired/failed bookkeeping in one place so the
-formats cannot drift apart on what counts as strict.
+formats cannot drift apart on what counts as strict: a call read through repair or a
+lenient reading is ``repaired``, and so is a reply in which another attempted call was
+dropped (an issue whose code is in :data:`DROPPING`), since not all it tried decoded.
+
+Arguments sent as JSON ``null`` or as the JSON string ``"null"`` (some providers send it
+for tools without parameters) are both read as ``{}`` and noted on the call
+(``ToolCall.notes``, code ``args.null``): a convention of the sender, not a model error.
 """
 
 from __future__ import annotations
@@ -18,6 +24,18 @@ from toolbench.tools import ToolDef
 
 ARG_KEYS = ("arguments", "parameters", "args")
 
+DROPPING = frozenset(
+    {
+        codes.JSON_DECODE_FAILED,
+        codes.CALL_TRUNCATED,
+        codes.CALL_MISSING_NAME,
+        codes.CALL_BAD_SHAPE,
+        codes.ARGS_NOT_OBJECT,
+        codes.CALL_IN_CONTENT,
+    }
+)
+"""Issue codes that mean an attempted call yielded no call."""
+
 
 @dataclass
 class CallCollector:
@@ -27,9 +45,13 @@ class CallCollector:
     errors: list[ParseIssue] = field(default_factory=list)
     stop_signals: list[str] = field(default_factory=list)
     attempted: bool = False
+    dropped: bool = False
+    """An attempted call was dropped: the reply cannot be a strict parse."""
 
     def issue(self, code: str, message: str) -> None:
         self.errors.append(ParseIssue(code=code, message=message))
+        if code in DROPPING:
+            self.dropped = True
 
     def signal(self, code: str) -> None:
         if code not in self.stop_signals:
@@ -45,12 +67,20 @@ class CallCollector:
         if tail.replace("```", "").strip():
             self.signal(codes.STOP_TEXT_AFTER_CALL)
 
-    def add_json(self, raw: str, *, name_keys: Sequence[str], where: str) -> None:
+    def add_json(
+        self, raw: str, *, name_keys: Sequence[str], where: str, lenient: bool = False
+    ) -> None:
         """Decode one call's JSON text (strict, then repair) and add the call(s) it holds."""
-        self.add_decoded(decode(raw), name_keys=name_keys, where=where)
+        self.add_decoded(decode(raw), name_keys=name_keys, where=where, lenient=lenient)
 
-    def add_decoded(self, got: Decoded, *, name_keys: Sequence[str], where: str) -> None:
-        """Add the call(s) held by a decoded value; a failed decode is an issue."""
+    def add_decoded(
+        self, got: Decoded, *, name_keys: Sequence[str], where: str, lenient: bool = False
+    ) -> None:
+        """Add the call(s) held by a decoded value; a failed decode is an issue.
+
+        ``lenient``: the value was only found by a lenient reading, so its calls count as
+        repaired (the caller reports why, once, with ``call.lenient``).
+        """
         self.attempted = True
         if not got.ok:
             self.issue(codes.JSON_DECODE_FAILED, f"{where}: invalid JSON that repair could not fix")
@@ -67,11 +97,12 @@ class CallCollector:
             self.issue(codes.JSON_REPAIRED, f"{where}: invalid JSON, decoded only after repair")
             self.calls.extend(probe.calls)
             self.errors.extend(probe.errors)
+            self.dropped = self.dropped or probe.dropped
             return
         if not values:
             self.issue(codes.CALL_BAD_SHAPE, f"{where}: empty list, no call")
         for value in values:
-            self.add_object(value, name_keys=name_keys, where=where)
+            self.add_object(value, name_keys=name_keys, where=where, repaired=lenient)
 
     def add_object(
         self,
@@ -92,7 +123,7 @@ class CallCollector:
             self.issue(codes.CALL_MISSING_NAME, f"{where}: the call has no tool name")
             return
         args_raw: Any = next((value[k] for k in ARG_KEYS if k in value), {})
-        args, args_repaired = self._arguments(args_raw, name, where)
+        args, args_repaired, notes = self._arguments(args_raw, name, where)
         if args is None:
             return
         self.calls.append(
@@ -101,25 +132,31 @@ class CallCollector:
                 arguments=args,
                 id=call_id if call_id is not None else _str_or_none(value.get("id")),
                 repaired=repaired or args_repaired,
+                notes=notes,
             )
         )
 
-    def _arguments(self, raw: Any, name: str, where: str) -> tuple[dict[str, Any] | None, bool]:
+    def _arguments(
+        self, raw: Any, name: str, where: str
+    ) -> tuple[dict[str, Any] | None, bool, list[str]]:
+        """``(arguments, repaired, notes)``; arguments None: not an object (an issue)."""
         if raw is None:
-            return {}, False
+            return {}, False, [codes.ARGS_NULL]
         repaired = False
         if isinstance(raw, str):  # arguments given as a JSON string (OpenAI style)
             if not raw.strip():
-                return {}, False
+                return {}, False, []
             got = decode(raw)
+            if got.ok and got.value is None and not got.repaired:  # the string "null"
+                return {}, False, [codes.ARGS_NULL]
             if got.ok and got.repaired:
                 self.issue(codes.JSON_REPAIRED, f"{where}: arguments of '{name}' needed repair")
                 repaired = True
             raw = got.value if got.ok else raw
         if not isinstance(raw, dict):
             self.issue(codes.ARGS_NOT_OBJECT, f"{where}: arguments of '{name}' are not an object")
-            return None, False
-        return raw, repaired
+            return None, False, []
+        return raw, repaired, []
 
     def check_tools(self, tools: Sequence[ToolDef] | None) -> None:
         if tools is None:
@@ -139,7 +176,8 @@ class CallCollector:
         final_from_content: bool = True,
     ) -> ParseResult:
         if self.calls:
-            status = "repaired" if any(c.repaired for c in self.calls) else "strict"
+            lenient = self.dropped or any(c.repaired for c in self.calls)
+            status = "repaired" if lenient else "strict"
         else:
             status = "failed" if self.attempted else "no_call"
         if final_answer is None and final_from_content and not self.calls:

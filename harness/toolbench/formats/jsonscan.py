@@ -41,6 +41,8 @@ _LEAF = re.compile(r'\{(?:[^{}\[\]"]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+\}', re.DOT
 _OPENER = re.compile(r"[{\[]")
 _CLOSER = re.compile(r"[}\]]")
 
+_DECODER = json.JSONDecoder()
+
 REPAIR_LIMIT = 200_000
 """Spans longer than this are not handed to the (pure Python) repair library."""
 
@@ -119,6 +121,41 @@ def _scan(text: str, start: int, stop: int) -> Scan:
             out.unclosed = bottom if isinstance(bottom, int) else bottom[0]
             break
     return out
+
+
+def value_end(text: str, start: int, end: int | None = None) -> int | None:
+    """Where the JSON object or array that opens at ``text[start]`` closes, or None.
+
+    String-aware (a ``}`` or a tag inside a JSON string does not end the value) and linear
+    in the length scanned: the same possessive tokens as :func:`scan_objects`, but only a
+    depth count, and it stops at the first point where the value closes. None when
+    ``text[start]`` is no opener or the value is still open at ``end``. Bracket kinds are
+    not matched (``{]`` closes), as in :func:`scan_objects`: decoding judges validity.
+    """
+    stop = len(text) if end is None else min(end, len(text))
+    if start >= stop or text[start] not in "{[":
+        return None
+    try:  # valid JSON, the common case: the C decoder, which stops where the value ends
+        _, done = _DECODER.raw_decode(text, start)
+        if done <= stop:
+            return int(done)
+    except (ValueError, RecursionError):
+        pass  # it stopped at or before the error, so scanning on stays linear
+    leaf = _LEAF.match(text, start, stop)
+    if leaf:
+        return leaf.end()
+    depth = 0
+    for m in _TOKEN.finditer(text, start, stop):
+        if m.lastindex == 1:
+            s, e = m.span(1)
+            depth += 1 if e - s == 1 else _count(m.group(1), "{", "[")
+            continue
+        s, e = m.span(2)
+        n = 1 if e - s == 1 else _count(m.group(2), "}", "]")
+        if n >= depth:
+            return e if n == depth else _nth_end(text, s, e, depth)
+        depth -= n
+    return None
 
 
 def _count(run: str, a: str, b: str) -> int:

@@ -6,6 +6,12 @@ structured ``tool_calls``. The assistant message is echoed back exactly as the p
 returned it, so provider-only fields (such as Gemini's thought signatures) survive the
 round trip. What this format measures on top of the provider is leakage: a server whose
 chat template fails to extract calls leaves raw template markers in the content.
+
+Such a reply is not an abstention: content that holds a call opener (``<tool_call>``,
+``[TOOL_CALLS]``, ... see :data:`CALL_OPENERS`) is an attempted call that failed to
+decode (``call.in_content``), and its markers are a raw leak. The visible ``content``
+drops whole ``<tool_call>`` blocks (tags and JSON), not only the tags, so no raw call
+JSON is left looking like an answer.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from toolbench.formats.base import (
 from toolbench.formats.calls import CallCollector, failed_result
 from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.registry import register_format
+from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
 
@@ -49,6 +56,8 @@ LEAK_MARKERS = (
     "<|tool_call|>",
     "<functioncall>",
 )
+CALL_OPENERS = tuple(m for m in LEAK_MARKERS if not m.startswith("</") and "_end|" not in m)
+"""Markers that open a call: in the content they mean the server did not parse one."""
 
 
 @register_format
@@ -84,7 +93,7 @@ class Native(Format):
                 continue
             call_id = tc.get("id")
             col.add_object(
-                {"name": fn.get("name"), "arguments": fn.get("arguments")},
+                {k: fn.get(k) for k in ("name", "arguments") if k in fn},
                 name_keys=("name",),
                 where=where,
                 call_id=call_id if isinstance(call_id, str) and call_id else None,
@@ -92,6 +101,13 @@ class Native(Format):
         col.check_tools(tools)
         split = split_think(reply.text or "")
         raw = tidy(split.text)
+        opener = next((m for m in CALL_OPENERS if m in raw), None)
+        if opener is not None:
+            col.fail(
+                codes.CALL_IN_CONTENT,
+                f"content holds {opener!r} call syntax as text: the server returned no "
+                "structured call for it",
+            )
         reasoning = split.reasoning
         extra = reply.raw_message.get("reasoning_content") if reply.raw_message else None
         if isinstance(extra, str) and extra.strip():
@@ -110,7 +126,7 @@ class Native(Format):
         return self.parse_reply(ModelReply(text=text), tools)
 
     def _clean(self, text: str) -> str:
-        return strip_markers(text, LEAK_MARKERS)
+        return strip_markers(drop_blocks(text, "<tool_call>", "</tool_call>"), LEAK_MARKERS)
 
     def sanitize(self, text: str) -> str:
         return self._clean(drop_think_tags(text))

@@ -7,8 +7,24 @@ message and feeds each result back as a *user* message ``Observation: <result>``
 observation is not the model's own words, and a user turn keeps chat templates that
 require alternating roles happy.
 
-Labels are recognised at the start of a line (leading spaces allowed). ``Thought`` text
-stays in the content (labels removed); ``Final Answer`` text is the final answer.
+Labels are recognised at the start of a line (leading spaces allowed); ``Final Answer:``
+also in mid-line (``... so the Final Answer: 42``), since models run it on after a
+thought. ``Thought`` text stays in the content (labels removed); ``Final Answer`` text
+is the final answer, and the content.
+
+**The final answer** follows the last ``Final Answer:`` label outside the Action, as
+LangChain's ReAct output parser reads it, and runs to the end of the reply or to a later
+``Action:``/``Action Input:``/``Observation:`` label (a new step). A later ``Thought:``
+does not end it: the Final Answer is the protocol's last step, so whatever the model
+writes after it is what a user of this format is shown; its text stays in the answer
+with the label removed. For stop compliance a later ``Thought:`` is no violation: this
+format's stop rules are about what follows an Action (a second Action, an invented
+Observation, text after the call), and its stop sequence is ``\nObservation:``; a turn
+that answers has no call to stop after. A later Action or Observation is judged as such.
+
+**Visible markup.** ``Thought:`` and ``Final Answer:`` labels belong in this format's
+visible text (:attr:`React.visible_markup`): they are no raw leak. ``Action:``,
+``Action Input:`` and ``Observation:`` left outside the call are.
 """
 
 from __future__ import annotations
@@ -26,7 +42,7 @@ from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.registry import register_format
-from toolbench.formats.text import split_think, tidy
+from toolbench.formats.text import MARKER_ROUNDS, split_think, tidy
 from toolbench.tools import ToolDef
 
 LABELS = ("Thought", "Action", "Action Input", "Observation", "Final Answer")
@@ -44,7 +60,11 @@ def _label(name: str) -> re.Pattern[str]:
 
 _ACTION = _label("Action")
 _OBSERVATION = _label("Observation")
-_FINAL = _label("Final Answer")
+_THOUGHT = _label("Thought")
+_FINAL_ANY = re.compile(r"^[ \t]*+Final Answer[ \t]*+:|Final Answer[ \t]*+:", re.M)
+_FINAL_WORD = re.compile(r"Final Answer[ \t]*+:")
+_FINAL_LABEL = re.compile(r"Final Answer[ \t]*+:[ \t]*+")
+_STEP = re.compile(r"^[ \t]*+(?:Action Input|Action|Observation)[ \t]*+:", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +105,7 @@ class React(PromptedFormat):
     name = "react"
     description = "ReAct text: Thought / Action / Action Input / Observation / Final Answer."
     markers = (_LABEL,)
+    visible_markup = (_THOUGHT, _FINAL_ANY)
     stop_sequences = (STOP,)
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)
@@ -123,8 +144,7 @@ class React(PromptedFormat):
             if _OBSERVATION.search(body, act.start):
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
             col.check_text_after(body[call_end:])
-        final = section_at(body, _FINAL.search(body))
-        final_answer = tidy(body[final.body : final.end]) if final else None
+        final_answer = self._final_answer(body, cut)
         raw = body if cut is None else body[: cut[0]] + body[cut[1] :]
         raw = tidy(raw)
         content = final_answer if final_answer is not None else self._clean(raw)
@@ -162,13 +182,26 @@ class React(PromptedFormat):
             return span.end
         if broken and inp.end == len(body):
             col.issue(codes.CALL_TRUNCATED, "the reply ended inside Action Input")
-        elif not raw_input or raw_input.lower() in ("none", "null"):
+        elif not raw_input:
             col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="Action")
+        elif raw_input.lower() in ("none", "null", '"null"'):  # {} and noted: args.null
+            col.add_object({"name": name, "arguments": None}, name_keys=("name",), where="Action")
         elif broken or raw_input.startswith(("{", "```")):
             self._add_args(col, name, decode(raw_input.strip("`").removeprefix("json")))
         else:
             col.issue(codes.ARGS_NOT_OBJECT, "Action Input is not a JSON object")
         return inp.end
+
+    def _final_answer(self, body: str, cut: tuple[int, int] | None) -> str | None:
+        """The text after the last ``Final Answer:`` outside the Action (module docstring)."""
+        last: re.Match[str] | None = None
+        for m in _FINAL_WORD.finditer(body):  # a literal prefix: a fast search
+            if cut is None or not cut[0] <= m.start() < cut[1]:
+                last = m
+        if last is None:
+            return None
+        step = _STEP.search(body, last.end())
+        return self._clean(body[last.end() : step.start() if step else len(body)])
 
     @staticmethod
     def _add_args(col: CallCollector, name: str, got: Decoded) -> None:
@@ -185,8 +218,14 @@ class React(PromptedFormat):
         )
 
     def _clean(self, text: str) -> str:
-        """Remove line-start labels (every consecutive one, so none can survive).
+        """Remove line-start labels (every consecutive one, so none can survive) and
+        mid-line ``Final Answer:`` labels (repeated: removing one could splice another).
 
         Tidying comes first: removing an emptied fence afterwards could splice a label.
         """
-        return _LABEL_RUN.sub("", tidy(text)).strip()
+        text = _LABEL_RUN.sub("", tidy(text))
+        for _ in range(MARKER_ROUNDS):  # a mid-line Final Answer label is not left visible
+            if not _FINAL_LABEL.search(text):
+                break
+            text = _LABEL_RUN.sub("", _FINAL_LABEL.sub("", text))
+        return text.strip()

@@ -6,6 +6,13 @@ results go back in a user message as ``<tool_response>...</tool_response>`` bloc
 parser follows the reference parsers (vLLM ``hermes``, llama.cpp): a reply cut off after
 complete JSON but before ``</tool_call>`` still counts (a stop sequence may have eaten the
 tag); JSON cut off mid-way is ``call.truncated`` and yields no call.
+
+A call's payload ends where its JSON ends (:mod:`toolbench.formats.tagged`): a
+``</tool_call>`` inside a JSON string does not end it, and whatever follows an unclosed
+call (prose, chat tokens, an invented ``<tool_response>``) is text after the call,
+exactly as if the tag had been there. Readings that need leniency (several objects or
+prose inside one block, a doubled or missing tag, a JSON list) are ``repaired`` with
+code ``call.lenient``, and a reply in which one block failed to decode is not strict.
 """
 
 from __future__ import annotations
@@ -18,9 +25,10 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.calls import CallCollector
-from toolbench.formats.jsonscan import decode, loads_strict, scan_objects
+from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.registry import register_format
+from toolbench.formats.tagged import Block, BlockFinder, drop_blocks
 from toolbench.formats.text import Cutter, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
 
@@ -71,61 +79,98 @@ class Xml(PromptedFormat):
         body = split.text
         col = CallCollector()
         cuts = Cutter(body)
-        while (i := body.find(OPEN, cuts.pos)) >= 0:
-            start = i + len(OPEN)
-            j = body.find(CLOSE, start)
-            closed = j >= 0
-            end = j if closed else len(body)
-            self._read_call(body, start, end, closed, col)
-            cuts.cut(i, end + len(CLOSE) if closed else len(body))
+        blocks = BlockFinder(body, OPEN, CLOSE)
+        while (block := blocks.next(cuts.pos)) is not None:
+            cuts.cut(block.start, self._read_call(body, block, col))
         raw = cuts.finish()
         if cuts.last_end is not None:
             col.check_text_after(body[cuts.last_end :])
-        if cuts.first_start is not None and RESP_OPEN in body[cuts.first_start :]:
-            col.signal(codes.STOP_HALLUCINATED_RESULT)
+            if RESP_OPEN in raw[len(cuts.kept[0]) :]:  # outside the calls, after the first
+                col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
         return col.result(
             content=self._clean(raw), raw_content=tidy(raw), reasoning=split.reasoning
         )
 
-    def _read_call(self, body: str, start: int, end: int, closed: bool, col: CallCollector) -> None:
-        inner = body[start:end].strip()
+    def _read_call(self, body: str, block: Block, col: CallCollector) -> int:
+        """Add the call(s) of one block; return where its cut ends."""
+        where = "<tool_call>"
+        if block.exact:
+            got = _decode(body[block.inner : block.inner_end])
+            listed = got.ok and not got.repaired and isinstance(got.value, list)
+            self._add(col, got, block.lenient or listed)
+            return block.end
+        inner = body[block.inner : block.inner_end].strip()
         if inner.startswith("```"):  # a fence inside the tags
             inner = inner.strip("`").removeprefix("json").strip()
         if not inner:
-            if closed:
+            if block.closed:
                 col.fail(codes.CALL_BAD_SHAPE, "empty <tool_call> block")
             else:
                 col.fail(codes.CALL_TRUNCATED, "the reply ended inside <tool_call>")
-            return
+            return block.end
         strict = loads_strict(inner)
         if strict.ok:
-            col.add_decoded(strict, name_keys=_NAME_KEYS, where="<tool_call>")
-            return
-        scan = scan_objects(inner)
+            self._add(col, strict, block.lenient or isinstance(strict.value, list))
+            return block.end
+        scan = scan_objects(body, block.inner, block.inner_end)
         if scan.spans and scan.unclosed is None:
+            before = len(col.calls)
             for span in scan.spans:
                 col.add_json(
-                    inner[span.start : span.end], name_keys=_NAME_KEYS, where="<tool_call>"
+                    body[span.start : span.end], name_keys=_NAME_KEYS, where=where, lenient=True
                 )
-            return
-        if not closed and (scan.unclosed is not None or not scan.spans):
+            if len(col.calls) > before:
+                col.issue(codes.CALL_LENIENT, f"{where}: {_why_lenient(scan.spans)}")
+            return block.end if block.closed else scan.spans[-1].end
+        if not block.closed and (scan.unclosed is not None or not scan.spans):
             col.fail(codes.CALL_TRUNCATED, "the reply ended inside <tool_call>")
-            return
-        col.add_decoded(decode(inner), name_keys=_NAME_KEYS, where="<tool_call>")
+            return block.end
+        col.add_decoded(_repair(inner, strict), name_keys=_NAME_KEYS, where=where)
+        return block.end
+
+    @staticmethod
+    def _add(col: CallCollector, got: Decoded, lenient: bool) -> None:
+        before = len(col.calls)
+        col.add_decoded(got, name_keys=_NAME_KEYS, where="<tool_call>", lenient=lenient)
+        if lenient and len(col.calls) > before:
+            col.issue(
+                codes.CALL_LENIENT,
+                "<tool_call>: text, a list or a missing tag around the call's JSON",
+            )
 
     def _clean(self, text: str) -> str:
         return strip_markers(_drop_blocks(text), _TAGS)
 
 
+def _decode(text: str) -> Decoded:
+    """Strict JSON, then repair (see :func:`_repair`)."""
+    return _repair(text, loads_strict(text))
+
+
+def _repair(text: str, strict: Decoded) -> Decoded:
+    """``strict`` if it decoded, else the repair of ``text``; repair is skipped when no
+    tool-name key is in the text, since no call could come of it (it is the costly step
+    on hostile input)."""
+    if strict.ok or not any(k in text for k in _NAME_KEYS):
+        return strict
+    return decode(text)
+
+
+def _why_lenient(spans: Sequence[Span]) -> str:
+    if len(spans) > 1:
+        return f"{len(spans)} JSON objects in one block"
+    return "text besides the call's JSON inside the block"
+
+
 def _drop_blocks(text: str) -> str:
-    """Cut ``<tool_call>``/``<tool_response>`` blocks (unclosed ones to the end)."""
-    for open_tag, close_tag in ((OPEN, CLOSE), (RESP_OPEN, RESP_CLOSE)):
-        if open_tag not in text:
-            continue
+    """Cut ``<tool_call>`` blocks (located as the parser does) and ``<tool_response>``
+    blocks (unclosed ones to the end)."""
+    text = drop_blocks(text, OPEN, CLOSE)
+    if RESP_OPEN in text:
         cuts = Cutter(text)
-        while (i := text.find(open_tag, cuts.pos)) >= 0:
-            j = text.find(close_tag, i + len(open_tag))
-            cuts.cut(i, len(text) if j < 0 else j + len(close_tag))
+        while (i := text.find(RESP_OPEN, cuts.pos)) >= 0:
+            j = text.find(RESP_CLOSE, i + len(RESP_OPEN))
+            cuts.cut(i, len(text) if j < 0 else j + len(RESP_CLOSE))
         text = cuts.finish()
     return text
