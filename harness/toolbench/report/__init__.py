@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolbench.errors import UserError
+
 REPORT_FORMATS = ("html", "md", "junit")
 
 
@@ -46,8 +48,11 @@ def write_report(
     """
     text = render_report(run_dir, fmt, baseline)
     path = Path(out_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:  # a parent that is a file, a directory as -o, no permission
+        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
     return path
 
 
