@@ -115,8 +115,7 @@ def test_validate_directory_lists_every_broken_file(
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
         f"{suite / 'a.yaml'}: colour: unknown key",
-        f"{suite / 'b.yaml'}: invalid YAML (line 3, column 1): "
-        "did not find expected node content",
+        f"{suite / 'b.yaml'}: invalid YAML (line 3, column 1): did not find expected node content",
     ]
 
 

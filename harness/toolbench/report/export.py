@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from toolbench.errors import UnknownNameError, UserError
+from toolbench.outpath import prepare_file
 from toolbench.report.metrics import TRIAL_COLUMNS, TrialTable
 
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
@@ -25,9 +26,9 @@ def export(table: TrialTable, to: str, out: str | Path) -> Path:
     if to not in EXPORT_FORMATS:
         raise UnknownNameError("export format", to, EXPORT_FORMATS)
     path = Path(out)
+    prepare_file(path)
     df = trial_frame(table)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         if to == "csv":
             df.to_csv(path, index=False)
         elif to == "parquet":
