@@ -202,11 +202,13 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "alias-bomb": (
         ["scenarios", "list", "s/bomb.yaml"],
-        "error: s/bomb.yaml: invalid YAML (line 2, column 10): YAML aliases (*name) are not allowed",
+        "error: s/bomb.yaml: invalid YAML (line 2, column 10):"
+        " YAML aliases (*name) are not allowed",
     ),
     "merge-key": (
         ["scenarios", "list", "s/merge.yaml"],
-        "error: s/merge.yaml: invalid YAML (line 4, column 1): YAML merge keys (<<) are not allowed",
+        "error: s/merge.yaml: invalid YAML (line 4, column 1):"
+        " YAML merge keys (<<) are not allowed",
     ),
     "tool-set-ref-climbs-out": (
         ["scenarios", "list", "s/up.yaml"],

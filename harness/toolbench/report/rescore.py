@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
-from toolbench.report.metrics import trial_outcome
 from toolbench.outpath import prepare_dir
+from toolbench.report.metrics import trial_outcome
 from toolbench.results import TrialResult, TrialScores, TurnRecord, iter_results, results_path
 from toolbench.scenarios.model import Scenario
 
