@@ -27,8 +27,16 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "README.md", "harness", "scenarios")
 
 
-def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+def clean_env() -> dict[str, str]:
+    """No PYTHONPATH: a checkout on the path (with its egg-info) would pass for installed."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TOOLBENCH_SCENARIOS")}
+    return {**env, "NO_COLOR": "1"}
+
+
+def run(cmd: list[str], cwd: Path) -> str:
+    done = subprocess.run(
+        cmd, cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, f"{cmd}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -75,27 +83,21 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv / "bin"
 
 
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TOOLBENCH_SCENARIOS")}
-    return {**env, "NO_COLOR": "1"}
-
-
 def test_wheel_installs_the_bundled_suite(installed: Path, tmp_path: Path) -> None:
     where = run(
         [str(installed / "python"), "-c", "import toolbench; print(toolbench.__file__)"],
         tmp_path,
-        clean_env(),
     )
     assert Path(where.strip()).is_relative_to(installed.parent)
-    listing = run([str(installed / "toolbench"), "scenarios", "list"], tmp_path, clean_env())
+    listing = run([str(installed / "toolbench"), "scenarios", "list"], tmp_path)
     suite = load_scenarios([bundled_dir()])
     assert listing.splitlines()[-1] == f"{len(suite)} scenarios"
     assert {line.split()[0] for line in listing.splitlines()[1:-1]} == {sc.id for sc in suite}
-    checked = run([str(installed / "toolbench"), "scenarios", "validate"], tmp_path, clean_env())
+    checked = run([str(installed / "toolbench"), "scenarios", "validate"], tmp_path)
     files = scenario_files([ROOT / "scenarios"])
     assert checked == f"ok: {len(suite)} scenarios in {len(files)} files\n"
 
 
 def test_wheel_version(installed: Path, tmp_path: Path) -> None:
-    out = run([str(installed / "toolbench"), "--version"], tmp_path, clean_env())
+    out = run([str(installed / "toolbench"), "--version"], tmp_path)
     assert out == f"toolbench {__version__}\n"
