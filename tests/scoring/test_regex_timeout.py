@@ -2,7 +2,8 @@
 
 With ``re``, ``(a|a)+`` against 30 ``a`` and a ``!`` backtracks for about a minute. The
 bound is :data:`~toolbench.timedregex.REGEX_TIMEOUT_S` per match; every case below must
-finish within a few bounds and report the timeout code, not raise.
+finish within a few bounds and report the timeout code, not raise. The last test: the
+other way schema validation could blow up on a model's arguments (a recursive schema).
 """
 
 from __future__ import annotations
@@ -133,3 +134,15 @@ def test_schema_patterns(
     problems = schema_problems(ToolCall(name="f", arguments=arguments), [tool(schema)])
     assert time.monotonic() - start < BOUND
     assert problems == found
+
+
+def test_arguments_deeper_than_a_recursive_schema_can_follow() -> None:
+    """``$ref: '#'`` descends once per level of the model's arguments: no RecursionError."""
+    arguments: dict[str, Any] = {}
+    level = arguments
+    for _ in range(900):
+        level["x"] = {}
+        level = level["x"]
+    recursive = tool({"properties": {"x": {"$ref": "#"}}})
+    problems = schema_problems(ToolCall(name="f", arguments=arguments), [recursive])
+    assert problems == [(codes.ARGS_SCHEMA_INVALID, "f: arguments: nested too deeply to validate")]

@@ -140,11 +140,16 @@ def schema_problems(call: ToolCall, tools: Sequence[ToolDef]) -> list[Problem]:
             (codes.ARGS_SCHEMA_INVALID, f"tool '{tool.name}' has an invalid schema: {validator}")
         ]
     out: list[Problem] = []
-    for err in validator.iter_errors(call.arguments):
-        where = "/".join(str(p) for p in err.absolute_path) or "arguments"
-        message = err.message if len(err.message) <= 160 else err.message[:157] + "..."
-        code = codes.ARGS_REGEX_TIMEOUT if _timed_out(err) else codes.ARGS_SCHEMA_INVALID
-        out.append((code, f"{call.name}: {where}: {message}"))
-        if len(out) >= 3:
-            break
+    try:
+        for err in validator.iter_errors(call.arguments):
+            where = "/".join(str(p) for p in err.absolute_path) or "arguments"
+            message = err.message if len(err.message) <= 160 else err.message[:157] + "..."
+            code = codes.ARGS_REGEX_TIMEOUT if _timed_out(err) else codes.ARGS_SCHEMA_INVALID
+            out.append((code, f"{call.name}: {where}: {message}"))
+            if len(out) >= 3:
+                break
+    except RecursionError:
+        # A recursive schema (``$ref: "#"``) descends as deep as the model's arguments go.
+        why = f"{call.name}: arguments: nested too deeply to validate"
+        out.append((codes.ARGS_SCHEMA_INVALID, why))
     return out
