@@ -26,8 +26,8 @@ import yaml
 
 from toolbench.errors import ScenarioError
 
-MAX_FILE_BYTES = 2 * 1024 * 1024
-"""Largest scenario or tool-set file read (2 MiB: about 9,000 scenarios, 5 s to load)."""
+MAX_FILE_BYTES = 1024 * 1024
+"""Largest scenario or tool-set file read (1 MiB: about 5,000 scenarios, 5 s to load)."""
 
 MAX_DEPTH = 64
 """Deepest nesting of YAML collections in one file."""
