@@ -125,6 +125,20 @@ CASES: dict[str, tuple[list[str], str]] = {
         "error: toolbench scenarios list: No such option: --nope"
         " (see 'toolbench scenarios list --help')",
     ),
+    "misspelt-command": (
+        ["scenario", "list"],
+        "error: toolbench: No such command 'scenario'. Did you mean 'scenarios'?"
+        " (see 'toolbench --help')",
+    ),
+    "misspelt-option": (
+        ["run", "--sample", "3"],
+        "error: toolbench run: No such option: --sample (Possible options: --samples)"
+        " (see 'toolbench run --help')",
+    ),
+    "flag-given-a-value": (
+        ["gate", "runs/r1", "--per-cell=3"],
+        "error: Option '--per-cell' does not take a value.",
+    ),
     "bad-integer": (
         ["run", "--samples", "abc"],
         "error: toolbench run: Invalid value for '--samples': Input should be a valid integer,"
