@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -307,6 +308,8 @@ def test_usage_error_is_one_line_and_exit_2(case: str, workdir: Path) -> None:
 def test_version(workdir: Path) -> None:
     done = toolbench(["--version"], workdir)
     assert (done.returncode, done.stdout, done.stderr) == (0, f"toolbench {__version__}\n", "")
+    pyproject = tomllib.loads((HARNESS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["version"] == __version__
 
 
 @pytest.mark.parametrize("argv", [[], ["scenarios"]])
