@@ -30,6 +30,7 @@ ARGS_MISSING_REQUIRED = "args.missing_required"
 ARGS_MISMATCH = "args.mismatch"
 ARGS_UNEXPECTED = "args.unexpected"
 ARGS_SCHEMA_INVALID = "args.schema_invalid"
+ARGS_REGEX_TIMEOUT = "args.regex_timeout"
 
 # stop compliance
 STOP_TEXT_AFTER_CALL = "stop.text_after_call"
@@ -46,6 +47,7 @@ NO_CALL_DECODE_FAILURE = "nocall.decode_failure"
 ANSWER_MISMATCH = "answer.mismatch"
 ANSWER_MISSING = "answer.missing"
 TURNS_EXHAUSTED = "turns.exhausted"
+ANSWER_REGEX_TIMEOUT = "answer.regex_timeout"
 
 # outcomes that are not model failures
 INFRA_ERROR = "infra.error"
@@ -75,6 +77,10 @@ DESCRIPTIONS: dict[str, str] = {
     ARGS_MISMATCH: "an argument's value does not match",
     ARGS_UNEXPECTED: "an argument was given that the scenario does not accept",
     ARGS_SCHEMA_INVALID: "the arguments do not validate against the tool's JSON Schema",
+    ARGS_REGEX_TIMEOUT: (
+        "an argument's regex check (a matcher or the schema's pattern) ran past its time"
+        " bound; the argument counts as not matching"
+    ),
     STOP_TEXT_AFTER_CALL: "the model went on writing after its call",
     STOP_HALLUCINATED_RESULT: "the model invented a tool result or Observation",
     STOP_MULTIPLE_ACTIONS: "several actions where the format allows one",
@@ -85,6 +91,9 @@ DESCRIPTIONS: dict[str, str] = {
     ANSWER_MISMATCH: "the final answer fails the scenario's check",
     ANSWER_MISSING: "the conversation ended without a final answer",
     TURNS_EXHAUSTED: "max_turns reached before a final answer",
+    ANSWER_REGEX_TIMEOUT: (
+        "the final answer's regex check ran past its time bound; the answer counts as not matching"
+    ),
     INFRA_ERROR: "transport failure after retries (not a model failure)",
     UNSUPPORTED: "the provider cannot do what the format needs",
     CASSETTE_MISSING: "replay-only run found no cassette for the trial",

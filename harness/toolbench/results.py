@@ -140,8 +140,14 @@ def iter_results(run: str | Path) -> Iterator[TrialResult]:
     path = results_path(run)
     if not path.is_file():
         raise UserError(f"{path}: no results file (is '{run}' a run directory?)")
-    with path.open(encoding="utf-8") as fh:
-        lines = fh.readlines()
+    try:
+        with path.open(encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except UnicodeDecodeError as exc:
+        why = f"not a results file: not UTF-8 text (offset {exc.start})"
+        raise UserError(f"{path}: {why}") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -48,7 +48,7 @@ scenarios:
     ),
     "bad-yaml": (
         "id: a\nmessages: [ {role: user\n",
-        "invalid YAML (line 3, column 1): expected ',' or '}', but got '<stream end>'",
+        "invalid YAML (line 3, column 1): did not find expected ',' or '}'",
     ),
     "bad-matcher-list": (
         GOOD.replace("{x: a}", "{x: [a, b]}"),
@@ -115,8 +115,7 @@ def test_validate_directory_lists_every_broken_file(
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
         f"{suite / 'a.yaml'}: colour: unknown key",
-        f"{suite / 'b.yaml'}: invalid YAML (line 3, column 1): "
-        "expected the node content, but found '<stream end>'",
+        f"{suite / 'b.yaml'}: invalid YAML (line 3, column 1): did not find expected node content",
     ]
 
 

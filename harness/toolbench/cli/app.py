@@ -4,6 +4,11 @@ Commands are thin: parse options, call one library function, print. Library erro
 typed; here, at the edge, a :class:`~toolbench.errors.UserError` becomes one line on
 stderr and exit code 2, with no traceback. Command modules must not import LiteLLM at
 import time: ``toolbench --help`` stays fast.
+
+Typer 0.29 and later parse the command line with their own bundled copy of click
+(``typer._click``), whose exceptions are not plain click's: :mod:`toolbench.cli.clicks`
+collects the exception classes of whichever copies are importable, so a usage error of
+either becomes one line and exit 2.
 """
 
 from __future__ import annotations
@@ -11,10 +16,12 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Annotated
 
-import click
 import typer
 
+from toolbench import __version__
+from toolbench.cli.clicks import ABORTS, CLICK_ERRORS, help_text, usage_line
 from toolbench.errors import UserError
 
 app = typer.Typer(
@@ -24,6 +31,28 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Measure which tool-calling format works for which model."""
+
 
 # Each module defines ``register(app)``; one module per command group.
 _COMMAND_MODULES = (
@@ -47,7 +76,7 @@ for _mod in _COMMAND_MODULES:
 
 def fail(message: str) -> None:
     """Print one error line to stderr (used by :func:`run_cli`)."""
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
@@ -58,13 +87,16 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         fail(str(exc))
         return 2
-    except click.exceptions.UsageError as exc:
-        fail(exc.format_message())
+    except CLICK_ERRORS as exc:
+        line = usage_line(exc)
+        if line is None:  # no arguments at all: the help text (already shown) is the answer
+            text = help_text(exc)
+            if text:
+                print(text, file=sys.stderr)
+            return 2
+        fail(line)
         return 2
-    except click.exceptions.ClickException as exc:
-        fail(exc.format_message())
-        return exc.exit_code
-    except click.exceptions.Abort:
+    except ABORTS:
         fail("aborted")
         return 130
     except KeyboardInterrupt:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolbench.errors import UserError
+from toolbench.outpath import prepare_file
+
 REPORT_FORMATS = ("html", "md", "junit")
 
 
@@ -44,10 +47,13 @@ def write_report(
 
     ``toolbench run`` calls this at the end of a run.
     """
-    text = render_report(run_dir, fmt, baseline)
     path = Path(out_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    prepare_file(path)
+    text = render_report(run_dir, fmt, baseline)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:  # a parent that is a file, a directory as -o, no permission
+        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
     return path
 
 

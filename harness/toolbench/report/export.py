@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolbench.errors import UnknownNameError
+from toolbench.errors import UnknownNameError, UserError
+from toolbench.outpath import prepare_file
 from toolbench.report.metrics import TRIAL_COLUMNS, TrialTable
 
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
@@ -25,12 +26,15 @@ def export(table: TrialTable, to: str, out: str | Path) -> Path:
     if to not in EXPORT_FORMATS:
         raise UnknownNameError("export format", to, EXPORT_FORMATS)
     path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    prepare_file(path)
     df = trial_frame(table)
-    if to == "csv":
-        df.to_csv(path, index=False)
-    elif to == "parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_json(path, orient="records", lines=True)
+    try:
+        if to == "csv":
+            df.to_csv(path, index=False)
+        elif to == "parquet":
+            df.to_parquet(path, index=False)
+        else:
+            df.to_json(path, orient="records", lines=True)
+    except OSError as exc:  # a parent that is a file, a directory as -o, no permission
+        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
     return path

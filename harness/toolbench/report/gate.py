@@ -103,6 +103,8 @@ def _table_from_file(path: Path) -> dict[str, Any] | None:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: cannot read: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: invalid TOML: {exc}") from None
     tool = data.get("tool", {})

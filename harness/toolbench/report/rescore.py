@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
+from toolbench.outpath import prepare_dir
 from toolbench.report.metrics import trial_outcome
 from toolbench.results import TrialResult, TrialScores, TurnRecord, iter_results, results_path
 from toolbench.scenarios.model import Scenario
@@ -116,7 +117,7 @@ def rescore_run(
     score = scorer or default_scorer()
     getf = get_format or default_get_format
     formats: dict[str, Format] = {}
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_dir(out)
     info = src.parent / "run.json"
     if info.is_file():
         shutil.copyfile(info, out / "run.json")

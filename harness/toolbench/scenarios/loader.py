@@ -11,24 +11,37 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from toolbench.errors import ScenarioError, UnknownNameError
 from toolbench.scenarios.model import Scenario, ToolRef
+from toolbench.scenarios.toolschema import schema_problem
+from toolbench.scenarios.yamlfile import read_yaml
 from toolbench.tools import ToolDef
 
 TOOLS_DIRNAME = "tools"
 
 
+BUNDLED_DIRNAME = "_bundled_scenarios"
+"""The package-data folder of the installed suite: a link to the repository's
+``scenarios/`` in a checkout, a real folder in a built wheel (see pyproject.toml)."""
+
+
 def bundled_dir() -> Path:
-    """Where the bundled suite lives: ``$TOOLBENCH_SCENARIOS``, ``./scenarios``, or the repo's."""
+    """Where the bundled suite lives: ``$TOOLBENCH_SCENARIOS``, ``./scenarios``, or the package's.
+
+    The package's copy is what a plain ``pip install`` has; a source checkout reaches the
+    repository's ``scenarios/`` through the same path (a symbolic link).
+    """
     env = os.environ.get("TOOLBENCH_SCENARIOS")
     if env:
         return Path(env)
     here = Path("scenarios")
     if here.is_dir() and any(here.glob("*.yaml")):
         return here
+    packaged = Path(__file__).resolve().parents[1] / BUNDLED_DIRNAME
+    if packaged.is_dir():
+        return packaged
     return Path(__file__).resolve().parents[3] / "scenarios"
 
 
@@ -49,20 +62,6 @@ def _msg(msg: str) -> str:
     return msg[:1].lower() + msg[1:] if msg else msg
 
 
-def _read_yaml(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ScenarioError(f"{path}: invalid YAML{where}: {problem}") from None
-
-
 def _normalise_tool(raw: Any) -> Any:
     """Accept OpenAI's ``{type: function, function: {...}}`` or the flat shape."""
     if isinstance(raw, dict) and raw.get("type") == "function" and "function" in raw:
@@ -78,14 +77,23 @@ def _normalise_tool(raw: Any) -> Any:
     return raw
 
 
+def _check_schema(where: str, raw: Any) -> None:
+    """Refuse a tool whose ``parameters`` would crash or mis-score a run (see toolschema)."""
+    if isinstance(raw, dict) and "parameters" in raw:
+        problem = schema_problem(raw["parameters"])
+        if problem is not None:
+            raise ScenarioError(f"{where}.parameters: {problem}")
+
+
 def load_tool_set(path: Path) -> list[ToolDef]:
-    data = _read_yaml(path)
+    data = read_yaml(path)
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
     if not isinstance(data, list):
         raise ScenarioError(f"{path}: tools: expected a list of tool definitions")
     out = []
     for i, raw in enumerate(data):
+        _check_schema(f"{path}: tools[{i}]", _normalise_tool(raw))
         try:
             out.append(ToolDef.model_validate(_normalise_tool(raw)))
         except ValidationError as exc:
@@ -109,8 +117,14 @@ def _resolve_tools(raw_tools: Any, file: Path, prefix: str) -> Any:
                 raise ScenarioError(
                     f"{file}: {prefix}tools[{i}].{_loc(err['loc'])}: {_msg(err['msg'])}"
                 ) from None
-            set_path = file.parent / TOOLS_DIRNAME / f"{ref.ref}.yaml"
-            if not set_path.is_file():
+            tools_dir = file.parent / TOOLS_DIRNAME
+            set_path = tools_dir / f"{ref.ref}.yaml"
+            if not set_path.resolve().is_relative_to(tools_dir.resolve()):
+                raise ScenarioError(
+                    f"{file}: {prefix}tools[{i}].ref: '{ref.ref}' must name a tool set "
+                    f"inside {tools_dir}"
+                )
+            if not set_path.exists():
                 raise ScenarioError(
                     f"{file}: {prefix}tools[{i}].ref: no tool set '{ref.ref}' ({set_path})"
                 )
@@ -126,6 +140,7 @@ def _resolve_tools(raw_tools: Any, file: Path, prefix: str) -> Any:
                 tools = [t for t in tools if t.name in ref.only]
             resolved.extend(t.model_dump() for t in tools)
         else:
+            _check_schema(f"{file}: {prefix}tools[{i}]", _normalise_tool(raw))
             resolved.append(_normalise_tool(raw))
     return resolved
 
@@ -133,7 +148,7 @@ def _resolve_tools(raw_tools: Any, file: Path, prefix: str) -> Any:
 def load_file(path: str | Path) -> list[Scenario]:
     """Load every scenario in one file (a mapping, a list, or ``{scenarios: [...]}``)."""
     file = Path(path)
-    data = _read_yaml(file)
+    data = read_yaml(file)
     many = False
     if isinstance(data, dict) and set(data) == {"scenarios"}:
         data, many = data["scenarios"], True
@@ -161,12 +176,16 @@ def load_file(path: str | Path) -> list[Scenario]:
 
 
 def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand directories to their ``*.yaml`` files (tool sets excluded)."""
+    """Expand directories to their ``*.yaml`` files (tool sets excluded).
+
+    Nothing is opened here. A FIFO, socket or device named ``*.yaml`` is listed too, so
+    that reading it fails with "not a regular file" instead of being skipped unseen.
+    """
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             files.extend(sorted(f for f in p.glob("*.y*ml") if f.suffix in (".yaml", ".yml")))
-        elif p.is_file():
+        elif p.exists():
             files.append(p)
         else:
             raise ScenarioError(f"{p}: no such file or directory")

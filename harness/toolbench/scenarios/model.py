@@ -24,11 +24,22 @@ from pydantic import (
     model_validator,
 )
 
+from toolbench.timedregex import compile_problem
 from toolbench.tools import ToolDef
 
 SCHEMA_VERSION = 1
 
 _UNSET: Any = object()
+
+MAX_ID_LENGTH = 128
+"""Longest scenario id: ids become cassette file names (255 bytes at most on most file
+systems, with the sample suffix and ``.yaml`` still to come)."""
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+"""ASCII letters, digits, ``_``, ``.``, ``-``; starting with a letter or digit."""
+
+REF_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$"
+"""A tool-set name, optionally in sub-folders of ``tools/``: no ``..``, no absolute path."""
 
 JsonType = Literal["string", "integer", "number", "boolean", "array", "object", "null"]
 
@@ -93,10 +104,9 @@ class ArgMatcher(BaseModel):
         elif n != 1:
             raise ValueError("give exactly one of exact, any_of, regex, type, approx (or absent)")
         if self.regex is not None:
-            try:
-                re.compile(self.regex)
-            except re.error as exc:
-                raise ValueError(f"invalid regex: {exc}") from None
+            problem = compile_problem(self.regex)
+            if problem is not None:
+                raise ValueError(problem)
         return self
 
 
@@ -146,10 +156,9 @@ class AnswerCheck(BaseModel):
     @classmethod
     def _compiles(cls, v: str | None) -> str | None:
         if v is not None:
-            try:
-                re.compile(v)
-            except re.error as exc:
-                raise ValueError(f"invalid regex: {exc}") from None
+            problem = compile_problem(v)
+            if problem is not None:
+                raise ValueError(problem)
         return v
 
 
@@ -205,8 +214,19 @@ class ToolRef(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    ref: str = Field(min_length=1)
+    ref: str = Field(min_length=1, max_length=200)
+    """A name relative to ``tools/`` without ``.yaml``; sub-folders allowed, ``..`` not."""
     only: list[str] | None = None
+
+    @field_validator("ref")
+    @classmethod
+    def _inside_tools(cls, v: str) -> str:
+        if not re.fullmatch(REF_PATTERN, v):
+            raise ValueError(
+                f"'{v}' must name a tool set inside tools/ (letters, digits, '_', '.', '-',"
+                " and '/' between folder names; no '..', no absolute path)"
+            )
+        return v
 
 
 class Scenario(BaseModel):
@@ -214,7 +234,8 @@ class Scenario(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: str = Field(pattern=ID_PATTERN, max_length=MAX_ID_LENGTH)
+    """Safe as a file name on every platform: it names the scenario's cassette files."""
     description: str = ""
     tags: list[str] = Field(default_factory=list)
     tools: list[ToolDef] = Field(default_factory=list)

@@ -3,24 +3,25 @@
 After its tool rounds the conversation must end with a text answer: the last turn made
 no call. Its text is ``parsed.final_answer`` when the format marks one (ReAct's
 ``Final Answer:``), else ``parsed.content``. The check passes when the text contains every
-``contains`` substring and ``regex`` is found in it (``re.search``), both case-insensitive
+``contains`` substring and ``regex`` is found in it (a time-bounded search), both case-insensitive
 unless ``ignore_case: false``. The facts to check should only be knowable from the
 scripted tool results, so a model that ignores them fails.
 
 Codes: ``turns.exhausted`` (the last turn still called and ``max_turns`` was reached),
 ``answer.missing`` (no text answer: it ended on a call, a failed parse or empty text),
-``answer.mismatch`` (the text fails the check).
+``answer.mismatch`` (the text fails the check), ``answer.regex_timeout`` (the regex ran
+out of time on this text: :mod:`toolbench.timedregex`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from toolbench import codes
 from toolbench.results import TurnRecord
 from toolbench.scenarios.model import AnswerCheck
 from toolbench.scoring.matchers import Problem
+from toolbench.timedregex import RegexTimeout, matches
 
 
 def answer_text(turn: TurnRecord) -> str:
@@ -40,9 +41,14 @@ def answer_problems(check: AnswerCheck | None, text: str) -> list[Problem]:
         if (needle.casefold() if check.ignore_case else needle) not in hay:
             out.append((codes.ANSWER_MISMATCH, f"the final answer does not contain {needle!r}"))
     if check.regex is not None:
-        flags = re.IGNORECASE if check.ignore_case else 0
-        if re.search(check.regex, text, flags) is None:
-            out.append((codes.ANSWER_MISMATCH, f"the final answer does not match /{check.regex}/"))
+        try:
+            found = matches(check.regex, text, ignore_case=check.ignore_case, how="search")
+        except RegexTimeout as exc:
+            out.append((codes.ANSWER_REGEX_TIMEOUT, f"the final answer's check: {exc}"))
+        else:
+            if not found:
+                why = f"the final answer does not match /{check.regex}/"
+                out.append((codes.ANSWER_MISMATCH, why))
     return out
 
 

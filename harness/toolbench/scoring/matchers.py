@@ -7,7 +7,9 @@ Values are compared as JSON values, because that is what a model emits:
   depth.
 * ``any_of``: any listed value matches exactly. ``""`` among the values means the argument
   may be left out (the BFCL convention), like ``optional: true``.
-* ``regex``: the value is a string and the whole of it matches (``re.fullmatch``).
+* ``regex``: the value is a string and the whole of it matches (``fullmatch``), within
+  a time bound (:mod:`toolbench.timedregex`): a check that runs out of time fails with
+  ``args.regex_timeout``.
 * ``type``: the JSON type of the value. ``integer`` excludes booleans and accepts an
   integral float such as ``3.0`` (as JSON Schema does); ``number`` accepts both.
 * ``approx``: a number (not a boolean) within ``tol`` of the target (``abs(v - x) <= tol``).
@@ -20,11 +22,11 @@ contains ``""``; otherwise it is ``args.missing_required``.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from toolbench import codes
 from toolbench.scenarios.model import ArgMatcher
+from toolbench.timedregex import RegexTimeout, matches
 
 Problem = tuple[str, str]
 """An error code and its human-readable reason."""
@@ -94,7 +96,10 @@ def _show(value: Any) -> str:
 
 
 def value_matches(m: ArgMatcher, value: Any) -> bool:
-    """Whether a present value satisfies the matcher's value check."""
+    """Whether a present value satisfies the matcher's value check.
+
+    Raises :class:`~toolbench.timedregex.RegexTimeout` when a regex check runs out of time.
+    """
     if m.absent:
         return False
     if m.has_exact:
@@ -104,8 +109,7 @@ def value_matches(m: ArgMatcher, value: Any) -> bool:
     if m.regex is not None:
         if not isinstance(value, str):
             return False
-        flags = re.IGNORECASE if m.ignore_case else 0
-        return re.fullmatch(m.regex, value, flags) is not None
+        return matches(m.regex, value, ignore_case=m.ignore_case)
     if m.type is not None:
         return type_matches(value, m.type)
     if m.approx is not None:
@@ -137,6 +141,9 @@ def check_arg(name: str, m: ArgMatcher, args: dict[str, Any]) -> Problem | None:
     value = args[name]
     if m.absent:
         return codes.ARGS_UNEXPECTED, f"argument '{name}' must be left out, got {_show(value)}"
-    if value_matches(m, value):
-        return None
+    try:
+        if value_matches(m, value):
+            return None
+    except RegexTimeout as exc:
+        return codes.ARGS_REGEX_TIMEOUT, f"argument '{name}': {exc}"
     return codes.ARGS_MISMATCH, f"argument '{name}': expected {describe(m)}, got {_show(value)}"

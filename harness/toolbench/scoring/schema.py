@@ -5,37 +5,128 @@ break the declared schema (a string where an integer is declared), or the revers
 the Draft 2020-12 validator, built once per distinct schema. A tool whose schema is itself
 invalid does not crash scoring: its calls count as invalid with ``args.schema_invalid``
 and a reason naming the schema problem.
+
+The keywords that run a schema's regexes against model-written strings (``pattern``,
+``patternProperties`` and the ``additionalProperties`` check that consults it) are
+replaced with time-bounded versions (:mod:`toolbench.timedregex`): jsonschema's own use
+``re.search``, and ``(a|a)+$`` against a 31-character argument ran for a minute. A
+pattern that runs out of time is reported as ``args.regex_timeout``. (``unevaluated
+Properties`` with ``patternProperties`` still uses jsonschema's ``re``.)
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError, ValidationError
 
 from toolbench import codes
 from toolbench.formats.base import ToolCall
 from toolbench.scoring.matchers import Problem
+from toolbench.timedregex import RegexTimeout, matches
 from toolbench.tools import ToolDef
 
 
+def _search(pattern: str, text: str) -> bool:
+    return matches(pattern, text, how="search")
+
+
+def _pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        found = _search(patrn, instance)
+    except RegexTimeout as exc:
+        yield ValidationError(str(exc), cause=exc)
+        return
+    if not found:
+        yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            try:
+                found = _search(pattern, key)
+            except RegexTimeout as exc:
+                yield ValidationError(f"property {key!r}: {exc}", cause=exc)
+                continue
+            if found:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, aP: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = "|".join(schema.get("patternProperties", {}))
+    extras: list[str] = []
+    for key in instance:
+        if key in properties:
+            continue
+        if patterns:
+            try:
+                if _search(patterns, key):
+                    continue
+            except RegexTimeout as exc:
+                yield ValidationError(f"property {key!r}: {exc}", cause=exc)
+                continue
+        extras.append(key)
+    if validator.is_type(aP, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], aP, path=extra)
+    elif not aP and extras:
+        # The same texts as jsonschema's own keyword: replayed results stay identical.
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            joined = ", ".join(repr(each) for each in sorted(extras))
+            listed = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+            yield ValidationError(f"{joined} {verb} not match any of the regexes: {listed}")
+        else:
+            ordered = sorted(extras, key=str)
+            verb = "was" if len(ordered) == 1 else "were"
+            names = ", ".join(repr(extra) for extra in ordered)
+            yield ValidationError(
+                f"Additional properties are not allowed ({names} {verb} unexpected)"
+            )
+
+
+TimedValidator: Any = validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator,
+    {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    },
+)
+"""Draft 2020-12 with every model-facing regex keyword time-bounded."""
+
+
 @lru_cache(maxsize=512)
-def _validator(schema_json: str) -> Draft202012Validator | str:
-    """A validator for the schema, or the reason the schema itself is invalid."""
+def _validator(schema_json: str) -> Any:
+    """A validator for the schema, or the reason (a ``str``) the schema itself is invalid."""
     schema: Any = json.loads(schema_json)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         return exc.message
-    return Draft202012Validator(schema)
+    return TimedValidator(schema)
 
 
-def validator_for(tool: ToolDef) -> Draft202012Validator | str:
+def validator_for(tool: ToolDef) -> Any:
     return _validator(json.dumps(tool.parameters, sort_keys=True, default=str))
+
+
+def _timed_out(err: ValidationError) -> bool:
+    if isinstance(err.cause, RegexTimeout):
+        return True
+    return any(_timed_out(sub) for sub in err.context)
 
 
 def schema_problems(call: ToolCall, tools: Sequence[ToolDef]) -> list[Problem]:
@@ -49,10 +140,16 @@ def schema_problems(call: ToolCall, tools: Sequence[ToolDef]) -> list[Problem]:
             (codes.ARGS_SCHEMA_INVALID, f"tool '{tool.name}' has an invalid schema: {validator}")
         ]
     out: list[Problem] = []
-    for err in validator.iter_errors(call.arguments):
-        where = "/".join(str(p) for p in err.absolute_path) or "arguments"
-        message = err.message if len(err.message) <= 160 else err.message[:157] + "..."
-        out.append((codes.ARGS_SCHEMA_INVALID, f"{call.name}: {where}: {message}"))
-        if len(out) >= 3:
-            break
+    try:
+        for err in validator.iter_errors(call.arguments):
+            where = "/".join(str(p) for p in err.absolute_path) or "arguments"
+            message = err.message if len(err.message) <= 160 else err.message[:157] + "..."
+            code = codes.ARGS_REGEX_TIMEOUT if _timed_out(err) else codes.ARGS_SCHEMA_INVALID
+            out.append((code, f"{call.name}: {where}: {message}"))
+            if len(out) >= 3:
+                break
+    except RecursionError:
+        # A recursive schema (``$ref: "#"``) descends as deep as the model's arguments go.
+        why = f"{call.name}: arguments: nested too deeply to validate"
+        out.append((codes.ARGS_SCHEMA_INVALID, why))
     return out

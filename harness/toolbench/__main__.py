@@ -1,0 +1,5 @@
+"""``python -m toolbench``: the same CLI as the ``toolbench`` console script."""
+
+from toolbench.cli.app import main
+
+main()

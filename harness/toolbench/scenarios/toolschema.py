@@ -1,0 +1,110 @@
+"""Checks on a tool's parameter schema that ``scenarios validate`` runs before any trial.
+
+A schema that passes here cannot crash scoring or a provider request:
+
+* it is valid JSON Schema (Draft 2020-12 metaschema), so ``type: float`` is refused
+  instead of turning every call into ``args.schema_invalid``;
+* it nests at most :data:`MAX_SCHEMA_DEPTH` levels (jsonschema recurses several Python
+  frames per level; 150 levels hit the recursion limit mid-run);
+* every ``$ref`` / ``$dynamicRef`` points inside the schema itself (``#`` or a JSON
+  pointer ``#/...`` that resolves): a remote, ``file:`` or dangling reference would make
+  the validator fetch, read local files, or fail at scoring time.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+from urllib.parse import unquote
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+MAX_SCHEMA_DEPTH = 32
+"""Deepest nesting of objects and arrays in one tool's ``parameters``."""
+
+_REF_KEYS = ("$ref", "$dynamicRef")
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of a JSON value, counted without recursion, stopping past ``limit``."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if not isinstance(item, dict | list):
+            continue
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _pointer_target(root: Any, ref: str) -> bool:
+    """Whether a local reference (``#`` or ``#/a/b``) resolves inside ``root``."""
+    if ref == "#":
+        return True
+    if not ref.startswith("#/"):
+        return False
+    node = root
+    for raw in ref[2:].split("/"):
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
+
+
+def _refs(value: Any) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key in _REF_KEYS:
+                if key in item:
+                    out.append(item[key] if isinstance(item[key], str) else repr(item[key]))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _problem(schema_json: str) -> str | None:
+    schema = json.loads(schema_json)
+    if _depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
+        return f"schema nested deeper than {MAX_SCHEMA_DEPTH} levels"
+    for ref in _refs(schema):
+        if not _pointer_target(schema, ref):
+            return (
+                f"$ref '{ref}' does not resolve inside the schema "
+                "(only local references such as '#/$defs/name' are allowed)"
+            )
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        return f"not valid JSON Schema{f' at {where}' if where else ''}: {exc.message}"
+    except RecursionError:
+        return f"schema nested deeper than {MAX_SCHEMA_DEPTH} levels"
+    return None
+
+
+def schema_problem(parameters: Any) -> str | None:
+    """Why ``parameters`` cannot serve as a tool's schema, or ``None`` when it can."""
+    if not isinstance(parameters, dict):
+        return "must be a JSON Schema object"
+    try:
+        text = json.dumps(parameters, sort_keys=True)
+    except (TypeError, ValueError):
+        return "holds values that are not JSON (dates, binary...)"
+    except RecursionError:
+        return f"schema nested deeper than {MAX_SCHEMA_DEPTH} levels"
+    return _problem(text)

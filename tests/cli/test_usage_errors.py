@@ -1,0 +1,320 @@
+"""Every class of bad input, through the installed ``toolbench`` console script.
+
+Each case runs the real command in a subprocess (so what click, typer and the edge do
+together is what is tested, not ``run_cli`` alone) and asserts the exact one line on
+stderr, exit code 2, and that no traceback was printed. Paths in the messages are
+relative: each command runs in a scratch directory holding the files the cases need.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
+from synthetic_runs import standard_trials, write_run
+
+from toolbench import __version__
+from toolbench.scenarios.toolschema import MAX_SCHEMA_DEPTH
+from toolbench.scenarios.yamlfile import MAX_DEPTH, MAX_FILE_BYTES
+
+HARNESS = Path(__file__).resolve().parents[2] / "harness"
+SCRIPT = Path(sys.executable).parent / "toolbench"
+
+TOOL_SET = "- name: f\n  parameters: {type: object, properties: {x: {type: string}}}\n"
+GOOD = """\
+id: good
+tools: [{ref: t}]
+messages: [{role: user, content: hi}]
+expect: {calls: [{name: f, arguments: {x: a}}]}
+"""
+REF_RULE = (
+    "must name a tool set inside tools/ (letters, digits, '_', '.', '-', and '/' between"
+    " folder names; no '..', no absolute path)"
+)
+BIG_EXTRA = len(GOOD + "description: ''\n")
+LOCAL_REF = "(only local references such as '#/$defs/name' are allowed)"
+
+
+def toolbench(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the venv's console script; PYTHONPATH puts this checkout's code first."""
+    env = {**os.environ, "PYTHONPATH": str(HARNESS), "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("TOOLBENCH_SCENARIOS", None)
+    return subprocess.run(
+        [str(SCRIPT), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def with_tool(params: str) -> str:
+    return GOOD.replace("{ref: t}", "{name: f, parameters: " + params + "}")
+
+
+def nested_schema(levels: int) -> str:
+    inner = "{type: string}"
+    for _ in range(levels):
+        inner = "{type: object, properties: {x: " + inner + "}}"
+    return inner
+
+
+def alias_bomb() -> str:
+    """A 1 KB file whose scripted ``result`` expands to 9**9 strings (the 2.9 GB bomb)."""
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 9):
+        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
+    scenario = GOOD.replace("arguments: {x: a}", "arguments: {x: a}, result: *a8")
+    return "\n".join(lines) + "\n" + scenario
+
+
+def scratch(d: Path) -> None:
+    """The files every case may point at (each case uses a few)."""
+    (d / "s" / "tools").mkdir(parents=True)
+    (d / "s" / "tools" / "t.yaml").write_text(TOOL_SET)
+    (d / "afile").write_text("not a directory\n")
+    write_run(d / "runs" / "r1", standard_trials("r1"))
+    (d / "bin").mkdir()
+    (d / "bin" / "results.jsonl").write_bytes(bytes(range(256)) * 4)
+    (d / "latin1.toml").write_bytes("[gate]\nmin = {ok_rate = 0.5}\n# caf\xe9\n".encode("latin-1"))
+    files: dict[str, str | bytes] = {
+        "latin1.yaml": GOOD.replace("hi", "h\xe9").encode("latin-1"),
+        "dup.yaml": GOOD + "id: again\n",
+        "deep.yaml": "x: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "\n",
+        "merge.yaml": GOOD.replace("expect:", "<<: {description: x}\nexpect:"),
+        "up.yaml": GOOD.replace("{ref: t}", "{ref: ../../x}"),
+        "abs.yaml": GOOD.replace("{ref: t}", "{ref: /etc/passwd}"),
+        "longid.yaml": GOOD.replace("id: good", "id: " + "a" * 300),
+        "slashid.yaml": GOOD.replace("id: good", "id: 'a/b'"),
+        "float.yaml": with_tool("{type: object, properties: {x: {type: float}}}"),
+        "deepschema.yaml": with_tool(nested_schema(MAX_SCHEMA_DEPTH // 2 + 1)),
+        "remote.yaml": with_tool("{type: object, properties: {x: {$ref: 'https://h.test/s'}}}"),
+        "fileref.yaml": with_tool("{type: object, properties: {x: {$ref: 'file:///etc/x'}}}"),
+        "dangling.yaml": with_tool("{type: object, properties: {x: {$ref: '#/$defs/no'}}}"),
+        "badregex.yaml": GOOD.replace("{x: a}", "{x: {regex: '('}}"),
+    }
+    files["bomb.yaml"] = alias_bomb()
+    for name, text in files.items():
+        path = d / "s" / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
+    (d / "s" / "tools" / "latin1.yaml").write_bytes("- name: caf\xe9\n".encode("latin-1"))
+    (d / "s" / "useslatin1.yaml").write_text(GOOD.replace("{ref: t}", "{ref: latin1}"))
+    with (d / "s" / "big.yaml").open("w") as fh:
+        fh.write(GOOD + "description: '" + "x" * MAX_FILE_BYTES + "'\n")
+    (d / "fifo").mkdir()
+    os.mkfifo(d / "fifo" / "blocks.yaml")
+
+
+# (argv, the exact stderr line); the scratch directory is the working directory.
+CASES: dict[str, tuple[list[str], str]] = {
+    # the command line itself (typer's own click copy)
+    "unknown-command": (
+        ["nope"],
+        "error: toolbench: No such command 'nope'. (see 'toolbench --help')",
+    ),
+    "unknown-subcommand": (
+        ["formats", "nope"],
+        "error: toolbench formats: No such command 'nope'. (see 'toolbench formats --help')",
+    ),
+    "unknown-option": (
+        ["scenarios", "list", "--nope"],
+        "error: toolbench scenarios list: No such option: --nope"
+        " (see 'toolbench scenarios list --help')",
+    ),
+    "misspelt-command": (
+        ["scenario", "list"],
+        "error: toolbench: No such command 'scenario'. Did you mean 'scenarios'?"
+        " (see 'toolbench --help')",
+    ),
+    "misspelt-option": (
+        ["run", "--sample", "3"],
+        "error: toolbench run: No such option: --sample (Possible options: --samples)"
+        " (see 'toolbench run --help')",
+    ),
+    "flag-given-a-value": (
+        ["gate", "runs/r1", "--per-cell=3"],
+        "error: Option '--per-cell' does not take a value.",
+    ),
+    "bad-integer": (
+        ["run", "--samples", "abc"],
+        "error: toolbench run: Invalid value for '--samples': Input should be a valid integer,"
+        " unable to parse string as an integer (see 'toolbench run --help')",
+    ),
+    "missing-argument": (
+        ["report"],
+        "error: toolbench report: Missing argument 'run'. (see 'toolbench report --help')",
+    ),
+    "missing-option": (
+        ["formats", "show", "nope"],
+        "error: toolbench formats show: Missing option '--scenario'."
+        " (see 'toolbench formats show --help')",
+    ),
+    "option-without-value": (
+        ["report", "runs/r1", "-o"],
+        "error: Option '-o' requires an argument.",
+    ),
+    "extra-argument": (
+        ["recommend", "runs/r1", "runs/r2"],
+        "error: toolbench recommend: Got unexpected extra argument(s) (runs/r2)"
+        " (see 'toolbench recommend --help')",
+    ),
+    "unknown-name": (
+        ["formats", "show", "nope", "--scenario", "weather-paris"],
+        "error: unknown format 'nope'. Available: native, prompt-json, react, xml",
+    ),
+    # outputs that cannot be written
+    "report-out-under-a-file": (
+        ["report", "runs/r1", "-o", "afile/r.html"],
+        "error: afile/r.html: cannot write: afile is not a directory",
+    ),
+    "report-out-is-a-directory": (
+        ["report", "runs/r1", "-o", "runs"],
+        "error: runs: cannot write: it is a directory",
+    ),
+    "export-out-under-a-file": (
+        ["export", "runs/r1", "--to", "csv", "-o", "afile/t.csv"],
+        "error: afile/t.csv: cannot write: afile is not a directory",
+    ),
+    "rescore-out-under-a-file": (
+        ["rescore", "runs/r1", "-o", "afile/new"],
+        "error: afile/new: cannot write: afile is not a directory",
+    ),
+    # inputs that are not what they claim
+    "binary-results": (
+        ["rescore", "bin"],
+        "error: bin/results.jsonl: not a results file: not UTF-8 text (offset 128)",
+    ),
+    "non-utf8-gate-config": (
+        ["gate", "runs/r1", "--config", "latin1.toml"],
+        "error: latin1.toml: cannot read: not UTF-8 text",
+    ),
+    "missing-scenarios-dir": (
+        ["formats", "show", "xml", "--scenario", "a", "--scenarios-dir", "nope"],
+        "error: nope: no such file or directory",
+    ),
+    # scenario and tool-set files
+    "non-utf8-scenario": (
+        ["scenarios", "list", "s/latin1.yaml"],
+        "error: s/latin1.yaml: not UTF-8 text (byte 0xe9 at offset 61)",
+    ),
+    "non-utf8-tool-set": (
+        ["scenarios", "list", "s/useslatin1.yaml"],
+        "error: s/tools/latin1.yaml: not UTF-8 text (byte 0xe9 at offset 11)",
+    ),
+    "deeply-nested-yaml": (
+        ["scenarios", "list", "s/deep.yaml"],
+        f"error: s/deep.yaml: invalid YAML (line 1, column {MAX_DEPTH + 3}):"
+        f" nested deeper than {MAX_DEPTH} levels",
+    ),
+    "duplicate-key": (
+        ["scenarios", "list", "s/dup.yaml"],
+        "error: s/dup.yaml: invalid YAML (line 5, column 1): duplicate key 'id'",
+    ),
+    "alias-bomb": (
+        ["scenarios", "list", "s/bomb.yaml"],
+        "error: s/bomb.yaml: invalid YAML (line 2, column 10):"
+        " YAML aliases (*name) are not allowed",
+    ),
+    "merge-key": (
+        ["scenarios", "list", "s/merge.yaml"],
+        "error: s/merge.yaml: invalid YAML (line 4, column 1):"
+        " YAML merge keys (<<) are not allowed",
+    ),
+    "tool-set-ref-climbs-out": (
+        ["scenarios", "list", "s/up.yaml"],
+        f"error: s/up.yaml: tools[0].ref: '../../x' {REF_RULE}",
+    ),
+    "tool-set-ref-absolute": (
+        ["scenarios", "list", "s/abs.yaml"],
+        f"error: s/abs.yaml: tools[0].ref: '/etc/passwd' {REF_RULE}",
+    ),
+    "oversized-file": (
+        ["scenarios", "list", "s/big.yaml"],
+        f"error: s/big.yaml: file is {MAX_FILE_BYTES + BIG_EXTRA} bytes; scenario files are limited"
+        f" to {MAX_FILE_BYTES} bytes",
+    ),
+    "fifo": (
+        ["scenarios", "list", "fifo"],
+        "error: fifo/blocks.yaml: not a regular file",
+    ),
+    "id-too-long": (
+        ["scenarios", "list", "s/longid.yaml"],
+        "error: s/longid.yaml: id: string should have at most 128 characters",
+    ),
+    "id-characters": (
+        ["scenarios", "list", "s/slashid.yaml"],
+        "error: s/slashid.yaml: id: string should match pattern '^[A-Za-z0-9][A-Za-z0-9_.-]*$'",
+    ),
+    "schema-not-json-schema": (
+        ["scenarios", "list", "s/float.yaml"],
+        "error: s/float.yaml: tools[0].parameters: not valid JSON Schema at properties/x/type:"
+        " 'float' is not valid under any of the given schemas",
+    ),
+    "schema-too-deep": (
+        ["scenarios", "list", "s/deepschema.yaml"],
+        f"error: s/deepschema.yaml: tools[0].parameters: schema nested deeper than"
+        f" {MAX_SCHEMA_DEPTH} levels",
+    ),
+    "schema-remote-ref": (
+        ["scenarios", "list", "s/remote.yaml"],
+        "error: s/remote.yaml: tools[0].parameters: $ref 'https://h.test/s' does not resolve"
+        f" inside the schema {LOCAL_REF}",
+    ),
+    "schema-file-ref": (
+        ["scenarios", "list", "s/fileref.yaml"],
+        "error: s/fileref.yaml: tools[0].parameters: $ref 'file:///etc/x' does not resolve"
+        f" inside the schema {LOCAL_REF}",
+    ),
+    "schema-dangling-ref": (
+        ["scenarios", "list", "s/dangling.yaml"],
+        "error: s/dangling.yaml: tools[0].parameters: $ref '#/$defs/no' does not resolve"
+        f" inside the schema {LOCAL_REF}",
+    ),
+    "invalid-regex": (
+        ["scenarios", "list", "s/badregex.yaml"],
+        "error: s/badregex.yaml: expect.calls[0].arguments.x: invalid regex:"
+        " missing ), unterminated subpattern at position 0",
+    ),
+    "validate-fifo": (
+        ["scenarios", "validate", "fifo"],
+        "fifo/blocks.yaml: not a regular file",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not SCRIPT.is_file():
+        pytest.fail(f"{SCRIPT}: the toolbench console script is not installed in this venv")
+    d = tmp_path_factory.mktemp("usage")
+    scratch(d)
+    return d
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_usage_error_is_one_line_and_exit_2(case: str, workdir: Path) -> None:
+    argv, line = CASES[case]
+    done = toolbench(argv, workdir)
+    assert "Traceback" not in done.stderr + done.stdout
+    assert done.stderr == line + "\n"
+    assert done.returncode == 2
+
+
+def test_version(workdir: Path) -> None:
+    done = toolbench(["--version"], workdir)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"toolbench {__version__}\n", "")
+    pyproject = tomllib.loads((HARNESS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["version"] == __version__
+
+
+@pytest.mark.parametrize("argv", [[], ["scenarios"]])
+def test_no_arguments_show_help(argv: list[str], workdir: Path) -> None:
+    done = toolbench(argv, workdir)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "Usage: toolbench" in done.stdout + done.stderr
