@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from toolbench.errors import UnknownNameError
+from toolbench.redaction import redact, secret_values
 from toolbench.report.metrics import TRIAL_COLUMNS, TrialTable
 
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
@@ -21,12 +22,25 @@ def trial_frame(table: TrialTable) -> pd.DataFrame:
     return table.df[list(TRIAL_COLUMNS)]
 
 
+def redact_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """Every text cell with known secret values redacted (Parquet is compressed: a byte
+    scan of the file would not even see them)."""
+    values = secret_values()
+    if not values:
+        return df
+    df = df.copy()
+    for col in df.columns:
+        if df[col].dtype == object:
+            df[col] = df[col].map(lambda x: redact(x, values) if isinstance(x, str) else x)
+    return df
+
+
 def export(table: TrialTable, to: str, out: str | Path) -> Path:
     if to not in EXPORT_FORMATS:
         raise UnknownNameError("export format", to, EXPORT_FORMATS)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    df = trial_frame(table)
+    df = redact_frame(trial_frame(table))
     if to == "csv":
         df.to_csv(path, index=False)
     elif to == "parquet":
