@@ -22,13 +22,14 @@ recorded URIs (:func:`redact_uri`).
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import json
 import os
 import re
 from typing import Any
-from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit, urlunsplit
 
 REDACTED = "<redacted>"
 MIN_SECRET_LEN = 6
@@ -101,9 +102,12 @@ def url_secrets(url: str) -> list[str]:
     """The credentials inside a URL: userinfo user and password, secret query values."""
     try:
         parts = urlsplit(url.strip())
-        found = [parts.username or "", parts.password or ""]
+        user, password = unquote(parts.username or ""), unquote(parts.password or "")
     except ValueError:
         return []
+    found = [user, password]
+    if password:  # what an HTTP client sends for user:pw@ (Authorization: Basic ...)
+        found.append(base64.b64encode(f"{user}:{password}".encode()).decode())
     found += [
         v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_query_key(k)
     ]
@@ -145,6 +149,8 @@ def _variants(value: str) -> set[str]:
         quote(value),
         html.escape(value),
         html.escape(value, quote=False),
+        html.escape(value, quote=False).replace('"', "&quot;"),  # XML attributes
+        html.escape(value, quote=False).replace('"', "&#34;").replace("'", "&#39;"),  # jinja
         _md_escape(value),
     }
     out.add(json.dumps(html.escape(value), ensure_ascii=False)[1:-1])

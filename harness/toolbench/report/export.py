@@ -30,7 +30,7 @@ def redact_frame(df: pd.DataFrame) -> pd.DataFrame:
         return df
     df = df.copy()
     for col in df.columns:
-        if df[col].dtype == object:
+        if pd.api.types.is_object_dtype(df[col]) or pd.api.types.is_string_dtype(df[col]):
             df[col] = df[col].map(lambda x: redact(x, values) if isinstance(x, str) else x)
     return df
 
