@@ -38,8 +38,14 @@ def _b64url(obj: object) -> str:
     return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
 
 
-JWT = f"{_b64url({'alg': 'HS256', 'typ': 'JWT'})}.{_b64url({'sub': 'planted-jwt'})}.c2lnbmF0dXJlX3BsYW50ZWQ"
-PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEplantedPEMbody0123456789abcdef\n-----END RSA PRIVATE KEY-----"
+JWT = ".".join(
+    [_b64url({"alg": "HS256", "typ": "JWT"}), _b64url({"sub": "planted-jwt"}), "c2lnbmF0dXJl"]
+)
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEplantedPEMbody0123456789abcdef\n"
+    "-----END RSA PRIVATE KEY-----"
+)
 
 ENV_SECRETS = {
     "OPENAI_API_KEY": "sk-proj-PlantedOpenAI0123456789abcdefXYZ",
