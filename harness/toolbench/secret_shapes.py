@@ -47,7 +47,7 @@ TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "secret assignment",
         re.compile(
-            rf"(?<![A-Za-z0-9-]){SECRET_PARAM}\s*=\s*[\"']?(?P<v>[^\s\"'&,;<>\\]{{6,}})",
+            rf"(?<![A-Za-z0-9_-]){SECRET_PARAM}\s*=\s*[\"']?(?P<v>[^\s\"'&,;<>\\(){{}}\[\]]{{6,}})(?![\w(])",
             re.IGNORECASE,
         ),
     ),
