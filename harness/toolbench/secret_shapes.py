@@ -31,6 +31,12 @@ SECRET_PARAM = (
     r"|auth[_-]?token|session[_-]?token|client[_-]?secret|secret|password|passwd|pwd"
     r"|sig|signature|x-amz-(?:credential|signature|security-token)|code)"
 )
+STRONG = (
+    r"(?:api[_-]?key|access[_-]?key|secret|password|passwd|token|access[_-]?token"
+    r"|auth[_-]?token|session[_-]?token|refresh[_-]?token|private[_-]?key)"
+)
+"""Names that are a credential with any prefix: ``aws_secret_access_key``, ``db_password``;
+the weak ones (``key``, ``code``, ``sig``) only alone, so ``zip_code=`` is not one."""
 # Own shapes: (kind, pattern); the named group ``v`` (or the whole match) is the secret.
 TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("anthropic key", re.compile(r"(?<![A-Za-z0-9])(?P<v>sk-ant-[A-Za-z0-9_-]{20,})")),
@@ -47,7 +53,8 @@ TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "secret assignment",
         re.compile(
-            rf"(?<![A-Za-z0-9_-]){SECRET_PARAM}\s*=\s*[\"']?(?P<v>[^\s\"'&,;<>\\(){{}}\[\]]{{6,}})(?![\w(])",
+            rf"(?:(?<![A-Za-z0-9_-]){SECRET_PARAM}|(?<![A-Za-z0-9-])(?:[A-Za-z0-9]+_)*{STRONG})"
+            r"\s*=\s*[\"']?(?P<v>[^\s\"'&,;<>\\(){}\[\]]{6,})(?![\w(])",
             re.IGNORECASE,
         ),
     ),
