@@ -3,8 +3,8 @@
 Two sources, one answer. The maintained set is Yelp's ``detect-secrets`` (AWS, Slack,
 JWT, private keys, basic-auth URLs, ``password=``-style keywords, Stripe, GitLab, npm,
 PyPI, ...): its plugins are run directly on a string (``analyze_string``), without its
-file and baseline machinery, so one line costs microseconds. Its entropy plugins are left
-out: every ``chatcmpl-`` id and request id would be a finding. Toolbench adds the shapes
+file and baseline machinery, so one line costs microseconds (a few are left out, see
+:data:`_SKIPPED_PLUGINS`; long texts are cut into overlapping windows). Toolbench adds the shapes
 detect-secrets lacks or matches too narrowly (``sk-``/``sk-ant-`` keys of any length,
 ``AIza``, ``hf_``, ``gh*_``, bearer/basic credentials, secret query parameters) and a
 filter for the placeholders models write (``api_key=YOUR_API_KEY``).
@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 _SKIPPED_PLUGINS = frozenset(
-    {"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)"}
+    {"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)", "OpenAI Token"}
 )
+"""Entropy: every id would be a finding. Public IPs are not credentials. OpenAI Token:
+toolbench's ``sk-`` shape covers it, and its regex is quadratic in a run of ``sk-``."""
 
 # Names whose value is a credential: as a query parameter or a ``name=value`` in text.
 SECRET_PARAM = (
@@ -53,14 +55,17 @@ TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "secret assignment",
         re.compile(
-            rf"(?:(?<![A-Za-z0-9_-]){SECRET_PARAM}|(?<![A-Za-z0-9-])(?:[A-Za-z0-9]+_)*{STRONG})"
+            rf"(?:(?<![A-Za-z0-9_-]){SECRET_PARAM}|(?<![A-Za-z0-9_-])(?:[A-Za-z0-9]+_)*{STRONG})"
             r"\s*=\s*[\"']?(?P<v>[^\s\"'&,;<>\\(){}\[\]]{6,})(?![\w(])",
             re.IGNORECASE,
         ),
     ),
     (
         "url credentials",
-        re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@\"'<>]+:(?P<v>[^/\s@\"'<>]+)@", re.IGNORECASE),
+        re.compile(
+            r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^/\s:@\"'<>]+:(?P<v>[^/\s@\"'<>]+)@",
+            re.IGNORECASE,
+        ),
     ),
     (
         "private key",
@@ -107,7 +112,27 @@ def _plugins() -> tuple[tuple[str, Any, Any], ...]:
     return tuple(out)
 
 
+WINDOW = 2048
+OVERLAP = 512
+"""detect-secrets' JWT regex is quadratic in a run of ``eyJ`` (600 KB took 234 s), so its
+plugins see overlapping windows: a secret up to :data:`OVERLAP` characters long lies whole
+in one of them, and the cost stays linear in the text."""
+
+
+def _windows(text: str) -> Iterator[str]:
+    if len(text) <= WINDOW:
+        yield text
+        return
+    for start in range(0, len(text) - OVERLAP, WINDOW - OVERLAP):
+        yield text[start : start + WINDOW]
+
+
 def _detect_secrets(text: str) -> Iterator[Shape]:
+    for window in _windows(text):
+        yield from _detect_secrets_in(window)
+
+
+def _detect_secrets_in(text: str) -> Iterator[Shape]:
     for kind, plugin, extra in _plugins():
         found = plugin.analyze_string(text) if extra is None else plugin.analyze_string(text, extra)
         for value in found:
@@ -124,5 +149,5 @@ def find_shapes(text: str) -> list[Shape]:
             value = m.group("v")
             if not is_placeholder(value):
                 found.append(Shape(kind, value))
-    found.extend(_detect_secrets(text))
+    found.extend(dict.fromkeys(_detect_secrets(text)))  # windows overlap: each once
     return found

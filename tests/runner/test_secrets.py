@@ -433,3 +433,17 @@ def test_reports_and_exports_redact_a_results_file_written_elsewhere(
         for form in _forms(key) | {key[:24]}:
             assert form.encode() not in data, (form, path)
     assert key not in " ".join(map(str, pd.read_parquet(out / "t.parquet").to_numpy().ravel()))
+
+
+@pytest.mark.parametrize("unit", ["eyJ", "sk-", "key=", "a_", "x://"])
+def test_shape_search_stays_linear_on_hostile_text(unit: str) -> None:
+    """A reply is hostile input: detect-secrets' JWT regex alone took 234 s on 600 KB of
+    ``eyJ`` before texts were cut into windows (quadratic); now about a second."""
+    import time
+
+    from toolbench.secret_shapes import find_shapes
+
+    text = unit * (300_000 // len(unit))
+    t0 = time.perf_counter()
+    find_shapes(text)
+    assert time.perf_counter() - t0 < 20

@@ -45,10 +45,17 @@ def _kinds(text: str) -> frozenset[str]:
     return frozenset(s.kind for s in find_shapes(text))
 
 
+_CACHED_LEN = 4096
+"""Longer strings are scanned without the cache, which would otherwise keep them alive."""
+
+
 def _scan_text(text: str, values: tuple[str, ...]) -> set[str]:
     kinds: set[str] = set()
     for piece in text.split("\n"):
-        kinds |= _kinds(piece)
+        if len(piece) <= _CACHED_LEN:
+            kinds |= _kinds(piece)
+        else:
+            kinds.update(s.kind for s in find_shapes(piece))
     if any(v in text for v in values):
         kinds.add("environment secret value")
     return kinds
