@@ -36,7 +36,7 @@ MIN_SECRET_LEN = 6
 """Shorter values (``1``, ``true``) would redact ordinary text and protect nothing."""
 
 _SECRET_ENV = re.compile(
-    r"(?:^|_)(?:API_?KEY|KEY|KEYS|TOKEN|TOKENS|SECRET|ACCESS_KEY|SIGNATURE|SAS)(?:_|$)"
+    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|ACCESS_KEY|SIGNATURE|SAS)(?:_|$)"
     r"|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|ACCESS_KEY",
 )
 _NOT_SECRET_ENV = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK", "GPG_AGENT_INFO"})
@@ -52,7 +52,7 @@ SECRET_HEADERS = frozenset(
     {
         "authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key",
         "cookie", "set-cookie", "set-cookie2", "ocp-apim-subscription-key", "x-auth-token",
-        "private-token", "x-amz-security-token", "x-amz-content-sha256",
+        "private-token", "x-amz-security-token",
     }
 )  # fmt: skip
 SECRET_QUERY_KEYS = frozenset(
@@ -86,10 +86,18 @@ def is_secret_query_key(name: str) -> bool:
     return low in SECRET_QUERY_KEYS or low.startswith("x-amz-") or low.endswith(("_key", "-key"))
 
 
+_NOT_A_SECRET = re.compile(r"[\d.eE+-]*|true|false|none|null", re.IGNORECASE)
+"""A number or a flag: redacting it would rewrite token counts (and break JSON numbers)."""
+
+
+def _is_secret_value(value: str) -> bool:
+    return len(value) >= MIN_SECRET_LEN and not _NOT_A_SECRET.fullmatch(value)
+
+
 def register_secret(value: str | None) -> None:
     """Redact ``value`` from everything written from now on (a credential given on the
     command line, or one toolbench read from anywhere but the environment)."""
-    if value and len(value) >= MIN_SECRET_LEN:
+    if value and _is_secret_value(value):
         _registered.add(value)
 
 
@@ -111,7 +119,7 @@ def url_secrets(url: str) -> list[str]:
     found += [
         v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_query_key(k)
     ]
-    return [v for v in found if len(v) >= MIN_SECRET_LEN]
+    return [v for v in found if _is_secret_value(v)]
 
 
 def register_url_secrets(url: str | None) -> None:
@@ -124,7 +132,7 @@ def secret_values() -> list[str]:
     """Every known secret value (environment and registered), longest first."""
     vals = set(_registered)
     for k, v in os.environ.items():
-        if is_secret_env_name(k) and len(v) >= MIN_SECRET_LEN:
+        if is_secret_env_name(k) and _is_secret_value(v):
             vals.add(v)
         elif _URL_ENV.search(k.upper()) and ("@" in v or "=" in v):
             vals.update(url_secrets(v))

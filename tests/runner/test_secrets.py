@@ -388,6 +388,7 @@ def test_environment_value_of_any_shape_is_found_and_redacted(
         ("LITELLM_MASTER_KEY", True), ("GOOGLE_APPLICATION_CREDENTIALS", True),
         ("PWD", False), ("OLDPWD", False), ("TOKENIZERS_PARALLELISM", False), ("HOME", False),
         ("SSH_AUTH_SOCK", False), ("OPENAI_API_BASE", False), ("KEYBOARD_LAYOUT", False),
+        ("LOCAL_MAX_TOKENS", False),
     ],
 )  # fmt: skip
 def test_secret_env_names(name: str, secret: bool) -> None:
@@ -400,8 +401,10 @@ def test_url_valued_env_credentials_and_registered_values_are_redacted(
     monkeypatch.setenv("AZURE_API_BASE", "https://me:PlantedEnvPw1@az.example/?sig=PlantedSig2")
     register_secret("from-the-command-line-3")
     register_secret("short")  # too short to redact safely: ignored
-    text = redact("PlantedEnvPw1 PlantedSig2 from-the-command-line-3 short")
-    assert text == "<redacted> <redacted> <redacted> short"
+    register_secret("1000000")  # a number: would rewrite token counts and JSON numbers
+    monkeypatch.setenv("LOCAL_MAX_TOKENS", "256000")
+    text = redact('PlantedEnvPw1 PlantedSig2 from-the-command-line-3 short {"n":1000000}')
+    assert text == '<redacted> <redacted> <redacted> short {"n":1000000}'
     # What an HTTP client makes of the userinfo (Authorization: Basic ...) is known too.
     assert base64.b64encode(b"me:PlantedEnvPw1").decode() in secret_values()
 
