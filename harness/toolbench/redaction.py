@@ -219,13 +219,19 @@ def redact_error_fields(data: Any) -> Any:
     return data
 
 
-def redacted_json_line(data: Any) -> str:
-    """One JSON line (compact, UTF-8, newline-terminated) with every secret removed: the
-    form of a stored record (``results.jsonl``)."""
-    return (
-        redact(json.dumps(redact_error_fields(data), ensure_ascii=False, separators=(",", ":")))
-        + "\n"
-    )
+def redacted_json_line(json_text: str) -> str:
+    """A stored record (one compact JSON object, as pydantic writes it) with every secret
+    removed, newline-terminated: the form of a ``results.jsonl`` line.
+
+    Error fields are redacted on the decoded data (by shape as well as by value); the
+    text is re-encoded only when that changed something, so a line without secrets keeps
+    pydantic's exact bytes.
+    """
+    data = json.loads(json_text)
+    scrubbed = redact_error_fields(data)
+    if scrubbed != data:
+        json_text = json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))
+    return redact(json_text) + "\n"
 
 
 def _redact_all_strings(data: Any) -> Any:

@@ -177,7 +177,7 @@ def append_result(path: Path, result: TrialResult) -> None:
     (environment, command line) everywhere in the line, and anything shaped like a
     credential in the error text, which may echo what a server was sent.
     """
-    line = redacted_json_line(result.model_dump(mode="json"))
+    line = redacted_json_line(result.model_dump_json())
     # Flushed to the OS at once: a killed process loses nothing. No fsync: it would block
     # the event loop for every trial and only guards against a power cut.
     with path.open("a", encoding="utf-8") as fh:

@@ -144,5 +144,5 @@ def rescore_run(
                     summary.outcome_changed += 1
                     summary.fail_to_pass += before == "fail" and after == "pass"
                     summary.pass_to_fail += before == "pass" and after == "fail"
-            fh.write(redacted_json_line(new.model_dump(mode="json")))
+            fh.write(redacted_json_line(new.model_dump_json()))
     return summary
