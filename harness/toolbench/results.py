@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolbench.errors import UserError
 from toolbench.formats.base import ModelReply, ParseResult
+from toolbench.redaction import redacted_json_line
 
 RESULTS_SCHEMA_VERSION = 1
 
@@ -178,11 +179,11 @@ def drop_torn_tail(path: Path) -> None:
 def append_result(path: Path, result: TrialResult) -> None:
     """Append one trial and flush, so a kill at any moment loses no finished trial.
 
-    Secret values from the environment are redacted here, the one door to the file.
+    Secrets are redacted here, the one door to the file: every known secret value
+    (environment, command line) everywhere in the line, and anything shaped like a
+    credential in the error text, which may echo what a server was sent.
     """
-    from toolbench.runner.secrets import redact
-
-    line = redact(result.model_dump_json()) + "\n"
+    line = redacted_json_line(result.model_dump_json())
     # Flushed to the OS at once: a killed process loses nothing. No fsync: it would block
     # the event loop for every trial and only guards against a power cut.
     with path.open("a", encoding="utf-8") as fh:

@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,6 +37,8 @@ class FakeOpenAI:
         self.default = default
         self.queue: deque[str | dict[str, Any] | Fault] = deque()
         self.received: list[Received] = []
+        self.reply_headers: Callable[[dict[str, str]], dict[str, str]] | None = None
+        """Extra headers for every reply, from the request's headers (a server that echoes)."""
         self._lock = threading.Lock()
         fake = self
 
@@ -67,7 +70,8 @@ class FakeOpenAI:
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
-                for k, v in (headers or {}).items():
+                extra = fake.reply_headers(dict(self.headers)) if fake.reply_headers else {}
+                for k, v in {**extra, **(headers or {})}.items():
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(data)

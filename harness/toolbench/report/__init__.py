@@ -15,7 +15,15 @@ REPORT_FORMATS = ("html", "md", "junit")
 def render_report(
     run_dir: str | Path, fmt: str = "html", baseline: str | Path | None = None
 ) -> str:
-    """The report of a run as text (HTML, Markdown or JUnit XML)."""
+    """The report of a run as text (HTML, Markdown or JUnit XML), every known secret
+    value redacted (a results file written elsewhere, or by an older toolbench, may hold
+    one)."""
+    from toolbench.redaction import redact
+
+    return redact(_render(run_dir, fmt, baseline))
+
+
+def _render(run_dir: str | Path, fmt: str, baseline: str | Path | None) -> str:
     from toolbench.errors import UnknownNameError
     from toolbench.report.baseline import diff
     from toolbench.report.metrics import load_table

@@ -12,6 +12,7 @@ import pandas as pd
 
 from toolbench.errors import UnknownNameError, UserError
 from toolbench.outpath import prepare_file
+from toolbench.redaction import redact, secret_values
 from toolbench.report.metrics import TRIAL_COLUMNS, TrialTable
 
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
@@ -22,12 +23,25 @@ def trial_frame(table: TrialTable) -> pd.DataFrame:
     return table.df[list(TRIAL_COLUMNS)]
 
 
+def redact_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """Every text cell with known secret values redacted (Parquet is compressed: a byte
+    scan of the file would not even see them)."""
+    values = secret_values()
+    if not values:
+        return df
+    df = df.copy()
+    for col in df.columns:
+        if pd.api.types.is_object_dtype(df[col]) or pd.api.types.is_string_dtype(df[col]):
+            df[col] = df[col].map(lambda x: redact(x, values) if isinstance(x, str) else x)
+    return df
+
+
 def export(table: TrialTable, to: str, out: str | Path) -> Path:
     if to not in EXPORT_FORMATS:
         raise UnknownNameError("export format", to, EXPORT_FORMATS)
     path = Path(out)
     prepare_file(path)
-    df = trial_frame(table)
+    df = redact_frame(trial_frame(table))
     try:
         if to == "csv":
             df.to_csv(path, index=False)

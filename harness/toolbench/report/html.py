@@ -20,6 +20,7 @@ import jinja2
 import pandas as pd
 
 from toolbench import __version__, codes
+from toolbench.redaction import redact_error
 from toolbench.report.baseline import BaselineDiff
 from toolbench.report.charts import heatmap_png
 from toolbench.report.metrics import (
@@ -124,7 +125,7 @@ def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
         "sample": t.sample,
         "outcome": outcome,
         "status": t.status,
-        "infra_error": t.infra_error or "",
+        "infra_error": redact_error(t.infra_error or ""),
         "turns": turns,
         "scores": _json(s.model_dump(exclude={"errors", "reasons"})) if s else None,
         "errors": s.errors if s else [],

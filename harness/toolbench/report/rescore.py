@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
 from toolbench.outpath import prepare_dir
+from toolbench.redaction import redacted_json_line
 from toolbench.report.metrics import trial_outcome
 from toolbench.results import TrialResult, TrialScores, TurnRecord, iter_results, results_path
 from toolbench.scenarios.model import Scenario
@@ -144,5 +145,5 @@ def rescore_run(
                     summary.outcome_changed += 1
                     summary.fail_to_pass += before == "fail" and after == "pass"
                     summary.pass_to_fail += before == "pass" and after == "fail"
-            fh.write(new.model_dump_json() + "\n")
+            fh.write(redacted_json_line(new.model_dump_json()))
     return summary

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import yaml
@@ -33,7 +33,13 @@ from vcr.request import Request as VcrRequest
 from vcr.stubs import httpx_stubs
 
 from toolbench.errors import CassetteMissingError
-from toolbench.runner.secrets import SECRET_HEADERS, SECRET_QUERY_KEYS, redact, secret_values
+from toolbench.redaction import (
+    is_secret_header,
+    redact,
+    redact_error,
+    redact_uri,
+    secret_values,
+)
 
 RecordOption = Literal["none", "new", "all"]
 LOCAL_HOST = "local-model.toolbench"
@@ -51,45 +57,54 @@ def register_local_netloc(netloc: str) -> None:
 # ---------------------------------------------------------------- scrubbing
 
 
-def _scrub_text(text: str, values: list[str]) -> str:
-    return redact(text, values) if values else text
+def _scrub_headers(headers: dict[str, Any], values: list[str]) -> None:
+    """Drop secret-bearing headers by name; redact values and shapes in every other one."""
+    for name in list(headers):
+        if is_secret_header(name):
+            del headers[name]
+            continue
+        value = headers[name]
+        if isinstance(value, str):
+            headers[name] = redact_error(value, values)
+        elif isinstance(value, list):
+            headers[name] = [redact_error(v, values) if isinstance(v, str) else v for v in value]
+
+
+def _scrub_body(body: Any, values: list[str], shapes: bool = False) -> Any:
+    if not body:
+        return body
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+    scrubbed = redact_error(text, values) if shapes else redact(text, values)
+    if scrubbed == text:
+        return body
+    return scrubbed.encode("utf-8") if isinstance(body, bytes) else scrubbed
 
 
 def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:
-    """Drop secret headers and query keys, redact secret values, normalise the local host."""
+    """Drop secret headers, userinfo and secret query keys, redact secret values, normalise
+    the local host."""
     req = copy.deepcopy(request)
     values = secret_values() if values is None else values
-    for name in list(req.headers):
-        if name.lower() in SECRET_HEADERS:
-            del req.headers[name]
-        elif isinstance(req.headers[name], str):
-            req.headers[name] = _scrub_text(req.headers[name], values)
+    _scrub_headers(req.headers, values)
     parts = urlsplit(req.uri)
-    netloc = parts.netloc
+    netloc = parts.netloc.rpartition("@")[2]
     scheme = parts.scheme
     if netloc in _local_netlocs:
         netloc, scheme = LOCAL_HOST, "http"
-    query = urlencode(
-        [
-            (k, v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if k not in SECRET_QUERY_KEYS
-        ]
+    req.uri = redact_uri(
+        urlunsplit((scheme, netloc, parts.path, parts.query, parts.fragment)), values
     )
-    req.uri = _scrub_text(urlunsplit((scheme, netloc, parts.path, query, parts.fragment)), values)
     if "host" in req.headers:
         req.headers["host"] = netloc
-    body = req.body
-    if body and values:
-        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
-        req.body = _scrub_text(text, values).encode("utf-8")
+    req.body = _scrub_body(req.body, values)
     return req
 
 
 def scrub_response(
     response: dict[str, Any], values: list[str] | None = None
 ) -> dict[str, Any] | None:
-    """Drop cookies and redact secret values a server may echo back.
+    """Drop secret headers, redact secret values a server may echo back (and, in an error
+    reply, anything shaped like a secret).
 
     Transient faults (429, 5xx, a truncated or non-JSON body) are not recorded (None):
     a retry must reach the server again, not replay the fault.
@@ -99,14 +114,9 @@ def scrub_response(
         return None
     resp = copy.deepcopy(response)
     values = secret_values() if values is None else values
-    headers = resp.get("headers", {})
-    for name in list(headers):
-        if name.lower() in SECRET_HEADERS:
-            del headers[name]
-    body = resp.get("body", {}).get("string")
-    if body and values:
-        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
-        resp["body"]["string"] = _scrub_text(text, values).encode("utf-8")
+    _scrub_headers(resp.get("headers", {}), values)
+    if "body" in resp and "string" in resp["body"]:
+        resp["body"]["string"] = _scrub_body(resp["body"]["string"], values, shapes=status >= 400)
     return resp
 
 

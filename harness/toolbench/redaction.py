@@ -1,0 +1,262 @@
+"""Secrets never reach a byte toolbench writes: what counts as a secret, and its removal.
+
+A ground-layer module, so the store (``results``), the cassettes, the runner and the
+report writers all use the same rules without importing upward.
+
+Known secrets are replaced by value wherever they appear, in every encoding a writer
+might give them (JSON-escaped, percent-encoded, HTML/XML-escaped, Markdown-escaped):
+
+- the value of every secret-bearing environment variable (:func:`is_secret_env_name`:
+  ``*_API_KEY``, ``*_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``, ``*_ACCESS_KEY*``,
+  ``*CREDENTIAL*``...; LiteLLM reads dozens of such names, so the rule is by shape,
+  not a list), and the credentials inside URL-valued ones (``*_API_BASE`` with
+  ``user:pw@`` or ``?token=``);
+- every credential passed on the command line, registered with :func:`register_secret`
+  or :func:`register_url_secrets` (``--api-base``).
+
+Secrets nobody told us about are removed by shape where text is an error message a
+server may echo (:func:`redact_error`), by name for headers (:func:`is_secret_header`)
+and query parameters (:func:`is_secret_query_key`), and userinfo is always stripped from
+recorded URIs (:func:`redact_uri`).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import json
+import os
+import re
+from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit, urlunsplit
+
+REDACTED = "<redacted>"
+MIN_SECRET_LEN = 6
+"""Shorter values (``1``, ``true``) would redact ordinary text and protect nothing."""
+
+_SECRET_ENV = re.compile(
+    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|ACCESS_KEY|SIGNATURE|SAS)(?:_|$)"
+    r"|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|ACCESS_KEY",
+)
+_NOT_SECRET_ENV = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK", "GPG_AGENT_INFO"})
+_URL_ENV = re.compile(r"(?:_API_BASE|_BASE_URL|_URL|_ENDPOINT|_HOST|_URI)$")
+
+_SECRET_HEADER_WORDS = frozenset(
+    {
+        "authorization", "auth", "cookie", "set-cookie", "key", "apikey", "token", "secret",
+        "password", "signature", "credential", "credentials", "session", "sas",
+    }
+)  # fmt: skip
+SECRET_HEADERS = frozenset(
+    {
+        "authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key",
+        "cookie", "set-cookie", "set-cookie2", "ocp-apim-subscription-key", "x-auth-token",
+        "private-token", "x-amz-security-token",
+    }
+)  # fmt: skip
+SECRET_QUERY_KEYS = frozenset(
+    {
+        "key", "api_key", "api-key", "apikey", "token", "access_token", "refresh_token",
+        "id_token", "auth", "auth_token", "sig", "signature", "client_secret", "secret",
+        "password", "code",
+    }
+)  # fmt: skip
+
+_registered: set[str] = set()
+
+
+def is_secret_env_name(name: str) -> bool:
+    """Whether an environment variable's value is a credential (by the shape of its name)."""
+    upper = name.upper()
+    return upper not in _NOT_SECRET_ENV and bool(_SECRET_ENV.search(upper))
+
+
+def is_secret_header(name: str) -> bool:
+    """Headers dropped by name: any whose name has a credential word (``x-auth-token``).
+
+    ``x-ratelimit-remaining-tokens`` stays: the words are compared whole.
+    """
+    low = name.lower()
+    return low in SECRET_HEADERS or bool(_SECRET_HEADER_WORDS & set(re.split(r"[-_.]", low)))
+
+
+def is_secret_query_key(name: str) -> bool:
+    low = name.lower()
+    return low in SECRET_QUERY_KEYS or low.startswith("x-amz-") or low.endswith(("_key", "-key"))
+
+
+_NOT_A_SECRET = re.compile(r"[\d.eE+-]*|true|false|none|null", re.IGNORECASE)
+"""A number or a flag: redacting it would rewrite token counts (and break JSON numbers)."""
+
+
+def _is_secret_value(value: str) -> bool:
+    return len(value) >= MIN_SECRET_LEN and not _NOT_A_SECRET.fullmatch(value)
+
+
+def register_secret(value: str | None) -> None:
+    """Redact ``value`` from everything written from now on (a credential given on the
+    command line, or one toolbench read from anywhere but the environment)."""
+    if value and _is_secret_value(value):
+        _registered.add(value)
+
+
+def forget_registered_secrets() -> None:
+    """Forget what :func:`register_secret` was given (tests; a new process starts empty)."""
+    _registered.clear()
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials inside a URL: userinfo user and password, secret query values."""
+    try:
+        parts = urlsplit(url.strip())
+        user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    except ValueError:
+        return []
+    found = [user, password]
+    if password:  # what an HTTP client sends for user:pw@ (Authorization: Basic ...)
+        found.append(base64.b64encode(f"{user}:{password}".encode()).decode())
+    found += [
+        v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_query_key(k)
+    ]
+    return [v for v in found if _is_secret_value(v)]
+
+
+def register_url_secrets(url: str | None) -> None:
+    """Register the credentials inside a URL given on the command line (``--api-base``)."""
+    for value in url_secrets(url or ""):
+        register_secret(value)
+
+
+def secret_values() -> list[str]:
+    """Every known secret value (environment and registered), longest first."""
+    vals = set(_registered)
+    for k, v in os.environ.items():
+        if is_secret_env_name(k) and _is_secret_value(v):
+            vals.add(v)
+        elif _URL_ENV.search(k.upper()) and ("@" in v or "=" in v):
+            vals.update(url_secrets(v))
+    return sorted(vals, key=len, reverse=True)
+
+
+def _md_escape(s: str) -> str:
+    out = s.replace("\\", "\\\\")
+    for ch in "|<>*_`[]":
+        out = out.replace(ch, "\\" + ch)
+    return out
+
+
+def _variants(value: str) -> set[str]:
+    """The forms a writer may give a value: raw, JSON, URL, HTML/XML and Markdown escaped."""
+    out = {
+        value,
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        json.dumps(value)[1:-1],
+        quote(value, safe=""),
+        quote_plus(value, safe=""),
+        quote(value),
+        html.escape(value),
+        html.escape(value, quote=False),
+        html.escape(value, quote=False).replace('"', "&quot;"),  # XML attributes
+        html.escape(value, quote=False).replace('"', "&#34;").replace("'", "&#39;"),  # jinja
+        _md_escape(value),
+    }
+    out.add(json.dumps(html.escape(value), ensure_ascii=False)[1:-1])
+    return {v for v in out if len(v) >= MIN_SECRET_LEN}
+
+
+@functools.lru_cache(maxsize=32)
+def _forms(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Every form of every value, longest first: an escaped form must win over the raw
+    value it contains."""
+    return tuple(sorted({f for v in values for f in _variants(v)}, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, forms)))
+
+
+def redact(text: str, values: list[str] | None = None) -> str:
+    """Replace every known secret value (in any of its encoded forms) in ``text``.
+
+    A substring test first (a fast C search): most texts hold no secret, and one regex
+    alternation of every form would cost a pass per form over a multi-megabyte reply.
+    """
+    forms = _forms(tuple(secret_values() if values is None else values))
+    present = tuple(f for f in forms if f in text)
+    return _pattern(present).sub(REDACTED, text) if present else text
+
+
+def redact_shapes(text: str) -> str:
+    """Replace every substring shaped like a credential (see :mod:`toolbench.secret_shapes`)."""
+    from toolbench.secret_shapes import find_shapes
+
+    for shape in sorted(find_shapes(text), key=lambda s: len(s.value), reverse=True):
+        text = text.replace(shape.value, REDACTED)
+    return text
+
+
+def redact_error(text: str, values: list[str] | None = None) -> str:
+    """An error text, which may echo what a server was sent: by value and by shape."""
+    return redact_shapes(redact(text, values))
+
+
+ERROR_FIELDS = frozenset({"infra_error", "error", "errors", "message", "detail", "exception"})
+"""Keys whose text is an error message, at any depth of a stored record."""
+
+
+def redact_error_fields(data: Any) -> Any:
+    """``data`` (JSON-like) with every string under an :data:`ERROR_FIELDS` key passed
+    through :func:`redact_error`; other strings are left for :func:`redact`."""
+    if isinstance(data, dict):
+        return {
+            k: _redact_all_strings(v) if k in ERROR_FIELDS else redact_error_fields(v)
+            for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [redact_error_fields(v) for v in data]
+    return data
+
+
+def redacted_json_line(json_text: str) -> str:
+    """A stored record (one compact JSON object, as pydantic writes it) with every secret
+    removed, newline-terminated: the form of a ``results.jsonl`` line.
+
+    Error fields are redacted on the decoded data (by shape as well as by value); the
+    text is re-encoded only when that changed something, so a line without secrets keeps
+    pydantic's exact bytes.
+    """
+    data = json.loads(json_text)
+    scrubbed = redact_error_fields(data)
+    if scrubbed != data:
+        json_text = json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))
+    return redact(json_text) + "\n"
+
+
+def _redact_all_strings(data: Any) -> Any:
+    if isinstance(data, str):
+        return redact_error(data)
+    if isinstance(data, dict):
+        return {k: _redact_all_strings(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_redact_all_strings(v) for v in data]
+    return data
+
+
+def redact_uri(uri: str, values: list[str] | None = None) -> str:
+    """A URI with no userinfo, no secret query parameter and no known secret value."""
+    try:
+        parts = urlsplit(uri)
+        netloc = parts.netloc.rpartition("@")[2]
+        query = urlencode(
+            [
+                (k, v)
+                for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                if not is_secret_query_key(k)
+            ]
+        )
+        uri = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        uri = redact_shapes(uri)
+    return redact(uri, values)

@@ -1,0 +1,153 @@
+"""What a credential looks like, for text whose secrets toolbench was never told about.
+
+Two sources, one answer. The maintained set is Yelp's ``detect-secrets`` (AWS, Slack,
+JWT, private keys, basic-auth URLs, ``password=``-style keywords, Stripe, GitLab, npm,
+PyPI, ...): its plugins are run directly on a string (``analyze_string``), without its
+file and baseline machinery, so one line costs microseconds (a few are left out, see
+:data:`_SKIPPED_PLUGINS`; long texts are cut into overlapping windows). Toolbench adds the shapes
+detect-secrets lacks or matches too narrowly (``sk-``/``sk-ant-`` keys of any length,
+``AIza``, ``hf_``, ``gh*_``, bearer/basic credentials, secret query parameters) and a
+filter for the placeholders models write (``api_key=YOUR_API_KEY``).
+
+Used by ``cassettes audit`` (detection) and by :func:`toolbench.redaction.redact_error`
+(error texts echoed by servers).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+_SKIPPED_PLUGINS = frozenset(
+    {"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)", "OpenAI Token"}
+)
+"""Entropy: every id would be a finding. Public IPs are not credentials. OpenAI Token:
+toolbench's ``sk-`` shape covers it, and its regex is quadratic in a run of ``sk-``."""
+
+# Names whose value is a credential: as a query parameter or a ``name=value`` in text.
+SECRET_PARAM = (
+    r"(?:api[_-]?key|apikey|key|token|access[_-]?token|refresh[_-]?token|id[_-]?token"
+    r"|auth[_-]?token|session[_-]?token|client[_-]?secret|secret|password|passwd|pwd"
+    r"|sig|signature|x-amz-(?:credential|signature|security-token)|code)"
+)
+STRONG = (
+    r"(?:api[_-]?key|access[_-]?key|secret|password|passwd|token|access[_-]?token"
+    r"|auth[_-]?token|session[_-]?token|refresh[_-]?token|private[_-]?key)"
+)
+"""Names that are a credential with any prefix: ``aws_secret_access_key``, ``db_password``;
+the weak ones (``key``, ``code``, ``sig``) only alone, so ``zip_code=`` is not one."""
+# Own shapes: (kind, pattern); the named group ``v`` (or the whole match) is the secret.
+TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("anthropic key", re.compile(r"(?<![A-Za-z0-9])(?P<v>sk-ant-[A-Za-z0-9_-]{20,})")),
+    ("openai-style key", re.compile(r"(?<![A-Za-z0-9])(?P<v>sk-(?!ant-)[A-Za-z0-9_-]{20,})")),
+    ("google api key", re.compile(r"(?<![A-Za-z0-9])(?P<v>AIza[0-9A-Za-z_-]{30,})")),
+    ("github token", re.compile(r"(?<![A-Za-z0-9])(?P<v>(?:gh[pousr]_|github_pat_)\w{30,})")),
+    ("huggingface token", re.compile(r"(?<![A-Za-z0-9])(?P<v>hf_[A-Za-z0-9]{30,})")),
+    ("bearer token", re.compile(r"\b[Bb]earer\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})")),
+    ("basic credentials", re.compile(r"\bBasic\s+(?P<v>[A-Za-z0-9+/]{12,}={0,2})")),
+    (
+        "secret query parameter",
+        re.compile(rf"[?&;]{SECRET_PARAM}=(?P<v>[^&\s\"'<>#\\]{{6,}})", re.IGNORECASE),
+    ),
+    (
+        "secret assignment",
+        re.compile(
+            rf"(?:(?<![A-Za-z0-9_-]){SECRET_PARAM}|(?<![A-Za-z0-9_-])(?:[A-Za-z0-9]+_)*{STRONG})"
+            r"\s*=\s*[\"']?(?P<v>[^\s\"'&,;<>\\(){}\[\]]{6,})(?![\w(])",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "url credentials",
+        re.compile(
+            r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^/\s:@\"'<>]+:(?P<v>[^/\s@\"'<>]+)@",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "private key",
+        re.compile(
+            r"(?P<v>-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*))",
+            re.DOTALL,
+        ),
+    ),
+)
+
+_PLACEHOLDER = re.compile(
+    r"^(?:[A-Z]+(?:_[A-Z0-9]+)+|<[^>]*>|\{[^}]*\}|\$\{?[A-Za-z_]\w*\}?|\[[^\]]*\]|[xX*.#-]{3,}"
+    r"|(?i:(?:your|my|the|some|example|dummy|fake)(?:[_-][a-z]+)*|null|none|undefined))$"
+)
+"""What models and docs write where a key goes: ``YOUR_API_KEY``, ``<key>``, ``${TOKEN}``."""
+_CUT = re.compile(r"[\s&\"'\\,;]")
+
+
+@dataclass(frozen=True)
+class Shape:
+    kind: str
+    value: str
+
+
+def is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.match(value)) or "<redacted>" in value
+
+
+@functools.cache
+def _plugins() -> tuple[tuple[str, Any, Any], ...]:
+    """detect-secrets plugin instances (with the YAML keyword regexes), built once."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.keyword import REGEX_BY_FILETYPE, KeywordDetector
+    from detect_secrets.util.filetype import FileType
+
+    out: list[tuple[str, Any, Any]] = []
+    mapping: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+    for kind, cls in sorted(mapping.items()):
+        if kind in _SKIPPED_PLUGINS:
+            continue
+        extra = REGEX_BY_FILETYPE[FileType.YAML] if cls is KeywordDetector else None
+        out.append((kind, cls(), extra))
+    return tuple(out)
+
+
+WINDOW = 2048
+OVERLAP = 512
+"""detect-secrets' JWT regex is quadratic in a run of ``eyJ`` (600 KB took 234 s), so its
+plugins see overlapping windows: a secret up to :data:`OVERLAP` characters long lies whole
+in one of them, and the cost stays linear in the text."""
+
+
+def _windows(text: str) -> Iterator[str]:
+    if len(text) <= WINDOW:
+        yield text
+        return
+    for start in range(0, len(text) - OVERLAP, WINDOW - OVERLAP):
+        yield text[start : start + WINDOW]
+
+
+def _detect_secrets(text: str) -> Iterator[Shape]:
+    for window in _windows(text):
+        yield from _detect_secrets_in(window)
+
+
+def _detect_secrets_in(text: str) -> Iterator[Shape]:
+    for kind, plugin, extra in _plugins():
+        found = plugin.analyze_string(text) if extra is None else plugin.analyze_string(text, extra)
+        for value in found:
+            value = _CUT.split(str(value), maxsplit=1)[0] if kind == "Secret Keyword" else value
+            if len(value) >= 4 and not is_placeholder(value):
+                yield Shape(kind.lower(), str(value))
+
+
+def find_shapes(text: str) -> list[Shape]:
+    """Every secret-shaped substring of ``text`` (one line or a whole string)."""
+    found: list[Shape] = []
+    for kind, pattern in TOOLBENCH_SHAPES:
+        for m in pattern.finditer(text):
+            value = m.group("v")
+            if not is_placeholder(value):
+                found.append(Shape(kind, value))
+    found.extend(dict.fromkeys(_detect_secrets(text)))  # windows overlap: each once
+    return found
