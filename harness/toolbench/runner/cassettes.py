@@ -488,5 +488,6 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         yield tc
     finally:
         _current.reset(token)
-        if record != "none" and tc.cassette.dirty:
+        # Nothing to keep (every exchange was a fault it forgot): write no empty cassette.
+        if record != "none" and tc.cassette.dirty and tc.cassette.data:
             tc.cassette._save()
