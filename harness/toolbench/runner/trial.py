@@ -56,7 +56,7 @@ def safe_name(text: str, exact: bool = False) -> str:
     slug is kept without a hash when it is short (model and format directories, whose
     slugs predate this rule).
     """
-    name = slug(text)
+    name = slug(text).lstrip(".") or "_"  # never "..", never a hidden file
     if len(name) <= NAME_CAP and (exact or name == text):
         return name
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
