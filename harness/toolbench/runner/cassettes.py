@@ -238,6 +238,15 @@ def _check_loaded(requests: Any, responses: Any) -> None:
         raise ValueError("requests and responses differ in number")
 
 
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 class SafePersister:
     """vcrpy's file persister, made safe: atomic saves and loud, typed load failures.
 
@@ -278,6 +287,7 @@ class SafePersister:
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
                     fh.write(data)
+                os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; a cassette is data
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
