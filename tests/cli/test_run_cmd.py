@@ -223,6 +223,7 @@ def test_replay_may_name_a_cassette_dir_under_a_file_it_never_writes(
     (tmp_path / "file").write_text("x")
     rc = run_cli(["run", "--quiet", "--no-report", "--models", "local/smollm2-135m",
                   "--formats", "xml", "--scenarios", str(scen), "--record", "none",
-                  "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "file" / "c")])  # fmt: skip
+                  "--out", str(tmp_path / "r"),
+                  "--cassettes", str(tmp_path / "file" / "c")])  # fmt: skip
     assert rc == 0
     assert {r.status for r in load_results(tmp_path / "r")} == {"cassette_missing"}
