@@ -222,7 +222,7 @@ def test_a_failed_save_keeps_the_old_cassette_whole(
     out = str(tmp_path / "all")
     assert _run(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 0
     assert cas.read_bytes() == before
-    assert not [p for p in cas.parent.iterdir() if p.name.startswith(".tmp-")]
+    assert sorted(p.name for p in cas.parent.iterdir()) == ["chat.yaml", "weather.yaml"]
     weather = _by_id(tmp_path / "all")["weather"]
     assert (weather.status, weather.error_code) == ("harness_error", "harness.cassette_write")
     assert weather.infra_error == (
