@@ -11,7 +11,9 @@ Scoring runs on the full trial first; only what is written is capped:
   call arguments, native tool calls) up to :data:`COPY_CAP` characters.
 
 A cut string keeps its head and ends with a marker that gives the full length; the full
-bytes stay in the trial's cassette.
+bytes stay in the trial's cassette. ``rescore`` re-parses the stored reply text, so only a
+reply over :data:`REPLY_TEXT_CAP` characters could rescore differently (replay it from
+the cassette instead).
 """
 
 from __future__ import annotations
