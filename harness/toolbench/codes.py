@@ -49,10 +49,23 @@ ANSWER_MISSING = "answer.missing"
 TURNS_EXHAUSTED = "turns.exhausted"
 ANSWER_REGEX_TIMEOUT = "answer.regex_timeout"
 
-# outcomes that are not model failures
+# outcomes that are not model failures: provider faults (infra.*)
 INFRA_ERROR = "infra.error"
+INFRA_TIMEOUT = "infra.timeout"
+INFRA_CONNECTION = "infra.connection"
+INFRA_RATE_LIMITED = "infra.rate_limited"
+INFRA_SERVER_ERROR = "infra.server_error"
+INFRA_CLIENT_ERROR = "infra.client_error"
+INFRA_BAD_REPLY = "infra.bad_reply"
 UNSUPPORTED = "provider.unsupported"
+PROVIDER_STOP_REJECTED = "provider.stop_rejected"  # an attempt's outcome, not a trial's
 CASSETTE_MISSING = "cassette.missing"
+CASSETTE_UNREADABLE = "cassette.unreadable"
+
+# toolbench's own faults (harness.*): counted apart from model and provider failures
+HARNESS_ERROR = "harness.error"
+HARNESS_SCORING = "harness.scoring"
+HARNESS_CASSETTE_WRITE = "harness.cassette_write"
 
 DESCRIPTIONS: dict[str, str] = {
     JSON_DECODE_FAILED: "a tool call's JSON could not be decoded, even after repair",
@@ -97,4 +110,15 @@ DESCRIPTIONS: dict[str, str] = {
     INFRA_ERROR: "transport failure after retries (not a model failure)",
     UNSUPPORTED: "the provider cannot do what the format needs",
     CASSETTE_MISSING: "replay-only run found no cassette for the trial",
+    PROVIDER_STOP_REJECTED: "the model refused `stop`; the turn was sent again without it",
+    INFRA_TIMEOUT: "the provider did not answer within the request timeout",
+    INFRA_CONNECTION: "the provider could not be reached",
+    INFRA_RATE_LIMITED: "the provider kept refusing with 429 (or asked to wait past the cap)",
+    INFRA_SERVER_ERROR: "the provider kept answering 5xx",
+    INFRA_CLIENT_ERROR: "the provider refused the request with a 4xx (key, model, quota, ...)",
+    INFRA_BAD_REPLY: "the provider answered 2xx with a body that is not a complete reply",
+    CASSETTE_UNREADABLE: "the trial's cassette file is truncated, malformed or binary",
+    HARNESS_ERROR: "toolbench itself failed on this trial (a bug: see the recorded exception)",
+    HARNESS_SCORING: "scoring this trial raised (e.g. a tool schema toolbench cannot evaluate)",
+    HARNESS_CASSETTE_WRITE: "the trial's cassette could not be written",
 }

@@ -44,7 +44,36 @@ class CassetteMissingError(ToolbenchError):
 
 
 class InfraError(ToolbenchError):
-    """A transport-level failure that survived retries: kept apart from model failures."""
+    """A transport-level failure that survived retries: kept apart from model failures.
+
+    ``code`` is its typed code (``infra.timeout``, ``infra.bad_reply``, ...; see
+    :mod:`toolbench.codes`), recorded on the trial.
+    """
+
+    def __init__(self, message: str, code: str = "infra.error") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class CassetteUnreadableError(ToolbenchError):
+    """A cassette file exists but cannot be read (truncated, malformed, binary).
+
+    Recorded on the trial (``cassette.unreadable``); under ``--record new`` the file is
+    moved aside and the trial recorded again.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cassette {path} is unreadable: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class CassetteWriteError(ToolbenchError):
+    """A cassette could not be written (a toolbench or disk fault, not the model's)."""
+
+
+class RunLockedError(UserError):
+    """Another toolbench process is writing this run directory."""
 
 
 class UnsupportedError(ToolbenchError):

@@ -27,7 +27,19 @@ StopClass = Literal[
     "length",
     "no_call",
 ]
-TrialStatus = Literal["ok", "infra_error", "unsupported", "cassette_missing"]
+TrialStatus = Literal[
+    "ok",
+    "infra_error",
+    "unsupported",
+    "cassette_missing",
+    "cassette_unreadable",
+    "harness_error",
+]
+"""``infra_error``/``unsupported``/``cassette_*``: the provider or its recording failed;
+``harness_error``: toolbench itself failed on the trial (a bug, or input it cannot
+evaluate). Neither is a model failure; reports count them apart (``infra_error_rate``,
+``harness_error_rate``)."""
+AttemptOutcome = Literal["ok", "retry", "fail"]
 
 
 class TrialScores(BaseModel):
@@ -79,6 +91,27 @@ class TurnRecord(BaseModel):
     """This turn answered a parse-error retry message."""
 
 
+class Attempt(BaseModel):
+    """One HTTP attempt at a model call: what came back and what toolbench did next."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int = 0
+    """Index of the exchange in the trial (0 for the first request)."""
+    n: int = 1
+    """Attempt number within that exchange, from 1."""
+    outcome: AttemptOutcome = "ok"
+    """``ok``: a complete reply; ``retry``: a fault, asked again; ``fail``: a fault that
+    ended the trial (or was handled by changing the request, e.g. dropping ``stop``)."""
+    error_code: str | None = None
+    http_status: int | None = None
+    wait_s: float = 0.0
+    """Seconds waited before the next attempt (``Retry-After`` when the server sent one,
+    up to a cap; else exponential backoff with jitter)."""
+    error: str | None = None
+    """The fault in one short line (exception type and message, cut)."""
+
+
 class TrialResult(BaseModel):
     """One (model, format, scenario, sample) trial."""
 
@@ -95,6 +128,15 @@ class TrialResult(BaseModel):
     sample: int = 0
     status: TrialStatus = "ok"
     infra_error: str | None = None
+    """Why a non-``ok`` trial did not finish (for every non-``ok`` status)."""
+    error_code: str | None = None
+    """The typed code of a non-``ok`` status (``infra.timeout``, ``harness.scoring``, ...)."""
+    error_type: str | None = None
+    """The exception's type name for ``harness_error`` trials (what to look for in a bug)."""
+    attempts: list[Attempt] = Field(default_factory=list)
+    """Every HTTP attempt of the trial, retries included (empty in older results)."""
+    notes: list[str] = Field(default_factory=list)
+    """What the harness did that the scores do not show (a cassette moved aside, ...)."""
     turns: list[TurnRecord] = Field(default_factory=list)
     scores: TrialScores | None = None
     """None when the trial did not reach the model (infra error, unsupported, no cassette)."""

@@ -150,3 +150,80 @@ def test_repeated_models_and_formats_run_once(tmp_path: Path, scen: Path) -> Non
         ("local/smollm2-135m", "xml", "chat", 0),
         ("local/smollm2-135m", "xml", "weather", 0),
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--formats", ""], "error: --formats: no format given in ''"),
+        (["--formats", ",,,"], "error: --formats: no format given in ',,,'"),
+        (["--formats", "native:"],
+         "error: --formats: 'native:' has a ':' but no options (write 'native')"),
+        (["--api-base", "not a url"],
+         "error: --api-base: 'not a url' is not an http:// or https:// URL with a host"),
+        (["--api-base", "ftp://models.example/v1"],
+         "error: --api-base: 'ftp://models.example/v1' is not an http:// or https:// URL "
+         "with a host"),
+        (["--api-base", "http://[::1"],
+         "error: --api-base: 'http://[::1' is not a valid URL: Invalid IPv6 URL"),
+        (["--api-base", "http://localhost:99999/v1"],
+         "error: --api-base: 'http://localhost:99999/v1' is not a valid URL: "
+         "Port out of range 0-65535"),
+        (["--timeout", "0"], "error: --timeout: must be more than 0 seconds"),
+        (["--budget", "-5"], "error: --budget: must be more than 0 seconds"),
+    ],
+)  # fmt: skip
+def test_bad_options_refused_up_front(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rc = run_cli(["run", "--quiet", "--out", str(tmp_path / "r"), *args])
+    assert (rc, capsys.readouterr().err) == (2, message + "\n")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "where", "message"),
+    [
+        ("--out", "file", "error: --out: {file} is a file, not a directory"),
+        ("--out", "file/sub", "error: --out: {file}/sub is under a file ({file}), not a directory"),
+        ("--cassettes", "file", "error: --cassettes: {file} is a file, not a directory"),
+        ("--cassettes", "file/a/b",
+         "error: --cassettes: {file}/a/b is under a file ({file}), not a directory"),
+    ],
+)  # fmt: skip
+def test_unwritable_directories_are_refused(
+    option: str, where: str, message: str, tmp_path: Path, scen: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    file = tmp_path / "file"
+    file.write_text("not a directory")
+    args = {"--out": str(tmp_path / "r"), "--cassettes": str(tmp_path / "cas")}
+    args[option] = str(tmp_path / where)
+    rc = run_cli(["run", "--quiet", "--no-report", "--models", "local/smollm2-135m",
+                  "--formats", "xml", "--scenarios", str(scen),
+                  *[x for kv in args.items() for x in kv]])  # fmt: skip
+    assert (rc, capsys.readouterr().err) == (2, message.format(file=file) + "\n")
+
+
+def test_resume_of_a_missing_run_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = run_cli(["run", "--quiet", "--resume", "--out", str(tmp_path / "nope")])
+    assert rc == 2
+    assert capsys.readouterr().err == (
+        f"error: --resume: {tmp_path / 'nope'} does not exist (nothing to resume)\n"
+    )
+    assert not (tmp_path / "nope").exists()
+
+
+def test_replay_may_name_a_cassette_dir_under_a_file_it_never_writes(
+    tmp_path: Path, scen: Path
+) -> None:
+    """Only recording writes cassettes: --record none does not check --cassettes."""
+    (tmp_path / "file").write_text("x")
+    rc = run_cli(["run", "--quiet", "--no-report", "--models", "local/smollm2-135m",
+                  "--formats", "xml", "--scenarios", str(scen), "--record", "none",
+                  "--out", str(tmp_path / "r"),
+                  "--cassettes", str(tmp_path / "file" / "c")])  # fmt: skip
+    assert rc == 0
+    assert {r.status for r in load_results(tmp_path / "r")} == {"cassette_missing"}

@@ -9,7 +9,8 @@ import pytest
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.errors import InfraError
 from toolbench.formats.base import RenderedRequest
-from toolbench.runner.provider import Endpoint, complete
+from toolbench.runner.cassettes import recordable, reply_fault
+from toolbench.runner.provider import Endpoint, complete, retry_after
 
 REQ = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
 
@@ -33,3 +34,107 @@ def test_a_reply_is_read_with_usage() -> None:
     assert done.reply.finish_reason == "stop"
     assert (done.prompt_tokens, done.completion_tokens) == (10, 5)
     assert done.request["seed"] == 3
+
+
+class _Exc(Exception):
+    def __init__(self, headers: dict[str, str]) -> None:
+        super().__init__("x")
+        import httpx
+
+        self.litellm_response_headers = httpx.Headers(headers)
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after": "7"}, 7.0),
+        ({"retry-after": "0.5"}, 0.5),
+        ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # a date in the past
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+    ],
+)
+def test_retry_after_is_read_from_litellms_real_headers(
+    headers: dict[str, str], expected: float | None
+) -> None:
+    """LiteLLM's exception ``response`` is a placeholder without the server's headers."""
+    assert retry_after(_Exc(headers)) == expected
+
+
+def test_retry_after_as_a_future_http_date() -> None:
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    value = retry_after(_Exc({"retry-after": when}))
+    assert value is not None and 25 < value <= 30
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "path", "fault"),
+    [
+        (200, b'{"choices": [{"message": {"content": "hi"}}]}', "/v1/chat/completions", None),
+        (200, b'{"choices": []}', "/v1/chat/completions", "chat completion without choices"),
+        (200, b"{}", "/v1/chat/completions", "chat completion without choices"),
+        (200, b'{"choices": [{"text": "x"}]}', "/v1/chat/completions",
+         "chat completion whose first choice has no message"),
+        (200, b"", "/v1/chat/completions", "empty body"),
+        (200, b"<html>oops</html>", "/v1/chat/completions",
+         "body is not JSON ('<html>oops</html>'...)"),
+        (200, b"[1]", "/v1/messages", "body is not a JSON object"),
+        (200, b'{"content": [], "id": "msg"}', "/v1/messages", None),  # another provider's shape
+        (200, b'{"choices": []}', "/v1/anything", "chat completion without choices"),
+        (503, b"{}", "/v1/chat/completions", "HTTP 503"),
+    ],
+)  # fmt: skip
+def test_reply_fault(status: int, body: bytes, path: str, fault: str | None) -> None:
+    assert reply_fault(status, body, path) == fault
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kept"),
+    [
+        (200, b'{"choices": [{"message": {"content": "hi"}}]}', True),
+        (200, b'{"choices": []}', False),
+        (200, b"<html></html>", False),
+        (400, b'{"error": {"message": "stop is not supported"}}', True),  # provisional
+        (404, b'{"error": {}}', True),  # provisional: forgotten unless acted on
+        (408, b"", False),
+        (429, b"{}", False),
+        (500, b"{}", False),
+        (302, b"", False),
+    ],
+)
+def test_what_is_recorded(status: int, body: bytes, kept: bool) -> None:
+    response = {"status": {"code": status}, "headers": {}, "body": {"string": body}}
+    assert recordable(response, "/v1/chat/completions") is kept
+
+
+def test_compact_caps_copies_and_keeps_short_trials_unchanged() -> None:
+    from toolbench.formats.base import ModelReply, ParseResult
+    from toolbench.results import TrialResult, TurnRecord
+    from toolbench.runner.compact import COPY_CAP, REPLY_TEXT_CAP, compact, cut
+
+    small = TurnRecord(
+        request={"messages": [{"role": "user", "content": "hi"}]},
+        reply=ModelReply(text="ok", raw_message={"content": "ok"}),
+        parsed=ParseResult(content="ok"),
+    )
+    base = {"run_id": "r", "toolbench_version": "0", "model": "m", "format": "xml",
+            "scenario_id": "s"}  # fmt: skip
+    short = TrialResult(**base, turns=[small])
+    assert compact(short) == short
+    big = "x" * (REPLY_TEXT_CAP + 10)
+    turn = small.model_copy(update={
+        "request": {"messages": [{"role": "assistant", "content": big}]},
+        "reply": ModelReply(text=big, raw_message={"content": big}),
+        "parsed": ParseResult(content=big, raw_content=big),
+    })  # fmt: skip
+    out = compact(TrialResult(**base, turns=[turn])).turns[0]
+    assert out.reply.text == cut(big, REPLY_TEXT_CAP)
+    assert out.reply.text.endswith(f"cut 10 of {len(big)} characters; full text in the cassette]")
+    assert out.reply.raw_message["content"] == cut(big, COPY_CAP)
+    assert out.request["messages"][0]["content"] == cut(big, COPY_CAP)
+    assert out.parsed.content == out.parsed.raw_content == cut(big, COPY_CAP)
+    assert turn.reply.text == big  # the scored trial itself is untouched

@@ -1,8 +1,11 @@
 """A fake OpenAI-compatible chat server for unit tests and benchmarks only.
 
 Replies are queued with :meth:`FakeOpenAI.enqueue` (as simonw/llm's fake models do); an
-entry can also be an HTTP fault (status, headers, raw body) to exercise retries. Every
-request received is kept for assertions. It listens on 127.0.0.1 only.
+entry can also be an HTTP fault (status, headers, raw body) to exercise retries, or a
+:class:`Hang` (a server that does not answer in time). The module's constants are the
+faults real servers were seen to send: ``NO_CHOICES``, ``HTML_200``, ``EMPTY_200``,
+``EMPTY_OBJECT``. Every request received is kept for assertions. It listens on
+127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -25,6 +28,24 @@ class Fault:
 
 
 @dataclass
+class Hang:
+    """Answer nothing for ``seconds`` (then a plain reply, if the client still waits)."""
+
+    seconds: float
+    then: str = "Late."
+
+
+NO_CHOICES = Fault(200, body=json.dumps({
+    "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake",
+    "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1},
+}).encode())  # fmt: skip
+HTML_200 = Fault(200, body=b"<html><body>502 Bad Gateway</body></html>",
+                 headers={"content-type": "text/html"})  # fmt: skip
+EMPTY_200 = Fault(200, body=b"")
+EMPTY_OBJECT = Fault(200, body=b"{}")
+
+
+@dataclass
 class Received:
     path: str
     headers: dict[str, str]
@@ -35,7 +56,7 @@ class FakeOpenAI:
     def __init__(self, delay_s: float = 0.0, default: str = "Hello.") -> None:
         self.delay_s = delay_s
         self.default = default
-        self.queue: deque[str | dict[str, Any] | Fault] = deque()
+        self.queue: deque[str | dict[str, Any] | Fault | Hang] = deque()
         self.received: list[Received] = []
         self.reply_headers: Callable[[dict[str, str]], dict[str, str]] | None = None
         """Extra headers for every reply, from the request's headers (a server that echoes)."""
@@ -59,6 +80,9 @@ class FakeOpenAI:
                     item = fake.queue.popleft() if fake.queue else fake.default
                 if fake.delay_s:
                     time.sleep(fake.delay_s)
+                if isinstance(item, Hang):
+                    time.sleep(item.seconds)
+                    item = item.then
                 if isinstance(item, Fault):
                     self._send(item.status, item.body, item.headers)
                     return
@@ -68,10 +92,11 @@ class FakeOpenAI:
                 self, status: int, data: bytes, headers: dict[str, str] | None = None
             ) -> None:
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                extra = {k.lower(): v for k, v in (headers or {}).items()}
+                self.send_header("content-type", extra.pop("content-type", "application/json"))
                 self.send_header("content-length", str(len(data)))
-                extra = fake.reply_headers(dict(self.headers)) if fake.reply_headers else {}
-                for k, v in {**extra, **(headers or {})}.items():
+                echoed = fake.reply_headers(dict(self.headers)) if fake.reply_headers else {}
+                for k, v in {**echoed, **extra}.items():
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(data)
@@ -86,7 +111,7 @@ class FakeOpenAI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def enqueue(self, *items: str | dict[str, Any] | Fault) -> None:
+    def enqueue(self, *items: str | dict[str, Any] | Fault | Hang) -> None:
         with self._lock:
             self.queue.extend(items)
 

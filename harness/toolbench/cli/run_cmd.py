@@ -48,6 +48,15 @@ def run_cmd(
     cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Cassette directory."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar (for CI)."),
     no_report: bool = typer.Option(False, "--no-report", help="Skip the HTML report."),
+    timeout: float = typer.Option(
+        None, "--timeout", help="Seconds per model request (default 120; 60 for local models)."
+    ),
+    budget: float = typer.Option(
+        None,
+        "--budget",
+        help="Seconds of wall time for the run: no trial starts after that; "
+        "the rest is left for --resume.",
+    ),
 ) -> None:
     """Run scenarios against models x formats; record or replay cassettes."""
     from toolbench.cli.run_view import print_summary, progress_hook
@@ -60,16 +69,25 @@ def run_cmd(
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
+    if formats is not None and not _split(formats):
+        raise UserError(f"--formats: no format given in '{formats}'")
     cfg = RunConfig(
-        models=_split(models), formats=_split(formats) or list(DEFAULT_FORMATS),
+        models=_split(models), formats=_split(formats) if formats else list(DEFAULT_FORMATS),
         scenarios=[s for item in (scenarios or []) for s in _split(item)],
         samples=samples, concurrency=concurrency, record=record,  # type: ignore[arg-type]
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
         resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
+        timeout_s=timeout, budget_s=budget,
     )  # fmt: skip
     plan = plan_run(cfg)
     with progress_hook(len(plan.specs), quiet) as hook:
         run_dir = execute_run(cfg, plan, hook)
+    if plan.not_run:
+        typer.echo(
+            f"warning: --budget of {budget:g}s used up: {plan.not_run} trial(s) not run; "
+            f"complete them with --resume --out {run_dir}",
+            err=True,
+        )
     print_summary(run_dir, write_report=cfg.report, quiet=quiet)
 
 

@@ -16,10 +16,13 @@ Rules shared by every rate:
 
 * ``None`` means "not applicable" and leaves the denominator (``call_accuracy`` on a
   no-call scenario, ``parse_*`` when no turn tried to call, ...).
-* Trials whose ``status`` is not ``ok`` (``infra_error``, ``unsupported``,
-  ``cassette_missing``) never reached the model or never got an answer: they are not
-  model failures, so they are left out of every model rate and counted only in
-  ``infra_error_rate``.
+* Trials whose ``status`` is not ``ok`` never reached the model or never got an
+  answer: they are not model failures, so they are left out of every model rate. Those
+  the provider or its recording caused (``infra_error``, ``unsupported``,
+  ``cassette_missing``, ``cassette_unreadable``) are counted in ``infra_error_rate``;
+  toolbench's own faults (``harness_error``) in ``harness_error_rate``.
+* A trial written twice (two processes resuming one run before runs were locked) is
+  counted once, the first line kept, with a warning on stderr.
 * Every rate carries a Wilson 95% score interval (reports show it when samples repeat).
 
 Per-cell metrics:
@@ -47,7 +50,9 @@ Per-cell metrics:
 ``retry_recovery``
     share of retried trials (``--retry-on-parse-error``) that the retry fixed.
 ``infra_error_rate``
-    non-``ok`` trials over all trials (lower is better).
+    trials the provider or its recording failed, over all trials (lower is better).
+``harness_error_rate``
+    trials toolbench itself failed (``harness_error``), over all trials (lower is better).
 ``latency_p50``, ``latency_p95``
     median and 95th percentile of trial wall time in seconds (``ok`` trials).
 ``prompt_tokens_mean``, ``completion_tokens_mean``
@@ -62,6 +67,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,7 +126,7 @@ RATE_SOURCES: dict[str, str] = {
 }
 """Each model rate and the trial flag it averages."""
 
-RATES: tuple[str, ...] = (*RATE_SOURCES, "infra_error_rate")
+RATES: tuple[str, ...] = (*RATE_SOURCES, "infra_error_rate", "harness_error_rate")
 VALUES: tuple[str, ...] = (
     "latency_p50",
     "latency_p95",
@@ -136,6 +142,7 @@ LOWER_IS_BETTER = frozenset(
         "leak_rate",
         "leak_rate_raw",
         "infra_error_rate",
+        "harness_error_rate",
         "latency_p50",
         "latency_p95",
         "prompt_tokens_mean",
@@ -158,7 +165,11 @@ STATUS_CODES: dict[str, str] = {
     "infra_error": codes.INFRA_ERROR,
     "unsupported": codes.UNSUPPORTED,
     "cassette_missing": codes.CASSETTE_MISSING,
+    "cassette_unreadable": codes.CASSETTE_UNREADABLE,
+    "harness_error": codes.HARNESS_ERROR,
 }
+HARNESS_STATUSES = frozenset({"harness_error"})
+"""Statuses that are toolbench's own faults (the rest of the non-``ok`` ones are infra)."""
 
 _FAIL_FLAGS = ("call_accuracy", "no_call_correct", "final_answer_ok", "parse_ok")
 
@@ -186,6 +197,8 @@ class TrialTable:
     path: Path
     df: pd.DataFrame
     info: RunInfo | None = None
+    duplicates: int = 0
+    """Lines that repeated an earlier trial's key and were left out."""
 
     @property
     def run_id(self) -> str:
@@ -213,7 +226,7 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
     scores = d.get("scores") or {}
     flags = [scores.get(f) for f in SCORE_FLAGS]
     if status != "ok":
-        errs = [STATUS_CODES.get(status, status)]
+        errs = [d.get("error_code") or STATUS_CODES.get(status, status)]
     else:
         errs = list(scores.get("errors") or ())
     return (
@@ -263,7 +276,8 @@ def load_table(run: str | Path) -> TrialTable:
     """Read ``runs/<id>/results.jsonl`` into a :class:`TrialTable`.
 
     Lines are decoded with :mod:`json` and projected, never validated in full: that is
-    what keeps a 50,000-trial run fast. A torn last line (a killed run) is skipped.
+    what keeps a 50,000-trial run fast. A torn last line (a killed run) is skipped. A
+    trial written twice is counted once (the first line) and a warning names the file.
     """
     path = results_path(run)
     if not path.is_file():
@@ -271,6 +285,8 @@ def load_table(run: str | Path) -> TrialTable:
     run_dir = path.parent
     rows: list[tuple[Any, ...]] = []
     offsets: list[int] = []
+    seen: set[tuple[Any, ...]] = set()
+    duplicates: list[int] = []
     pos = 0
     with path.open("rb") as fh:
         for n, line in enumerate(fh, 1):
@@ -282,14 +298,27 @@ def load_table(run: str | Path) -> TrialTable:
                 d = json.loads(line)
                 if not isinstance(d, dict):
                     raise ValueError("expected a JSON object")
-                rows.append(trial_row(d))
+                row = trial_row(d)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 if not line.endswith(b"\n"):  # the last line, torn: interrupted mid-write
                     break
                 what = f"{exc.args[0]}: field required" if isinstance(exc, KeyError) else str(exc)
                 raise UserError(f"{path}:{n}: {what}") from None
+            key = row[:4]  # model, format, scenario_id, sample
+            if key in seen:
+                duplicates.append(n)
+                continue
+            seen.add(key)
+            rows.append(row)
             offsets.append(start)
-    return TrialTable(run_dir, path, frame(rows, offsets), read_info(run_dir))
+    if duplicates:
+        print(
+            f"warning: {path}: {len(duplicates)} duplicated trial(s) counted once "
+            f"(line {', '.join(map(str, duplicates[:5]))}{', ...' if len(duplicates) > 5 else ''})",
+            file=sys.stderr,
+        )
+    table = TrialTable(run_dir, path, frame(rows, offsets), read_info(run_dir), len(duplicates))
+    return table
 
 
 # --------------------------------------------------------------------------- statistics
@@ -338,7 +367,9 @@ def _flag_floats(df: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"model": df["model"], "format": df["format"]})
     for rate, col in RATE_SOURCES.items():
         out[rate] = df[col].astype("Float64").astype("float64").where(ok)
-    out["infra_error_rate"] = (~ok).astype("float64")
+    harness = df["status"].isin(HARNESS_STATUSES)
+    out["infra_error_rate"] = (~ok & ~harness).astype("float64")
+    out["harness_error_rate"] = harness.astype("float64")
     out["latency_s"] = df["latency_s"].where(ok)
     out["prompt_tokens"] = df["prompt_tokens"].astype("Float64").astype("float64").where(ok)
     out["completion_tokens"] = df["completion_tokens"].astype("Float64").astype("float64").where(ok)

@@ -16,9 +16,12 @@ from __future__ import annotations
 import contextvars
 import copy
 import json
+import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -28,11 +31,13 @@ import yaml
 from vcr import matchers
 from vcr.cassette import Cassette
 from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
+from vcr.serialize import deserialize, serialize
 from vcr.stubs import httpx_stubs
 
-from toolbench.errors import CassetteMissingError
+from toolbench.errors import CassetteMissingError, CassetteUnreadableError, CassetteWriteError
 from toolbench.redaction import (
     is_secret_header,
     redact,
@@ -179,6 +184,139 @@ class ReadableSerializer:
         return data
 
 
+# ---------------------------------------------------------------- what is recorded
+
+
+def reply_fault(status: int, content: bytes, path: str) -> str | None:
+    """Why a response is not a complete, well-formed reply (None when it is one).
+
+    Any reply must be 2xx with a JSON object body; a chat completion (its path ends in
+    ``/chat/completions``, or its body has ``choices``) also needs a non-empty
+    ``choices`` list whose first entry has a ``message`` object. An HTML page, an empty
+    body or ``{}`` with status 200 is a provider fault, never a model's answer.
+    """
+    if not 200 <= status < 300:
+        return f"HTTP {status}"
+    try:
+        data = json.loads(content)
+    except ValueError:
+        head = content[:60].decode("utf-8", "replace").strip()
+        return "empty body" if not head else f"body is not JSON ({head!r}...)"
+    if not isinstance(data, dict):
+        return "body is not a JSON object"
+    if path.rstrip("/").endswith("/chat/completions") or "choices" in data:
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return "chat completion without choices"
+        first = choices[0]
+        if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
+            return "chat completion whose first choice has no message"
+    return None
+
+
+def recordable(response: dict[str, Any], path: str) -> bool:
+    """The recording decision: only complete replies, and 4xx answers.
+
+    A 4xx is kept provisionally: a refusal the trial acts on (a model that rejects
+    ``stop``, a provider without tool support) must replay the same way, so it stays;
+    any other 4xx ends the trial as an infra error and the provider forgets it
+    (:meth:`TrialCassette.forget_last`), so ``--record new`` asks the server again.
+    Timeouts (408), 429, 5xx, redirects and malformed 2xx bodies are never recorded.
+    """
+    status = int(response.get("status", {}).get("code", 200))
+    if 400 <= status < 500:
+        return status not in (408, 429)
+    body = response.get("body", {}).get("string", b"")
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    return reply_fault(status, body or b"", path) is None
+
+
+# ---------------------------------------------------------------- files
+
+
+def _check_loaded(requests: Any, responses: Any) -> None:
+    for resp in responses:
+        if not isinstance(resp, dict):
+            raise ValueError("an interaction's response is not a mapping")
+        int(resp["status"]["code"])
+        if not isinstance(resp.get("headers", {}), dict):
+            raise ValueError("response headers are not a mapping")
+        if not isinstance(resp["body"], dict) or "string" not in resp["body"]:
+            raise ValueError("response body has no string")
+    if len(requests) != len(responses):
+        raise ValueError("requests and responses differ in number")
+
+
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+class SafePersister:
+    """vcrpy's file persister, made safe: atomic saves and loud, typed load failures.
+
+    vcrpy writes a cassette in place (a kill mid-write leaves it torn) and treats an
+    undecodable one as empty. Here a save goes to a temporary file in the same directory
+    and is renamed over the cassette (:func:`os.replace` is atomic), and a cassette that
+    cannot be read raises :class:`~toolbench.errors.CassetteUnreadableError`.
+    """
+
+    @staticmethod
+    def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
+        path = Path(cassette_path)
+        if not path.is_file():
+            raise CassetteNotFoundError()
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
+        except OSError as exc:
+            raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+        if not text.strip():
+            raise CassetteUnreadableError(str(path), "empty file")
+        try:
+            loaded = deserialize(text, serializer)
+            _check_loaded(loaded[0], loaded[1])
+        except Exception as exc:  # any parse or shape error: the file is unreadable
+            first = (str(exc).splitlines() or [""])[0][:200]
+            raise CassetteUnreadableError(str(path), f"{type(exc).__name__}: {first}") from None
+        return loaded
+
+    @staticmethod
+    def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
+        data = serialize(cassette_dict, serializer)
+        path = Path(cassette_path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Not *.yaml: a temporary file left by a kill is never taken for a cassette.
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(data)
+                os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; a cassette is data
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise CassetteWriteError(
+                f"cannot write cassette {path}: {exc.strerror or exc}"
+            ) from None
+
+
+def move_aside(path: Path) -> Path:
+    """Rename an unreadable cassette out of the way (kept for inspection, never replayed)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.unreadable-{stamp}")
+    os.replace(path, aside)
+    return aside
+
+
 # ---------------------------------------------------------------- matching
 
 
@@ -206,8 +344,33 @@ class TrialCassette:
     path: Path
     cassette: Any
     unmatched: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What happened to the cassette that the trial should report (moved aside, ...)."""
+    current_path: str = ""
+    """URL path of the exchange in flight (the recording decision depends on it)."""
+    last_fault: str | None = None
+    """Why the last response was not a complete reply (None: it was one)."""
+    last_replayed: bool = False
+    _recorded_at: int | None = None
 
     LATENCY_KEY = "toolbench_latency_s"
+
+    def begin(self, request: httpx.Request) -> tuple[int, int]:
+        self.current_path = request.url.path
+        self.last_fault, self.last_replayed, self._recorded_at = None, False, None
+        return self.played(), len(self.cassette.data)
+
+    def finish(self, status: int, content: bytes, before: tuple[int, int]) -> None:
+        """Note what the exchange just routed was: replayed or live, recorded, well-formed."""
+        self.last_replayed = self.played() > before[0]
+        self._recorded_at = before[1] if len(self.cassette.data) > before[1] else None
+        self.last_fault = reply_fault(status, content, self.current_path)
+
+    def forget_last(self) -> None:
+        """Drop the interaction the last exchange recorded (a fault the trial did not act on)."""
+        if self._recorded_at is not None:
+            del self.cassette.data[self._recorded_at :]
+            self._recorded_at = None
 
     def gap(self, request: httpx.Request) -> CassetteMissingError:
         """Note a request replay cannot answer, and the error that says so."""
@@ -253,24 +416,31 @@ async def _routed_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) 
     tc = _current.get()
     if tc is None:
         return await _real_async(self, request)
+    before = tc.begin(request)
     try:
-        return await httpx_stubs._vcr_handle_async_request(  # type: ignore[no-any-return]
+        response: httpx.Response = await httpx_stubs._vcr_handle_async_request(
             tc.cassette, _real_async, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
         raise tc.gap(request) from None
+    # vcrpy has buffered the body already (to record it): reading it here costs nothing.
+    tc.finish(response.status_code, await response.aread(), before)
+    return response
 
 
 def _routed_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
     tc = _current.get()
     if tc is None:
         return _real_sync(self, request)
+    before = tc.begin(request)
     try:
-        return httpx_stubs._vcr_handle_request(  # type: ignore[no-any-return]
+        response: httpx.Response = httpx_stubs._vcr_handle_request(
             tc.cassette, _real_sync, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
         raise tc.gap(request) from None
+    tc.finish(response.status_code, response.read(), before)
+    return response
 
 
 @contextmanager
@@ -298,30 +468,47 @@ def record_command(model: str, fmt: str, scenario: str) -> str:
 def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     """Route this task's HTTP through the cassette at ``path``.
 
-    ``none``: replay only (a missing file raises :class:`CassetteMissingError`);
-    ``new``: replay what is recorded, record what is missing; ``all``: re-record.
+    ``none``: replay only (a missing file raises :class:`CassetteMissingError`, an
+    unreadable one :class:`CassetteUnreadableError`); ``new``: replay what is recorded,
+    record what is missing (an unreadable file is moved aside and recorded again);
+    ``all``: re-record (the old file is replaced only when the new one is saved).
+    Only complete replies are recorded (:func:`recordable`); saves are atomic.
     """
     if record == "none" and not path.is_file():
         raise CassetteMissingError(f"no cassette {path}")
-    if record == "all" and path.exists():
-        path.unlink()
     values = secret_values()  # once per trial, not once per request hook
     mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
-    cassette = Cassette.load(
+    tc = TrialCassette(path=path, cassette=None)
+
+    def before_record_response(r: dict[str, Any]) -> dict[str, Any] | None:
+        return scrub_response(r, values) if recordable(r, tc.current_path) else None
+
+    options: dict[str, Any] = dict(
         path=str(path),
         record_mode=mode,
         match_on=MATCH_ON,
         before_record_request=lambda r: scrub_request(r, values),
-        before_record_response=lambda r: scrub_response(r, values),
+        before_record_response=before_record_response,
         serializer=ReadableSerializer,
+        persister=SafePersister,
         allow_playback_repeats=True,
     )
-    tc = TrialCassette(path=path, cassette=cassette)
+    if record == "all":
+        tc.cassette = Cassette(**options)
+    else:
+        try:
+            tc.cassette = Cassette.load(**options)
+        except CassetteUnreadableError as exc:
+            if record != "new":
+                raise
+            aside = move_aside(path)
+            tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")
+            tc.cassette = Cassette.load(**options)
     token = _current.set(tc)
     try:
         yield tc
     finally:
         _current.reset(token)
-        if record != "none" and cassette.dirty:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            cassette._save()
+        # Nothing to keep (every exchange was a fault it forgot): write no empty cassette.
+        if record != "none" and tc.cassette.dirty and tc.cassette.data:
+            tc.cassette._save()

@@ -23,7 +23,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolbench.errors import ToolbenchError, UserError
+from toolbench import codes
+from toolbench.errors import InfraError, ToolbenchError, UserError
 
 LOCAL_PREFIX = "local/"
 NATIVE_CHAT_FORMAT = "chatml-function-calling"
@@ -195,6 +196,7 @@ class LocalServerPool:
     def __init__(self, log_dir: Path) -> None:
         self.log_dir = log_dir
         self._servers: dict[tuple[str, str | None], LocalServer] = {}
+        self._failed: dict[tuple[str, str | None], str] = {}
         self._lock = asyncio.Lock()
 
     async def base_url(self, model: str, native: bool) -> str:
@@ -204,6 +206,8 @@ class LocalServerPool:
         chat_format = NATIVE_CHAT_FORMAT if native else None
         key = (model, chat_format)
         async with self._lock:
+            if key in self._failed:  # failed once: fail its other trials at once
+                raise InfraError(self._failed[key], codes.INFRA_CONNECTION)
             server = self._servers.get(key)
             if server is None:
                 if not server_available():
@@ -212,7 +216,12 @@ class LocalServerPool:
                 server = LocalServer(spec, chat_format, self.log_dir / f"server-{slug}.log")
                 # Started from the event-loop thread on purpose: PR_SET_PDEATHSIG fires when
                 # the *thread* that forked exits, and a worker thread may exit early.
-                server.start()
+                try:
+                    server.start()
+                except ToolbenchError as exc:
+                    # The model's server, not the model, failed: an infra fault, once.
+                    self._failed[key] = str(exc)
+                    raise InfraError(str(exc), codes.INFRA_CONNECTION) from None
                 register_local_netloc(server.netloc)
                 self._servers[key] = server
         return server.base_url

@@ -8,22 +8,38 @@ hook httpx) and ``LITELLM_LOCAL_MODEL_COST_MAP`` (no network fetch at import).
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import os
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+
+from toolbench import codes
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import ModelReply, RenderedRequest
+from toolbench.results import Attempt
 
 MAX_STOP = 4
 """LiteLLM silently cuts ``stop`` to 4 entries for OpenAI-compatible providers; cut it
 ourselves so the request we record is the request that was sent."""
 RETRIES = 4
+"""Transient faults (429, 5xx, connection errors, malformed 2xx bodies) are asked again
+up to this many times: at most five attempts per exchange."""
+TIMEOUT_RETRIES = 1
+"""A request that timed out is asked again once only: a hung server costs at most two
+timeouts per exchange, not five."""
 BACKOFF_S = 0.5
+RETRY_AFTER_CAP_S = 60.0
+"""The longest ``Retry-After`` toolbench waits. A server asking for more is not asked
+again before then: the trial fails at once (``infra.rate_limited``)."""
+DEFAULT_TIMEOUT_S = 120.0
+"""Per-request timeout for remote models (``--timeout``)."""
 
 _litellm: ModuleType | None = None
 
@@ -52,7 +68,7 @@ class Endpoint:
     api_base: str | None = None
     api_key: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
-    timeout_s: float = 600.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
     on_timeout: Callable[[], None] | None = None
     """Called when a request times out; then the trial fails at once, unretried. The
     embedded server uses it: a generation that hangs would block every later request
@@ -84,34 +100,90 @@ def build_request(endpoint: Endpoint, rendered: RenderedRequest, seed: int) -> d
     return req
 
 
-def _transient(exc: BaseException, lm: ModuleType) -> bool:
-    transient = (
-        lm.RateLimitError,
-        lm.APIConnectionError,
-        lm.Timeout,
-        lm.InternalServerError,
-        lm.ServiceUnavailableError,
-        lm.BadGatewayError,
-    )
-    if isinstance(exc, transient):
-        return True
+class Exchange(Protocol):
+    """What the cassette layer saw of the last HTTP exchange (see ``TrialCassette``)."""
+
+    unmatched: list[str]
+    last_fault: str | None
+    last_replayed: bool
+
+    def forget_last(self) -> None: ...
+
+
+class Fault(Exception):
+    """One failed attempt, classified: its typed code and whether to ask again."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds a server asked to wait (``Retry-After``: seconds or an HTTP date).
+
+    LiteLLM's exceptions carry a placeholder ``response``; the real headers are in
+    ``litellm_response_headers`` (set by its exception mapping).
+    """
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
+        if headers is None:
+            continue
+        ms = headers.get("retry-after-ms")
+        value = headers.get("retry-after")
+        try:
+            if ms is not None:
+                return max(0.0, float(ms) / 1000)
+            if value is None:
+                continue
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(str(value))
+        except (TypeError, ValueError):
+            continue
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return None
+
+
+def classify(exc: BaseException, lm: ModuleType, exchange: Exchange | None) -> Fault:
+    """Turn a provider exception into a :class:`Fault` with its typed code."""
+    text = f"{type(exc).__name__}: {str(exc)[:500]}"
     status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and (status == 429 or status >= 500):
-        return True
-    # A truncated or non-JSON body surfaces as a generic API error.
-    return isinstance(exc, lm.APIError) and "json" in str(exc).lower()
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    resp = getattr(exc, "response", None)
-    headers = getattr(resp, "headers", None)
-    if headers is None:
-        return None
-    value = headers.get("retry-after")
-    try:
-        return min(float(value), 60.0) if value is not None else None
-    except ValueError:
-        return None
+    status = status if isinstance(status, int) else None
+    fault = exchange.last_fault if exchange is not None else None
+    if fault is not None and not fault.startswith("HTTP "):
+        # A 2xx whose body is not a reply: LiteLLM reports it as some other error.
+        return Fault(codes.INFRA_BAD_REPLY, f"{fault}: {text}", True, status)
+    if isinstance(exc, lm.Timeout) or status == 408:
+        return Fault(codes.INFRA_TIMEOUT, text, True, status)
+    if isinstance(exc, lm.RateLimitError) or status == 429:
+        return Fault(codes.INFRA_RATE_LIMITED, text, True, status, retry_after(exc))
+    server = (lm.InternalServerError, lm.ServiceUnavailableError, lm.BadGatewayError)
+    if isinstance(exc, server) or (status is not None and status >= 500):
+        return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
+    if isinstance(exc, lm.APIConnectionError):
+        return Fault(codes.INFRA_CONNECTION, text, True, status)
+    if status is not None and 400 <= status < 500:
+        return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
+    if isinstance(exc, lm.APIError) and "json" in str(exc).lower():
+        return Fault(codes.INFRA_BAD_REPLY, text, True, status)
+    return Fault(codes.INFRA_ERROR, text, False, status)
 
 
 def _unsupported(exc: BaseException, lm: ModuleType) -> bool:
@@ -146,7 +218,10 @@ def _rejects_stop(exc: BaseException, lm: ModuleType) -> bool:
 
 
 def _reply(resp: Any) -> ModelReply:
-    choice = resp.choices[0]
+    choices = getattr(resp, "choices", None)
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise Fault(codes.INFRA_BAD_REPLY, "a chat completion without choices[0].message", True)
+    choice = choices[0]
     msg = choice.message
     raw = msg.model_dump(exclude_none=True)
     # A call-only message comes back with ``content: null``, which the SDK then drops on
@@ -163,58 +238,126 @@ def _reply(resp: Any) -> ModelReply:
     )
 
 
+def _backoff(attempt: int) -> float:
+    return float(BACKOFF_S * 2 ** (attempt - 1) * (1 + random.random()))
+
+
 async def complete(
     endpoint: Endpoint,
     rendered: RenderedRequest,
     seed: int,
-    is_replay_gap: Callable[[], bool] | None = None,
+    exchange: Exchange | None = None,
+    attempts: list[Attempt] | None = None,
+    turn: int = 0,
 ) -> Completion:
-    """Call the model once (retrying transient faults); raise typed errors otherwise."""
+    """Call the model once, retrying transient faults; raise typed errors otherwise.
+
+    Each attempt is appended to ``attempts``. Retries (tenacity) wait ``Retry-After``
+    when the server sends one (a wait over :data:`RETRY_AFTER_CAP_S` fails the trial at
+    once), else exponential backoff with jitter. A fault replayed from a cassette is
+    not retried: the replay would answer the same. ``exchange`` is the trial's
+    cassette: it tells a replay gap and a malformed body apart from other errors, and
+    forgets a recorded 4xx that the trial did not act on.
+    """
     lm = litellm()
-    request = build_request(endpoint, rendered, seed)
+    log: list[Attempt] = [] if attempts is None else attempts
+    state: dict[str, Any] = {"request": build_request(endpoint, rendered, seed), "timeouts": 0}
     extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
     if endpoint.api_base:
         extra["api_base"] = endpoint.api_base
     if endpoint.api_key:
         extra["api_key"] = endpoint.api_key
-    attempt = 0
-    while True:
-        attempt += 1
+
+    async def once() -> tuple[Any, float]:
+        n = sum(1 for a in log if a.turn == turn) + 1
         t0 = time.perf_counter()
         try:
-            resp = await lm.acompletion(**request, **extra)
-        except CassetteMissingError:
+            try:
+                resp = await lm.acompletion(**state["request"], **extra)
+            except CassetteMissingError:
+                raise
+            except Exception as exc:
+                raise _fault(exc) from None
+            reply_fault = exchange.last_fault if exchange is not None else None
+            if reply_fault is not None:
+                raise Fault(codes.INFRA_BAD_REPLY, reply_fault, True, None)
+            _reply(resp)  # raises a Fault on a reply without a message
+        except Fault as f:
+            replayed = exchange is not None and exchange.last_replayed
+            if replayed and f.code != codes.PROVIDER_STOP_REJECTED:
+                f.retryable = False  # a replay answers the same; a changed request may not
+            log.append(Attempt(turn=turn, n=n, outcome="fail", error_code=f.code,
+                               http_status=f.status, error=f.message[:300]))  # fmt: skip
             raise
-        except Exception as exc:
-            if is_replay_gap is not None and is_replay_gap():
-                raise CassetteMissingError(str(exc)) from None
-            if _unsupported(exc, lm):
-                raise UnsupportedError(f"{type(exc).__name__}: {exc}") from None
-            if "stop" in request and _rejects_stop(exc, lm):
-                # Some models refuse `stop` (reasoning models, some gateways): send the turn
-                # without it; the recorded request says so by lacking it.
-                request = {k: v for k, v in request.items() if k != "stop"}
-                continue
-            if isinstance(exc, lm.Timeout) and endpoint.on_timeout is not None:
+        log.append(Attempt(turn=turn, n=n, outcome="ok"))
+        return resp, time.perf_counter() - t0
+
+    def _fault(exc: Exception) -> Exception:
+        if exchange is not None and exchange.unmatched:
+            return CassetteMissingError(str(exc))
+        if _unsupported(exc, lm):
+            return UnsupportedError(f"{type(exc).__name__}: {exc}")
+        request = state["request"]
+        if "stop" in request and _rejects_stop(exc, lm):
+            # Some models refuse `stop` (reasoning models, some gateways): send the turn
+            # without it; the recorded request says so by lacking it.
+            state["request"] = {k: v for k, v in request.items() if k != "stop"}
+            return Fault(codes.PROVIDER_STOP_REJECTED, "stop rejected: asked again without it",
+                         True, getattr(exc, "status_code", None), retry_after=0.0)  # fmt: skip
+        fault = classify(exc, lm, exchange)
+        if fault.code == codes.INFRA_TIMEOUT:
+            state["timeouts"] += 1
+            if endpoint.on_timeout is not None:
                 endpoint.on_timeout()
-                raise InfraError(f"timed out after {endpoint.timeout_s:.0f}s: {exc}") from None
-            if _transient(exc, lm) and attempt <= RETRIES:
-                delay = _retry_after(exc) or BACKOFF_S * 2 ** (attempt - 1) * (1 + random.random())
-                await asyncio.sleep(delay)
-                continue
-            raise InfraError(f"{type(exc).__name__}: {str(exc)[:500]}") from None
-        latency = time.perf_counter() - t0
-        usage = getattr(resp, "usage", None)
-        cost = _cost(resp, lm)
-        return Completion(
-            reply=_reply(resp),
-            request=request,
-            latency_s=latency,
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
-            cost=cost,
-            attempts=attempt,
-        )
+                fault.retryable = False
+            fault.message = f"timed out after {endpoint.timeout_s:.0f}s: {fault.message}"
+        if exchange is not None and not fault.retryable:
+            exchange.forget_last()  # a refusal nobody acted on is not the model's reply
+        return fault
+
+    def stop(rs: RetryCallState) -> bool:
+        exc = rs.outcome.exception() if rs.outcome is not None else None
+        if not isinstance(exc, Fault):
+            return True
+        if exc.code == codes.INFRA_TIMEOUT and state["timeouts"] > TIMEOUT_RETRIES:
+            return True
+        if exc.retry_after is not None and exc.retry_after > RETRY_AFTER_CAP_S:
+            cap = RETRY_AFTER_CAP_S
+            exc.message += f" (server asked to wait {exc.retry_after:.0f}s; cap {cap:.0f}s)"
+            return True
+        return rs.attempt_number > RETRIES
+
+    def wait(rs: RetryCallState) -> float:
+        exc = rs.outcome.exception() if rs.outcome is not None else None
+        if isinstance(exc, Fault) and exc.retry_after is not None:
+            return min(exc.retry_after, RETRY_AFTER_CAP_S)
+        return _backoff(rs.attempt_number)
+
+    async def before_sleep(rs: RetryCallState) -> None:
+        last = log[-1]
+        last.outcome = "retry"
+        last.wait_s = round(rs.next_action.sleep if rs.next_action else 0.0, 3)
+
+    retrying = AsyncRetrying(
+        retry=retry_if_exception(lambda e: isinstance(e, Fault) and e.retryable),
+        stop=stop, wait=wait, before_sleep=before_sleep, sleep=asyncio.sleep, reraise=True,
+    )  # fmt: skip
+    try:
+        resp: Any
+        latency: float
+        resp, latency = await retrying(once)
+    except Fault as f:
+        raise InfraError(f.message, f.code) from None
+    usage = getattr(resp, "usage", None)
+    return Completion(
+        reply=_reply(resp),
+        request=state["request"],
+        latency_s=latency,
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        completion_tokens=getattr(usage, "completion_tokens", None),
+        cost=_cost(resp, lm),
+        attempts=sum(1 for a in log if a.turn == turn),
+    )
 
 
 def missing_key(model: str) -> str | None:

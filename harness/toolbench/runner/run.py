@@ -4,6 +4,14 @@ Everything the user typed is validated before the first model call. Each finishe
 trial is appended to ``runs/<id>/results.jsonl`` at once (flushed), so a run killed at
 any moment loses no finished trial, and ``resume`` completes it without repeating or
 duplicating trials. Concurrency is asyncio with a per-model limit.
+
+One bad trial never ends a run: :func:`~toolbench.runner.trial.run_trial` turns every
+fault into a status, and the gather below keeps going (and still writes a line) even if
+something escapes it. One process writes a run directory at a time (:mod:`.lock`).
+
+``--budget SECONDS`` bounds a run's wall time: once it is used up no further trial is
+started; trials in flight finish (each request is bounded by ``--timeout``). Trials not
+started are not written: ``--resume`` completes them later.
 """
 
 from __future__ import annotations
@@ -13,10 +21,12 @@ import dataclasses
 import os
 import platform
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from toolbench import __version__
 from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
@@ -31,6 +41,7 @@ from toolbench.results import (
     results_path,
 )
 from toolbench.runner.cassettes import LOCAL_BASE, RecordOption, router
+from toolbench.runner.compact import compact
 from toolbench.runner.local import (
     DEFAULT_MODELS,
     LOCAL_MODELS,
@@ -38,8 +49,9 @@ from toolbench.runner.local import (
     is_local,
     server_available,
 )
-from toolbench.runner.provider import Endpoint, missing_key
-from toolbench.runner.trial import TrialSpec, cassette_path, run_trial
+from toolbench.runner.lock import RunLock
+from toolbench.runner.provider import DEFAULT_TIMEOUT_S, Endpoint, missing_key
+from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
 from toolbench.scenarios.loader import select_scenarios
 from toolbench.scenarios.model import Scenario
 
@@ -72,6 +84,10 @@ class RunConfig:
     api_base: str | None = None
     """An OpenAI-compatible server for every non-local model (LiteLLM's ``api_base``)."""
     report: bool = True
+    timeout_s: float | None = None
+    """Per-request timeout (``--timeout``); None: 120 s remote, 60 s for local models."""
+    budget_s: float | None = None
+    """Run wall-time budget (``--budget``): no trial starts after it is used up."""
 
 
 @dataclass
@@ -85,6 +101,10 @@ class Plan:
     scenarios: list[Scenario]
     specs: list[TrialSpec]
     skipped: int
+    lock: RunLock | None = None
+    """Held from planning (before the finished trials are read) to the end of the run."""
+    not_run: int = 0
+    """Trials not started because the ``--budget`` was used up (left for ``--resume``)."""
 
 
 def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
@@ -100,14 +120,67 @@ def _validate_models(models: Sequence[str], record: RecordOption, api_base: str 
             raise MissingApiKeyError(f"model {m} needs {env} in the environment")
 
 
-def plan_run(cfg: RunConfig) -> Plan:
-    """Validate options and build the trial list (no model call happens here)."""
+def check_api_base(value: str) -> None:
+    """An ``--api-base`` must be an absolute http(s) URL with a host."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError as exc:
+        raise UserError(f"--api-base: '{value}' is not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"--api-base: '{value}' is not an http:// or https:// URL with a host")
+
+
+def check_writable_dir(path: Path, option: str) -> None:
+    """Refuse a directory toolbench could not create or write, before any model call."""
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            return
+        probe = probe.parent
+    if not probe.is_dir():
+        where = "is a file" if probe == path else f"is under a file ({probe})"
+        raise UserError(f"{option}: {path} {where}, not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UserError(f"{option}: {path} is not writable ({probe})")
+
+
+def _check_options(cfg: RunConfig) -> None:
     if cfg.samples < 1:
         raise UserError("--samples: must be at least 1")
     if cfg.concurrency < 1:
         raise UserError("--concurrency: must be at least 1")
     if cfg.max_turns is not None and cfg.max_turns < 1:
         raise UserError("--max-turns: must be at least 1")
+    if cfg.timeout_s is not None and not cfg.timeout_s > 0:
+        raise UserError("--timeout: must be more than 0 seconds")
+    if cfg.budget_s is not None and not cfg.budget_s > 0:
+        raise UserError("--budget: must be more than 0 seconds")
+    if not [f for f in cfg.formats if f.strip()]:
+        raise UserError("--formats: give at least one format")
+    for spec in cfg.formats:
+        if spec.strip().endswith(":"):
+            name = spec.strip()[:-1]
+            raise UserError(f"--formats: '{spec}' has a ':' but no options (write '{name}')")
+    if cfg.api_base is not None:
+        check_api_base(cfg.api_base)
+    if cfg.resume and cfg.out is not None and not cfg.out.is_dir():
+        raise UserError(f"--resume: {cfg.out} does not exist (nothing to resume)")
+    if cfg.out is not None:
+        check_writable_dir(cfg.out, "--out")
+    else:
+        check_writable_dir(cfg.runs_dir, "--out")
+    if cfg.record != "none":
+        check_writable_dir(cfg.cassette_dir, "--cassettes")
+
+
+def plan_run(cfg: RunConfig) -> Plan:
+    """Validate options and build the trial list (no model call happens here).
+
+    Takes the run directory's lock (refused, exit 2, while another process holds it)
+    before reading which trials are done; :func:`execute_run` releases it.
+    """
+    _check_options(cfg)
     # Repeats on the command line would run (and count) the same trials twice.
     models = list(dict.fromkeys(cfg.models or DEFAULT_MODELS))
     formats = list({f.spec: f for f in map(get_format, cfg.formats)}.values())
@@ -124,10 +197,28 @@ def plan_run(cfg: RunConfig) -> Plan:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         run_dir = cfg.runs_dir / stamp
     res = results_path(run_dir)
+    if res.exists() and not cfg.resume:
+        raise UserError(f"--out: {run_dir} already holds a run; pass --resume to complete it")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out: cannot create {run_dir}: {exc.strerror or exc}") from None
+    lock = RunLock(run_dir)
+    lock.acquire()
+    try:
+        return _plan(cfg, run_dir, models, formats, scenarios, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _plan(
+    cfg: RunConfig, run_dir: Path, models: list[str], formats: list[Format],
+    scenarios: list[Scenario], lock: RunLock,
+) -> Plan:  # fmt: skip
+    res = results_path(run_dir)
     done: set[tuple[str, str, str, int]] = set()
     if res.exists():
-        if not cfg.resume:
-            raise UserError(f"--out: {run_dir} already holds a run; pass --resume to complete it")
         done = {r.key for r in iter_results(run_dir)}
     run_id = run_dir.name
     specs: list[TrialSpec] = []
@@ -156,7 +247,7 @@ def plan_run(cfg: RunConfig) -> Plan:
             "recording local models needs the local extra: pip install 'toolbench[local]' "
             "(or replay recorded cassettes with --record none)"
         )
-    return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped)
+    return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock)
 
 
 def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
@@ -168,7 +259,8 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         max_turns=cfg.max_turns, record=cfg.record,
         retry_on_parse_error=cfg.retry_on_parse_error,
         params={"temperature": 0, "concurrency": cfg.concurrency,
-                "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS},
+                "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS,
+                "timeout_s": cfg.timeout_s, "budget_s": cfg.budget_s},
         environment={"python": sys.version.split()[0], "platform": platform.platform(),
                      "toolbench": __version__},
     )  # fmt: skip
@@ -182,6 +274,7 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
     limits: dict[str, asyncio.Semaphore] = {}
     res_file = results_path(plan.run_dir)
     max_tokens = cfg.max_tokens or LOCAL_MAX_TOKENS
+    deadline = None if cfg.budget_s is None else time.monotonic() + cfg.budget_s
 
     async def endpoint_for(model: str, fmt: Format, live: bool) -> Endpoint:
         if is_local(model):
@@ -189,10 +282,22 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
             base = await pool.base_url(model, fmt.native) if live else LOCAL_BASE
             return Endpoint(
                 f"openai/{alias}", base, LOCAL_KEY, {"max_tokens": max_tokens},
-                timeout_s=LOCAL_TIMEOUT_S,
+                timeout_s=cfg.timeout_s or LOCAL_TIMEOUT_S,
                 on_timeout=(lambda: pool.discard(model, fmt.native)) if live else None,
             )  # fmt: skip
-        return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY)
+        return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY,
+                        timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S)  # fmt: skip
+
+    async def trial(spec: TrialSpec) -> TrialResult:
+        replay_first = spec.record == "none" or (spec.record == "new" and spec.cassette.is_file())
+        if not replay_first:
+            return await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+        first = dataclasses.replace(spec, record="none")
+        result = await run_trial(first, lambda m, f: endpoint_for(m, f, False))
+        redo = ("cassette_missing", "cassette_unreadable")
+        if result.status in redo and spec.record == "new":
+            result = await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+        return result
 
     async def one(spec: TrialSpec) -> None:
         # Local models share this machine's cores: one request at a time across all of
@@ -201,34 +306,41 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         width = 1 if is_local(spec.model) else cfg.concurrency
         sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:
-            replay_first = spec.record == "none" or (
-                spec.record == "new" and spec.cassette.is_file()
-            )
-            if replay_first:
-                first = dataclasses.replace(spec, record="none")
-                result = await run_trial(first, lambda m, f: endpoint_for(m, f, False))
-                if result.status == "cassette_missing" and spec.record == "new":
-                    result = await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
-            else:
-                result = await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
-        append_result(res_file, result)
+            if deadline is not None and time.monotonic() >= deadline:
+                plan.not_run += 1
+                return
+            try:
+                result = await trial(spec)
+            except Exception as exc:  # run_trial never raises; this is the last net
+                result = harness_result(spec, exc)
+        append_result(res_file, compact(result))
         on_result(result)
 
     try:
         with router():
-            await asyncio.gather(*(one(s) for s in plan.specs))
+            outcomes = await asyncio.gather(*(one(s) for s in plan.specs), return_exceptions=True)
     finally:
         pool.stop_all()
+    # Every other trial has finished and been written; now report what could not be.
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
 
 
 def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
-    """Run every planned trial; returns the run directory."""
-    plan.run_dir.mkdir(parents=True, exist_ok=True)
-    info_path = plan.run_dir / "run.json"
-    if not (cfg.resume and info_path.exists()):
-        info_path.write_text(_run_info(cfg, plan).model_dump_json(indent=2), encoding="utf-8")
-    drop_torn_tail(results_path(plan.run_dir))
-    results_path(plan.run_dir).touch()
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    asyncio.run(_execute(cfg, plan, on_result))
+    """Run every planned trial; returns the run directory. Releases the run's lock."""
+    lock = plan.lock or RunLock(plan.run_dir)
+    try:
+        if plan.lock is None:
+            plan.run_dir.mkdir(parents=True, exist_ok=True)
+            lock.acquire()
+        info_path = plan.run_dir / "run.json"
+        if not (cfg.resume and info_path.exists()):
+            info_path.write_text(_run_info(cfg, plan).model_dump_json(indent=2), encoding="utf-8")
+        drop_torn_tail(results_path(plan.run_dir))
+        results_path(plan.run_dir).touch()
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        asyncio.run(_execute(cfg, plan, on_result))
+    finally:
+        lock.release()
     return plan.run_dir

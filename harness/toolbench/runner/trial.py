@@ -8,16 +8,23 @@ apart from first-try success. Scoring is the pure function :func:`score_trial`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from toolbench import __version__
-from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
+from toolbench import __version__, codes
+from toolbench.errors import (
+    CassetteMissingError,
+    CassetteUnreadableError,
+    CassetteWriteError,
+    InfraError,
+    UnsupportedError,
+)
 from toolbench.formats.base import Format, Message, ModelReply, RenderedRequest
-from toolbench.results import TrialResult, TurnRecord
+from toolbench.results import Attempt, TrialResult, TurnRecord
 from toolbench.runner.cassettes import (
     RecordOption,
     TrialCassette,
@@ -37,9 +44,32 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
 
 
+NAME_CAP = 100
+"""Longest file or directory name a cassette path uses (filesystems allow 255 bytes)."""
+
+
+def safe_name(text: str, exact: bool = False) -> str:
+    """A short path-safe name for ``text``, distinct for distinct texts.
+
+    Kept as it is when already safe and short (so recorded cassettes keep their paths);
+    otherwise slugged, cut, and followed by a hash of the original. With ``exact`` the
+    slug is kept without a hash when it is short (model and format directories, whose
+    slugs predate this rule).
+    """
+    name = slug(text).lstrip(".") or "_"  # never "..", never a hidden file
+    if len(name) <= NAME_CAP and (exact or name == text):
+        return name
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+    return f"{name[: NAME_CAP - 11]}-{digest}"
+
+
 def cassette_path(root: Path, model: str, fmt: str, scenario_id: str, sample: int) -> Path:
+    """Where a trial's cassette lives: safe, bounded names whatever the ids are."""
     suffix = f"__s{sample}" if sample else ""
-    return root / slug(model) / slug(fmt) / f"{scenario_id}{suffix}.yaml"
+    return (
+        root / safe_name(model, exact=True) / safe_name(fmt, exact=True)
+        / f"{safe_name(scenario_id)}{suffix}.yaml"
+    )  # fmt: skip
 
 
 @dataclass
@@ -66,7 +96,9 @@ def _assistant_text(reply: ModelReply) -> Message:
     return {"role": "assistant", "content": reply.text}
 
 
-async def _conversation(spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette) -> list[TurnRecord]:
+async def _conversation(
+    spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette, attempts: list[Attempt]
+) -> list[TurnRecord]:
     fmt, sc = spec.fmt, spec.scenario
     rendered = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])
     messages: list[Message] = list(rendered.messages)
@@ -83,7 +115,7 @@ async def _conversation(spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette) 
             tool_choice=rendered.tool_choice,
         )  # fmt: skip
         before = tc.played()
-        done: Completion = await complete(endpoint, req, seed, lambda: bool(tc.unmatched))
+        done: Completion = await complete(endpoint, req, seed, tc, attempts, turn=len(turns))
         latency = tc.latency(len(turns), done.latency_s, replayed=tc.played() > before)
         parsed = fmt.parse_reply(done.reply, sc.tools)
         turns.append(
@@ -107,39 +139,51 @@ async def _conversation(spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette) 
         round_index += 1
 
 
+def _status(base: TrialResult, status: str, code: str, message: str) -> TrialResult:
+    base.status = status  # type: ignore[assignment]
+    base.error_code, base.infra_error, base.finished_at = code, message, _now()
+    return base
+
+
 async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
-    """Run and score one trial; infrastructure problems become a status, never a crash."""
-    started = _now()
-    base = TrialResult(
-        run_id=spec.run_id, toolbench_version=__version__, model=spec.model,
-        format=spec.fmt.spec, format_options=spec.fmt.options.model_dump(),
-        scenario_id=spec.scenario.id, sample=spec.sample, started_at=started,
-        cassette=str(spec.cassette),
-    )  # fmt: skip
+    """Run and score one trial. Never raises (short of cancellation): whatever goes wrong
+    becomes the trial's status and typed code, and the run goes on.
+
+    Provider faults are ``infra_error`` (``infra.*``); a cassette that is missing or
+    unreadable has its own status; anything else is toolbench's own fault,
+    ``harness_error``, with the exception's type and message recorded.
+    """
+    base = _blank(spec)
+    notes: list[str] = []
     try:
-        with use_cassette(spec.cassette, spec.record) as tc:
-            endpoint = await endpoint_for(spec.model, spec.fmt)
-            turns = await _conversation(spec, endpoint, tc)
+        turns = await _drive(spec, endpoint_for, base.attempts, notes)
     except CassetteMissingError:
-        base.status = "cassette_missing"
         what = (
             f"cassette {spec.cassette} has no recorded response for this request"
             if spec.cassette.is_file()
             else f"no cassette {spec.cassette}"
         )
-        base.infra_error = (
-            f"{what}; record it with: {record_command(spec.model, spec.fmt.spec, spec.scenario.id)}"
-        )
-        base.finished_at = _now()
-        return base
+        command = record_command(spec.model, spec.fmt.spec, spec.scenario.id)
+        return _status(base, "cassette_missing", codes.CASSETTE_MISSING,
+                       f"{what}; record it with: {command}")  # fmt: skip
+    except CassetteUnreadableError as exc:
+        return _status(base, "cassette_unreadable", codes.CASSETTE_UNREADABLE,
+                       f"{exc}; record it again with --record new")  # fmt: skip
     except UnsupportedError as exc:
-        base.status, base.infra_error, base.finished_at = "unsupported", str(exc), _now()
-        return base
+        return _status(base, "unsupported", codes.UNSUPPORTED, str(exc))
     except InfraError as exc:
-        base.status, base.infra_error, base.finished_at = "infra_error", str(exc), _now()
-        return base
+        return _status(base, "infra_error", exc.code, str(exc))
+    except CassetteWriteError as exc:
+        return _harness(base, codes.HARNESS_CASSETTE_WRITE, exc)
+    except Exception as exc:  # a toolbench bug must fail this trial only
+        return _harness(base, codes.HARNESS_ERROR, exc)
+    finally:
+        base.notes.extend(notes)
     base.turns = turns
-    base.scores = score_trial(spec.scenario, spec.fmt, turns)
+    try:
+        base.scores = score_trial(spec.scenario, spec.fmt, turns)
+    except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
+        return _harness(base, codes.HARNESS_SCORING, exc)
     lat = [t.latency_s for t in turns]
     base.latency_s = None if any(x is None for x in lat) else round(sum(x or 0.0 for x in lat), 4)
     base.prompt_tokens = _total([t.prompt_tokens for t in turns])
@@ -148,6 +192,35 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
     base.cost = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
     base.finished_at = _now()
     return base
+
+
+async def _drive(
+    spec: TrialSpec, endpoint_for: EndpointFor, attempts: list[Attempt], notes: list[str]
+) -> list[TurnRecord]:
+    with use_cassette(spec.cassette, spec.record) as tc:
+        notes.extend(tc.notes)
+        endpoint = await endpoint_for(spec.model, spec.fmt)
+        return await _conversation(spec, endpoint, tc, attempts)
+
+
+def _blank(spec: TrialSpec) -> TrialResult:
+    return TrialResult(
+        run_id=spec.run_id, toolbench_version=__version__, model=spec.model,
+        format=spec.fmt.spec, format_options=spec.fmt.options.model_dump(),
+        scenario_id=spec.scenario.id, sample=spec.sample, started_at=_now(),
+        cassette=str(spec.cassette),
+    )  # fmt: skip
+
+
+def harness_result(spec: TrialSpec, exc: BaseException) -> TrialResult:
+    """The line written for a trial whose run escaped :func:`run_trial` (a last resort)."""
+    return _harness(_blank(spec), codes.HARNESS_ERROR, exc)
+
+
+def _harness(base: TrialResult, code: str, exc: BaseException) -> TrialResult:
+    base.error_type = type(exc).__name__
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return _status(base, "harness_error", code, f"{type(exc).__name__}: {message}"[:2000])
 
 
 def _total(values: list[int | None]) -> int | None:

@@ -23,6 +23,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource, Unresolvable
 
 from toolbench import codes
 from toolbench.formats.base import ToolCall
@@ -108,6 +110,15 @@ TimedValidator: Any = validators.extend(  # type: ignore[no-untyped-call]
 """Draft 2020-12 with every model-facing regex keyword time-bounded."""
 
 
+def _refuse_retrieval(uri: str) -> Resource[Any]:
+    """Never fetch a ``$ref`` (jsonschema would open remote and ``file:`` URLs itself)."""
+    raise NoSuchResource(uri)
+
+
+_LOCAL_ONLY: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+"""Scoring resolves references inside the tool's schema only; validate refuses others."""
+
+
 @lru_cache(maxsize=512)
 def _validator(schema_json: str) -> Any:
     """A validator for the schema, or the reason (a ``str``) the schema itself is invalid."""
@@ -116,7 +127,7 @@ def _validator(schema_json: str) -> Any:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         return exc.message
-    return TimedValidator(schema)
+    return TimedValidator(schema, registry=_LOCAL_ONLY)
 
 
 def validator_for(tool: ToolDef) -> Any:
@@ -148,6 +159,11 @@ def schema_problems(call: ToolCall, tools: Sequence[ToolDef]) -> list[Problem]:
             out.append((code, f"{call.name}: {where}: {message}"))
             if len(out) >= 3:
                 break
+    except Unresolvable as exc:
+        # A scenario that skipped validate (built in code, or an older file) can still
+        # name a remote or dangling $ref: a schema fault of that tool, never a crash.
+        why = f"{call.name}: arguments: the schema's $ref does not resolve: {exc}"
+        out.append((codes.ARGS_SCHEMA_INVALID, why))
     except RecursionError:
         # A recursive schema (``$ref: "#"``) descends as deep as the model's arguments go.
         why = f"{call.name}: arguments: nested too deeply to validate"

@@ -1,0 +1,97 @@
+"""What of a trial is written to ``results.jsonl``: every reply once, copies capped.
+
+A reply reaches a result line several times: as the reply text, inside the provider's raw
+message, in the parsed content (twice), and again in every later turn's request (the
+conversation so far). A 5 MB reply used to become a 21 MB line, 80 MB for a 3-turn trial.
+Scoring runs on the full trial first; only what is written is capped:
+
+* ``turns[*].reply.text`` (what ``rescore`` re-parses) is kept up to
+  :data:`REPLY_TEXT_CAP` characters;
+* every other string (request messages and tools, the raw message, parsed content,
+  call arguments, native tool calls) up to :data:`COPY_CAP` characters.
+
+A cut string keeps its head and ends with a marker that gives the full length; the full
+bytes stay in the trial's cassette. ``rescore`` re-parses the stored reply text, so only a
+reply over :data:`REPLY_TEXT_CAP` characters could rescore differently (replay it from
+the cassette instead).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolbench.results import TrialResult, TurnRecord
+
+REPLY_TEXT_CAP = 1_000_000
+"""Characters of a reply's text kept in the result (far above any sane model reply)."""
+COPY_CAP = 32_768
+"""Characters kept of any other string of a turn (copies of replies, long prompts)."""
+ERROR_CAP = 2_000
+"""Characters kept of a trial's error message."""
+
+
+def cut(text: str, cap: int) -> str:
+    """``text`` if short enough, else its head and a marker with the full length."""
+    if len(text) <= cap:
+        return text
+    return (
+        f"{text[:cap]}…[toolbench: cut {len(text) - cap} of {len(text)} characters; "
+        "full text in the cassette]"
+    )
+
+
+def cap_tree(value: Any, cap: int = COPY_CAP) -> Any:
+    """A copy of a JSON-like tree with every string cut to ``cap`` characters.
+
+    Iterative, so a deeply nested tree (a hostile tool schema) cannot overflow the stack.
+    """
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        parent, key = stack.pop()
+        item = parent[key]
+        if isinstance(item, str):
+            parent[key] = cut(item, cap)
+        elif isinstance(item, dict):
+            new_d = dict(item)
+            parent[key] = new_d
+            stack.extend((new_d, k) for k in new_d)
+        elif isinstance(item, list | tuple):
+            new_l = list(item)
+            parent[key] = new_l
+            stack.extend((new_l, i) for i in range(len(new_l)))
+    return root[0]
+
+
+def _turn(turn: TurnRecord) -> TurnRecord:
+    reply = turn.reply.model_copy(
+        update={
+            "text": cut(turn.reply.text, REPLY_TEXT_CAP),
+            "tool_calls": cap_tree(turn.reply.tool_calls),
+            "raw_message": cap_tree(turn.reply.raw_message),
+        }
+    )
+    p = turn.parsed
+    parsed = p.model_copy(
+        update={
+            "content": cut(p.content, COPY_CAP),
+            "raw_content": cut(p.raw_content, COPY_CAP),
+            "reasoning": None if p.reasoning is None else cut(p.reasoning, COPY_CAP),
+            "final_answer": None if p.final_answer is None else cut(p.final_answer, COPY_CAP),
+            "errors": [
+                e.model_copy(update={"message": cut(e.message, COPY_CAP)}) for e in p.errors
+            ],
+            "calls": [c.model_copy(update={"arguments": cap_tree(c.arguments)}) for c in p.calls],
+        }
+    )
+    return turn.model_copy(
+        update={"request": cap_tree(turn.request), "reply": reply, "parsed": parsed}
+    )
+
+
+def compact(result: TrialResult) -> TrialResult:
+    """The trial as written to ``results.jsonl`` (see the module docstring)."""
+    update: dict[str, Any] = {"turns": [_turn(t) for t in result.turns]}
+    if result.infra_error is not None:
+        update["infra_error"] = cut(result.infra_error, ERROR_CAP)
+    return result.model_copy(update=update)

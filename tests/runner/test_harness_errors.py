@@ -1,0 +1,189 @@
+"""toolbench's own faults fail one trial (``harness_error``), never the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.runner.conftest import GOOD_CALL
+from tests.support.fake_openai import FakeOpenAI
+from toolbench.cli.app import run_cli
+from toolbench.results import TrialResult, load_results
+from toolbench.runner.trial import NAME_CAP, cassette_path, safe_name
+
+BAD_SCHEMA_SCENARIO = """\
+scenarios:
+  - id: remote-ref
+    tools:
+      - name: get_weather
+        description: Get the weather for a city.
+        parameters:
+          type: object
+          properties:
+            city: {$ref: "http://x/y"}
+    messages:
+      - {role: user, content: "Weather in Paris?"}
+    expect:
+      calls:
+        - name: get_weather
+          arguments: {city: Paris}
+  - id: fine
+    tools:
+      - name: get_weather
+        description: Get the weather for a city.
+        parameters: {type: object, properties: {city: {type: string}}}
+    messages:
+      - {role: user, content: "Weather in Paris?"}
+    expect:
+      calls:
+        - name: get_weather
+          arguments: {city: Paris}
+"""
+
+
+def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:
+    return run_cli([
+        "run", "--models", "openai/fake", "--formats", "prompt-json",
+        "--scenarios", str(scen), "--api-base", fake.base_url,
+        "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
+        "--quiet", "--no-report", "--concurrency", "1", *extra,
+    ])  # fmt: skip
+
+
+def _by_id(run: Path) -> dict[str, TrialResult]:
+    return {r.scenario_id: r for r in load_results(run)}
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+
+
+def test_a_schema_that_crashed_scoring_fails_only_its_own_check(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remote ``$ref`` passed validate, then crashed scoring and ended the run.
+
+    ``validate`` now refuses it (tests/cli/test_usage_errors.py); here the check is
+    switched off, as for a scenario built in code, to show the run itself survives it:
+    the tool's schema is reported invalid, nothing is fetched, the other trial is scored.
+    """
+    monkeypatch.setattr("toolbench.scenarios.loader.schema_problem", lambda _: None)
+    scen = tmp_path / "bad.yaml"
+    scen.write_text(BAD_SCHEMA_SCENARIO)
+    fake.enqueue(GOOD_CALL, GOOD_CALL)
+    assert _run(fake, tmp_path, scen) == 0
+    by_id = _by_id(tmp_path / "run")
+    assert by_id["fine"].status == "ok"
+    bad = by_id["remote-ref"]
+    assert bad.status == "ok" and bad.scores is not None
+    assert bad.scores.args_schema_valid is False
+    assert "args.schema_invalid" in bad.scores.errors
+    assert any("does not resolve" in r for r in bad.scores.reasons)
+
+
+def test_a_scorer_crash_is_a_typed_harness_error(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*_: Any) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr("toolbench.runner.trial.score_trial", boom)
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file) == 0
+    results = load_results(tmp_path / "run")
+    assert len(results) == 2
+    for r in results:
+        assert (r.status, r.error_code, r.error_type) == (
+            "harness_error", "harness.scoring", "RecursionError",
+        )  # fmt: skip
+        assert r.infra_error == "RecursionError: maximum recursion depth exceeded"
+        assert r.scores is None
+
+
+def test_a_parser_crash_fails_its_trial_only(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolbench.formats.prompt_json import PromptJson
+
+    real = PromptJson.parse_reply
+
+    def parse(self: Any, reply: Any, tools: Any) -> Any:
+        if "Paris" in reply.text:
+            raise IndexError("list index out of range")
+        return real(self, reply, tools)
+
+    monkeypatch.setattr(PromptJson, "parse_reply", parse)
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file) == 0
+    by_id = _by_id(tmp_path / "run")
+    assert by_id["chat"].status == "ok"
+    weather = by_id["weather"]
+    assert (weather.status, weather.error_code, weather.error_type) == (
+        "harness_error", "harness.error", "IndexError",
+    )  # fmt: skip
+
+
+def test_whatever_escapes_a_trial_still_writes_its_line(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*_: Any) -> TrialResult:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr("toolbench.runner.run.run_trial", broken)
+    assert _run(fake, tmp_path, scenario_file) == 0
+    results = load_results(tmp_path / "run")
+    assert sorted(r.scenario_id for r in results) == ["chat", "weather"]
+    assert {(r.status, r.error_type) for r in results} == {("harness_error", "KeyError")}
+
+
+def test_a_long_scenario_id_gets_a_safe_cassette_path(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    """The id became the file name: a 300-character one gave ENAMETOOLONG at the cassette
+    save and ended the run. ``validate`` now caps ids at 128 characters; the longest
+    allowed one is still cut to a short, hashed file name, and replays find it."""
+    long_id = "w" * 128
+    text = scenario_file.read_text().replace("id: weather", f"id: {long_id}")
+    scenario_file.write_text(text)
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file) == 0
+    by_id = _by_id(tmp_path / "run")
+    assert by_id[long_id].status == "ok", by_id[long_id].infra_error
+    (cas,) = (tmp_path / "cas" / "openai_fake" / "prompt-json").glob("w*.yaml")
+    assert len(cas.name) <= NAME_CAP + len(".yaml")
+    # Replays find it again.
+    rc = run_cli([
+        "run", "--models", "openai/fake", "--formats", "prompt-json", "--record", "none",
+        "--scenarios", str(scenario_file), "--api-base", fake.base_url,
+        "--out", str(tmp_path / "replay"), "--cassettes", str(tmp_path / "cas"),
+        "--quiet", "--no-report",
+    ])  # fmt: skip
+    assert rc == 0
+    assert _by_id(tmp_path / "replay")[long_id].status == "ok"
+
+
+@pytest.mark.parametrize(
+    ("text", "exact", "expected"),
+    [
+        ("weather-paris", False, "weather-paris"),  # safe ids keep their recorded paths
+        ("local/smollm2-135m", True, "local_smollm2-135m"),  # model dirs as before
+        ("prompt-json:shots=2", True, "prompt-json_shots_2"),
+    ],
+)
+def test_safe_names_keep_existing_paths(text: str, exact: bool, expected: str) -> None:
+    assert safe_name(text, exact=exact) == expected
+
+
+def test_unsafe_or_long_names_are_cut_and_hashed_apart() -> None:
+    a, b = safe_name("../../etc/passwd"), safe_name("etc/passwd")
+    assert "/" not in a and not a.startswith(".") and a != b
+    assert safe_name("..", exact=True) == "_"
+    long_a, long_b = safe_name("x" * 300), safe_name("x" * 299)
+    assert len(long_a) == len(long_b) == NAME_CAP and long_a != long_b
+    path = cassette_path(Path("c"), "m" * 300, "f" * 300, "s" * 300, 2)
+    assert all(len(p) <= NAME_CAP + len("__s2.yaml") for p in path.parts)
+    assert json.dumps(str(path))  # a plain, printable path
