@@ -14,6 +14,8 @@ CALL_UNKNOWN_TOOL = "call.unknown_tool"
 CALL_MISSING_NAME = "call.missing_name"
 CALL_BAD_SHAPE = "call.bad_shape"
 ARGS_NOT_OBJECT = "args.not_object"
+ARGS_NOT_LITERAL = "args.not_literal"
+CALL_TOO_DEEP = "call.too_deep"
 
 # call matching
 CALL_WRONG_TOOL = "call.wrong_tool"
@@ -55,6 +57,8 @@ DESCRIPTIONS: dict[str, str] = {
     CALL_MISSING_NAME: "a call has no tool name",
     CALL_BAD_SHAPE: "a call's JSON has the wrong shape for the format",
     ARGS_NOT_OBJECT: "a call's arguments are not a JSON object",
+    ARGS_NOT_LITERAL: "a pythonic call's argument is not a literal (lambda, name, attribute, call)",
+    CALL_TOO_DEEP: "a call is nested too deeply or too long to read safely; refused unread",
     CALL_WRONG_TOOL: "the expected tool was not the one called",
     CALL_MISSING: "an expected call was not made",
     CALL_EXTRA: "more calls were made than expected",
