@@ -24,9 +24,8 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult
-from toolbench.formats.calls import CallCollector
 from toolbench.formats.describe import type_name
-from toolbench.formats.dialect import DialectFormat
+from toolbench.formats.dialect import DialectCollector, DialectFormat
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
@@ -116,7 +115,7 @@ class ClaudeXml(DialectFormat):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
         body = split.text
-        col = CallCollector()
+        col = DialectCollector()
         cuts = Cutter(body)
         if OPEN in body:
             read_blocks(body, SYNTAX, tools, col, cuts)

@@ -19,10 +19,9 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult
-from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectFormat, NextFinder
+from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
-from toolbench.formats.jsonscan import decode, loads_strict
+from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
@@ -92,7 +91,7 @@ class DeepSeek(DialectFormat):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
         body = split.text
-        col = CallCollector()
+        col = DialectCollector()
         cuts = Cutter(body)
         if CALL_BEGIN in body:
             _read_v3(body, col, cuts)
@@ -108,12 +107,12 @@ class DeepSeek(DialectFormat):
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
 
 
-def _read_v3(body: str, col: CallCollector, cuts: Cutter) -> None:
+def _read_v3(body: str, col: DialectCollector, cuts: Cutter) -> None:
     """Read every ``<｜tool▁call▁begin｜>`` call; cut from the section start to its end."""
     call_end = NextFinder(body, CALL_END)
     sep_find = NextFinder(body, SEP)
     pos = 0
-    while (b := body.find(CALL_BEGIN, pos)) >= 0:
+    while (b := body.find(CALL_BEGIN, pos)) >= 0 and not col.full():
         col.attempted = True
         start = b
         sec = body.rfind(CALLS_BEGIN, cuts.pos, b)
@@ -148,7 +147,7 @@ def _section_end(body: str, b: int, stop: int) -> int:
     return j if j >= 0 else stop
 
 
-def _read_call(head: str, rest: str, unclosed: bool, col: CallCollector) -> None:
+def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> None:
     head = head.strip()
     if head == "function":  # V3 / R1: the name follows the separator, then a json fence
         name, _, args_text = rest.partition("\n")
@@ -168,7 +167,7 @@ def _read_call(head: str, rest: str, unclosed: bool, col: CallCollector) -> None
         col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
         return
     strict = loads_strict(args_text)
-    got = strict if strict.ok else decode(args_text)
+    got = strict if strict.ok else col.decode(args_text)
     if not got.ok:
         col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
         return

@@ -17,10 +17,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from toolbench import codes
 from toolbench.formats.base import Message, ModelReply, ToolCall
-from toolbench.formats.jsonscan import loads_strict
+from toolbench.formats.calls import CallCollector
+from toolbench.formats.jsonscan import Decoded, decode, loads_strict
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.shots import render_shots
 from toolbench.formats.text import MARKER_ROUNDS, drop_think_tags, remove_all, tidy
@@ -230,3 +233,48 @@ class NextFinder:
         if found < 0 or (stop is not None and found + len(self.needle) > stop):
             return -1
         return found
+
+
+MAX_CALLS = 128
+"""Calls (and failed call attempts) read from one reply; the rest is left unread, so a
+reply of a million tiny calls costs a bounded amount of work."""
+MAX_REPAIRS = 16
+"""JSON repairs tried per reply: the repair library is slow, strict decoding is not."""
+
+
+class RepairBudget:
+    """:func:`~toolbench.formats.jsonscan.decode` with at most :data:`MAX_REPAIRS` repairs."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_REPAIRS
+
+    def decode(self, text: str) -> Decoded:
+        strict = loads_strict(text)
+        if strict.ok:
+            return strict
+        if self.left <= 0:
+            return Decoded()
+        self.left -= 1
+        return decode(text)
+
+
+@dataclass
+class DialectCollector(CallCollector):
+    """A :class:`CallCollector` with the per-reply budgets of the dialect parsers."""
+
+    budget: RepairBudget = field(default_factory=RepairBudget)
+
+    def decode(self, text: str) -> Decoded:
+        """Strict JSON, then repair while the reply's repair budget lasts."""
+        return self.budget.decode(text)
+
+    def full(self) -> bool:
+        """Whether the call budget is spent (said once as an issue; then stop reading)."""
+        if len(self.calls) + len(self.errors) < MAX_CALLS:
+            return False
+        note = f"more than {MAX_CALLS} calls; the rest is not read"
+        if not any(e.message == note for e in self.errors):
+            self.issue(codes.CALL_BAD_SHAPE, note)
+        return True

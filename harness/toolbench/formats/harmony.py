@@ -20,9 +20,8 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult
-from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectFormat, NextFinder
-from toolbench.formats.jsonscan import decode, loads_strict
+from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
+from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import split_think, tidy
 from toolbench.tools import ToolDef
@@ -39,6 +38,8 @@ _SPECIALS = (START, CHANNEL, MESSAGE, CONSTRAIN, END, CALL, RETURN)
 _RECIPIENT = re.compile(r"to=([^\s<]++)")
 _CHANNEL = re.compile(r"<\|channel\|>\s*+([A-Za-z_]++)")
 _TO_FUNCTIONS = re.compile(r"to=functions\.[^\s<]*+")
+MAX_MESSAGES = 256
+"""Messages read from one reply; the rest is kept as text (bounds hostile input)."""
 _MAX_HEADER = 512
 """A header longer than this is not a header (bounds the per-message work)."""
 
@@ -133,7 +134,7 @@ class Harmony(DialectFormat):
         )
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
-        col = CallCollector()
+        col = DialectCollector()
         if MESSAGE not in text:
             split = split_think(text)
             raw = tidy(split.text)
@@ -150,7 +151,12 @@ class Harmony(DialectFormat):
         prose = lead[: hdr_start + 1] if hdr_start >= 0 else ""
         if prose.strip() and CHANNEL not in prose and START not in prose:
             visible.append(prose)
+        count = 0
         while (m := text.find(MESSAGE, pos)) >= 0:
+            count += 1
+            if count > MAX_MESSAGES or col.full():
+                visible.append(text[pos:])
+                break
             header = text[max(pos, m - _MAX_HEADER) : m]
             body_start = m + len(MESSAGE)
             body_end, term = _body_end(finders, body_start)
@@ -194,7 +200,7 @@ def _last(pattern: re.Pattern[str], header: str) -> str | None:
     return found
 
 
-def _read_call(recipient: str, body: str, col: CallCollector) -> None:
+def _read_call(recipient: str, body: str, col: DialectCollector) -> None:
     col.attempted = True
     if not recipient.startswith("functions."):
         col.issue(codes.CALL_UNKNOWN_TOOL, f"call to '{recipient}', a tool that was not offered")
@@ -205,7 +211,7 @@ def _read_call(recipient: str, body: str, col: CallCollector) -> None:
         col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
         return
     strict = loads_strict(args_text)
-    got = strict if strict.ok else decode(args_text)
+    got = strict if strict.ok else col.decode(args_text)
     if not got.ok:
         col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
         return

@@ -16,11 +16,13 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ToolCall
-from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import NextFinder, convert_value, param_schema
+from toolbench.formats.dialect import DialectCollector, NextFinder, convert_value, param_schema
 from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.text import Cutter
 from toolbench.tools import ToolDef
+
+MAX_PARAMS = 256
+"""Parameters read per invoke (bounds the work on a reply of a million parameter tags)."""
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,13 @@ def read_blocks(
     body: str,
     syntax: InvokeSyntax,
     tools: Sequence[ToolDef] | None,
-    col: CallCollector,
+    col: DialectCollector,
     cuts: Cutter,
 ) -> None:
     """Read every call block of ``body`` into ``col`` and cut the blocks out of ``cuts``."""
     r = _Reader(body, syntax)
     pos = 0
-    while (m := r.block.search(body, pos)) is not None:
+    while not col.full() and (m := r.block.search(body, pos)) is not None:
         col.attempted = True
         end_tag = f"</{syntax.prefix}{m.group(1)}>"
         close = r.block_ends[m.group(1)].at(m.end())
@@ -89,10 +91,10 @@ def read_blocks(
 
 
 def _read_invokes(
-    r: _Reader, start: int, stop: int, tools: Sequence[ToolDef] | None, col: CallCollector
+    r: _Reader, start: int, stop: int, tools: Sequence[ToolDef] | None, col: DialectCollector
 ) -> None:
     pos = start
-    while (m := r.invoke.search(r.body, pos, stop)) is not None:
+    while not col.full() and (m := r.invoke.search(r.body, pos, stop)) is not None:
         name = m.group(1).strip()
         close = r.invoke_end.at(m.end(), stop)
         nxt = r.invoke.search(r.body, m.end(), stop)
@@ -118,7 +120,9 @@ def _read_params(
     args: dict[str, Any] = {}
     repaired = False
     pos = start
-    while (m := r.param.search(r.body, pos, stop)) is not None:
+    seen = 0
+    while seen < MAX_PARAMS and (m := r.param.search(r.body, pos, stop)) is not None:
+        seen += 1
         close = r.param_end.at(m.end(), stop)
         nxt = r.param.search(r.body, m.end(), stop)
         if close < 0 or (nxt is not None and nxt.start() < close):

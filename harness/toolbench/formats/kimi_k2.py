@@ -18,8 +18,8 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult, ToolCall
-from toolbench.formats.calls import CallCollector
 from toolbench.formats.dialect import (
+    DialectCollector,
     DialectFormat,
     NextFinder,
     close_think_before,
@@ -27,7 +27,7 @@ from toolbench.formats.dialect import (
     param_schema,
     tools_json,
 )
-from toolbench.formats.jsonscan import decode, loads_strict
+from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
@@ -98,7 +98,7 @@ class KimiK2(DialectFormat):
             k3_reasoning, text = text[:k3].strip(), text[k3 + len(K3_THINK_END) :]
         split = split_think(text)
         body = split.text
-        col = CallCollector()
+        col = DialectCollector()
         cuts = Cutter(body)
         if CALL in body:
             _read_k2(body, col, cuts)
@@ -117,11 +117,11 @@ class KimiK2(DialectFormat):
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=reasoning)
 
 
-def _read_k2(body: str, col: CallCollector, cuts: Cutter) -> None:
+def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
     args_find = NextFinder(body, ARGS)
     end_find = NextFinder(body, CALL_END)
     pos = 0
-    while (b := body.find(CALL, pos)) >= 0:
+    while (b := body.find(CALL, pos)) >= 0 and not col.full():
         col.attempted = True
         start = b
         sec = body.rfind(SECTION, cuts.pos, b)
@@ -148,7 +148,7 @@ def _read_k2(body: str, col: CallCollector, cuts: Cutter) -> None:
         pos = max(end, b + len(CALL))
 
 
-def _read_call(call_id: str, args_text: str, col: CallCollector) -> None:
+def _read_call(call_id: str, args_text: str, col: DialectCollector) -> None:
     m = _ID.match(call_id)
     name = m.group(1) if m else ""
     if not name:
@@ -159,7 +159,7 @@ def _read_call(call_id: str, args_text: str, col: CallCollector) -> None:
         col.issue(codes.CALL_TRUNCATED, f"the call to '{name}' has no arguments")
         return
     strict = loads_strict(args_text)
-    got = strict if strict.ok else decode(args_text)
+    got = strict if strict.ok else col.decode(args_text)
     if not got.ok:
         col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
         return
@@ -174,12 +174,14 @@ def _read_call(call_id: str, args_text: str, col: CallCollector) -> None:
     )
 
 
-def _read_k3(body: str, tools: Sequence[ToolDef] | None, col: CallCollector, cuts: Cutter) -> None:
+def _read_k3(
+    body: str, tools: Sequence[ToolDef] | None, col: DialectCollector, cuts: Cutter
+) -> None:
     """Kimi K3: ``<|open|>call tool="n"<|sep|>`` with typed ``argument`` elements."""
     end_find = NextFinder(body, K3_CALL_END)
     arg_end = NextFinder(body, K3_ARG_END)
     pos = cuts.pos
-    while (m := K3_CALL.search(body, pos)) is not None:
+    while not col.full() and (m := K3_CALL.search(body, pos)) is not None:
         col.attempted = True
         nxt = K3_CALL.search(body, m.end())
         limit = nxt.start() if nxt else len(body)

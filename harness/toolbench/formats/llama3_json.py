@@ -18,9 +18,8 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import Message, ParseResult, ToolCall
-from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectFormat
-from toolbench.formats.jsonscan import decode, loads_strict, scan_objects
+from toolbench.formats.dialect import DialectCollector, DialectFormat
+from toolbench.formats.jsonscan import Scan, loads_strict, scan_objects
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
@@ -82,14 +81,17 @@ class Llama3Json(DialectFormat):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
         body = split.text
-        col = CallCollector()
-        scan = scan_objects(body)
+        col = DialectCollector()
+        # No "name" key, no call: skip the object scan (and its cost on hostile text).
+        scan = scan_objects(body) if '"name"' in body else Scan()
         cuts = Cutter(body)
         for span in scan.spans:
+            if col.full():
+                break
             chunk = body[span.start : span.end]
             if not _is_call(chunk):
                 continue
-            col.add_decoded(decode(chunk), name_keys=_NAME_KEYS, where="call")
+            col.add_decoded(col.decode(chunk), name_keys=_NAME_KEYS, where="call")
             cuts.cut(span.start, span.end)
         end = len(body)
         broken = scan.unclosed

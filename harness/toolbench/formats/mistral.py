@@ -25,8 +25,8 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult, ToolCall
 from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectFormat, skip_space, tools_json
-from toolbench.formats.jsonscan import Decoded, decode, scan_objects
+from toolbench.formats.dialect import DialectCollector, DialectFormat, skip_space, tools_json
+from toolbench.formats.jsonscan import Decoded, scan_objects
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
@@ -86,7 +86,7 @@ class Mistral(DialectFormat):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = _split_reasoning(text)
         body = split[0]
-        col = CallCollector()
+        col = DialectCollector()
         cuts = Cutter(body)
         i = body.find(CALLS)
         if i >= 0:
@@ -119,7 +119,7 @@ def _split_reasoning(text: str) -> tuple[str, str | None]:
     return split.text, (reasoning if thoughts or split.reasoning is not None else None)
 
 
-def _read_calls(body: str, i: int, col: CallCollector) -> int:
+def _read_calls(body: str, i: int, col: DialectCollector) -> int:
     """Read the calls from the first ``[TOOL_CALLS]`` on; return where they end."""
     pos = i
     while True:
@@ -127,6 +127,8 @@ def _read_calls(body: str, i: int, col: CallCollector) -> int:
         pos = skip_space(body, pos)
         while body.startswith(CALLS, pos):  # a doubled token
             pos = skip_space(body, pos + len(CALLS))
+        if col.full():
+            return pos
         pos, more = _read_one(body, pos, col)
         nxt = skip_space(body, pos)
         if not more or not body.startswith(CALLS, nxt):
@@ -134,14 +136,14 @@ def _read_calls(body: str, i: int, col: CallCollector) -> int:
         pos = nxt
 
 
-def _read_one(body: str, pos: int, col: CallCollector) -> tuple[int, bool]:
+def _read_one(body: str, pos: int, col: DialectCollector) -> tuple[int, bool]:
     """One call unit after ``[TOOL_CALLS]``; returns its end and whether more may follow."""
     if body.startswith(ARGS, pos):
         return _read_args(body, pos + len(ARGS), "", None, col), True
     if body.startswith("[", pos):
         return _read_v3(body, pos, col), False
     if body.startswith("{", pos):
-        got, end = _decode_at(body, pos)
+        got, end = _decode_at(body, pos, col)
         value = got.value if got.ok else None
         if isinstance(value, dict) and "name" in value:
             col.add_decoded(got, name_keys=("name",), where=CALLS)
@@ -167,7 +169,7 @@ def _read_one(body: str, pos: int, col: CallCollector) -> tuple[int, bool]:
     return _read_v3(body, pos, col), False
 
 
-def _read_v3(body: str, pos: int, col: CallCollector) -> int:
+def _read_v3(body: str, pos: int, col: DialectCollector) -> int:
     """v3: the first JSON value after the token (prose before it is skipped, as vLLM does)."""
     starts = [j for j in (body.find("[", pos), body.find("{", pos)) if j >= 0]
     nxt = body.find(CALLS, pos)
@@ -176,7 +178,7 @@ def _read_v3(body: str, pos: int, col: CallCollector) -> int:
         col.fail(codes.CALL_BAD_SHAPE, "[TOOL_CALLS] not followed by a call")
         return pos
     start = min(starts)
-    got, end = _decode_at(body, start)
+    got, end = _decode_at(body, start, col)
     if not got.ok:
         col.fail(codes.JSON_DECODE_FAILED, "[TOOL_CALLS]: invalid JSON")
         return pos
@@ -203,14 +205,14 @@ def _has_args(item: dict[str, Any]) -> bool:
     return "arguments" in item or "parameters" in item
 
 
-def _read_args(body: str, pos: int, name: str, call_id: str | None, col: CallCollector) -> int:
+def _read_args(body: str, pos: int, name: str, call_id: str | None, col: DialectCollector) -> int:
     """The JSON arguments of a v11 call starting at ``pos``."""
     col.attempted = True
     pos = skip_space(body, pos)
     if not body.startswith("{", pos):
         col.issue(codes.ARGS_NOT_OBJECT, f"{CALLS}{name}: arguments are not a JSON object")
         return pos
-    got, end = _decode_at(body, pos)
+    got, end = _decode_at(body, pos, col)
     if not got.ok:
         col.issue(
             codes.JSON_DECODE_FAILED, f"{CALLS}{name}: invalid JSON that repair could not fix"
@@ -228,7 +230,7 @@ def _read_args(body: str, pos: int, name: str, call_id: str | None, col: CallCol
     return end
 
 
-def _decode_at(body: str, pos: int) -> tuple[Decoded, int]:
+def _decode_at(body: str, pos: int, col: DialectCollector) -> tuple[Decoded, int]:
     """Decode the JSON value at ``pos``: strict first, then repair up to the next token."""
     try:
         value, end = _DECODER.raw_decode(body, pos)
@@ -241,7 +243,7 @@ def _decode_at(body: str, pos: int) -> tuple[Decoded, int]:
         scan = scan_objects(body, pos, limit)
         if scan.spans and scan.spans[0].start == pos:
             limit = scan.spans[0].end
-    got = decode(body[pos:limit])
+    got = col.decode(body[pos:limit])
     if got.ok and not got.repaired:  # strict inside the span
         return got, limit
     if got.ok and isinstance(got.value, str):

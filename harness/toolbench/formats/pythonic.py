@@ -27,8 +27,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult, ToolCall
-from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectFormat
+from toolbench.formats.dialect import DialectCollector, DialectFormat
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
@@ -37,7 +36,7 @@ PY_START = "<|python_start|>"
 PY_END = "<|python_end|>"
 OLMO_OPEN = "<function_calls>"
 OLMO_CLOSE = "</function_calls>"
-MAX_CHARS = 200_000
+MAX_CHARS = 64_000
 """A call list longer than this is refused unread (``call.too_deep``)."""
 MAX_DEPTH = 24
 """Deepest bracket nesting accepted in a call list (an argument nested 20 levels is plenty)."""
@@ -119,7 +118,7 @@ class Pythonic(DialectFormat):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
         body = split.text
-        col = CallCollector()
+        col = DialectCollector()
         cuts = Cutter(body)
         region = _find_region(body)
         if region is not None:
@@ -174,69 +173,61 @@ def _find_region(body: str) -> Region | None:
     return Region(m.start(), close, m.start(), close)
 
 
+# One token: a run of plain characters, a (possibly unclosed) Python string, or a bracket.
+_TOKEN = re.compile(r"""[^'"()\[\]{}]++|'(?:[^'\\\n]|\\.)*+'?|"(?:[^"\\\n]|\\.)*+"?|[()\[\]{}]""")
+_KEYWORD = re.compile(r"\b(?:lambda|not|and|or|if|else|for|in|is|await|yield)\b")
+_SIGNS = re.compile(r"[-+~*]\s*+[-+~*]\s*+[-+~*]")
+
+
 def _match_bracket(text: str, start: int) -> int | None:
-    """End (exclusive) of the bracket opened at ``start``, skipping Python strings; linear."""
+    """End (exclusive) of the bracket opened at ``start``, skipping Python strings.
+
+    Looks at most :data:`MAX_CHARS` characters, so a reply of a million unclosed brackets
+    costs a bounded amount of work (the list is then refused as too long or truncated).
+    """
     depth = 0
-    quote = ""
-    i = start
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c in "([{":
+    for m in _TOKEN.finditer(text, start, min(len(text), start + MAX_CHARS)):
+        c = m.group()
+        if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                return i + 1
-        i += 1
+                return m.end()
     return None
 
 
 def _check_shape(src: str) -> None:
-    """Refuse, in one linear pass, what would make ``ast.parse`` recurse deeply or blow up."""
+    """Refuse, in one linear pass, what would make ``ast.parse`` recurse deeply or blow up:
+    excessive length or bracket depth, operator runs and keywords (no literal needs them)."""
     if len(src) > MAX_CHARS:
         raise Refused(codes.CALL_TOO_DEEP, f"call list longer than {MAX_CHARS} characters")
     depth = 0
-    signs = 0
-    quote = ""
-    i = 0
-    n = len(src)
-    while i < n:
-        c = src[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c in "([{":
+    plain: list[str] = []
+    for m in _TOKEN.finditer(src):
+        c = m.group()
+        if c in "([{":
             depth += 1
             if depth > MAX_DEPTH:
                 raise Refused(codes.CALL_TOO_DEEP, f"call list nested deeper than {MAX_DEPTH}")
         elif c in ")]}":
             depth -= 1
-        if not quote and c in "+-~*!":
-            signs += 1
-            if signs > 2:
-                raise Refused(codes.ARGS_NOT_LITERAL, "a run of operators is not a literal")
-        elif not c.isspace():
-            signs = 0
-        i += 1
+        elif c[0] not in "'\"":
+            plain.append(c)
+    code = " ".join(plain)
+    if _SIGNS.search(code):
+        raise Refused(codes.ARGS_NOT_LITERAL, "a run of operators is not a literal")
+    kw = _KEYWORD.search(code)
+    if kw:
+        raise Refused(codes.ARGS_NOT_LITERAL, f"'{kw.group()}' is not part of a literal")
 
 
-def _read_region(body: str, region: Region, col: CallCollector) -> None:
-    src = body[region.start : region.end].strip()
+def _read_region(body: str, region: Region, col: DialectCollector) -> None:
     col.attempted = True
+    if region.end - region.start > MAX_CHARS:
+        col.fail(codes.CALL_TOO_DEEP, f"call list longer than {MAX_CHARS} characters, not read")
+        return
+    src = body[region.start : region.end].strip()
     if not src:
         col.fail(
             codes.CALL_TRUNCATED if not region.closed else codes.CALL_BAD_SHAPE, "empty call list"

@@ -18,8 +18,13 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult, ToolCall
-from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectFormat, NextFinder, convert_value, param_schema
+from toolbench.formats.dialect import (
+    DialectCollector,
+    DialectFormat,
+    NextFinder,
+    convert_value,
+    param_schema,
+)
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
@@ -33,6 +38,8 @@ PARAM_END = "</parameter>"
 RESP = "<tool_response>"
 RESP_END = "</tool_response>"
 _SPECIALS = (OPEN, CLOSE, FUNC_END, PARAM_END, RESP, RESP_END, "<tools>", "</tools>", "<|im_end|>")
+MAX_PARAMS = 256
+"""Parameters read per function (bounds the work on a reply of a million parameter tags)."""
 MAX_NAME = 256
 """Longest tool or parameter name looked at (bounds the search for a tag's '>')."""
 _TAG_OPEN = re.compile(r"<(?:function|parameter)=[^<>\n]*+>?")
@@ -130,11 +137,11 @@ class Qwen3Coder(DialectFormat):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
         body = split.text
-        col = CallCollector()
+        col = DialectCollector()
         cuts = Cutter(body)
         find = _Finders(body)
         pos = 0
-        while (f := body.find(FUNC, pos)) >= 0:
+        while (f := body.find(FUNC, pos)) >= 0 and not col.full():
             start = _wrapper_start(body, f, cuts.pos)
             end = _read_function(body, f, tools, col, find)
             end = _wrapper_end(body, end)
@@ -179,7 +186,7 @@ class _Finders:
 
 
 def _read_function(
-    body: str, f: int, tools: Sequence[ToolDef] | None, col: CallCollector, find: _Finders
+    body: str, f: int, tools: Sequence[ToolDef] | None, col: DialectCollector, find: _Finders
 ) -> int:
     """Read one ``<function=...>`` element; return where it ends."""
     col.attempted = True
@@ -220,7 +227,9 @@ def _read_params(
 ) -> tuple[dict[str, Any], bool]:
     args: dict[str, Any] = {}
     repaired = False
-    while (p := body.find(PARAM, pos, stop)) >= 0:
+    seen = 0
+    while seen < MAX_PARAMS and (p := body.find(PARAM, pos, stop)) >= 0:
+        seen += 1
         gt = body.find(">", p, min(stop, p + len(PARAM) + MAX_NAME))
         if gt < 0:
             repaired = True
