@@ -99,8 +99,9 @@ def describe_namespace(tools: Sequence[ToolDef]) -> str:
             if spec.get("description"):
                 out.append(f"// {spec['description']}\n")
             line = f"{pname}{'' if pname in req else '?'}: {_ts_type(spec)}"
-            if "default" in spec:
-                line += f", // default: {json.dumps(spec['default'], ensure_ascii=False)}"
+            if "default" in spec:  # the template writes an enum's default unquoted
+                shown = spec["default"] if "enum" in spec else json.dumps(spec["default"])
+                line += f", // default: {shown}"
             out.append(line + ",\n")
         out.append("}) => any;\n\n")
     out.append("} // namespace functions")

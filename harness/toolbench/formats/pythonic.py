@@ -176,7 +176,9 @@ def _find_region(body: str) -> Region | None:
 # One token: a run of plain characters, a (possibly unclosed) Python string, or a bracket.
 _TOKEN = re.compile(r"""[^'"()\[\]{}]++|'(?:[^'\\\n]|\\.)*+'?|"(?:[^"\\\n]|\\.)*+"?|[()\[\]{}]""")
 _KEYWORD = re.compile(r"\b(?:lambda|not|and|or|if|else|for|in|is|await|yield)\b")
-_SIGNS = re.compile(r"[-+~*]\s*+[-+~*]\s*+[-+~*]")
+_OPERATOR = re.compile(r"[^\w\s=,:.+\-]")
+_ATTRIBUTE = re.compile(r"\.\s*+[A-Za-z_]")
+_SIGN = re.compile(r"(\S?)\s*+[+\-]\s*+(\S?)")
 
 
 def _match_bracket(text: str, start: int) -> int | None:
@@ -198,28 +200,50 @@ def _match_bracket(text: str, start: int) -> int | None:
 
 
 def _check_shape(src: str) -> None:
-    """Refuse, in one linear pass, what would make ``ast.parse`` recurse deeply or blow up:
-    excessive length or bracket depth, operator runs and keywords (no literal needs them)."""
+    """Refuse, in one linear pass, anything but literals before ``ast.parse`` sees it.
+
+    ``ast.parse`` recurses on nesting and on chains (``1+1+...``, ``f()()...``, ``not not
+    ...``), so a 10,000-long one raises inside it. Literals need none of that: brackets up
+    to :data:`MAX_DEPTH`, a sign only in front of a number, no operator, keyword,
+    attribute or call inside the arguments.
+    """
     if len(src) > MAX_CHARS:
         raise Refused(codes.CALL_TOO_DEEP, f"call list longer than {MAX_CHARS} characters")
     depth = 0
-    plain: list[str] = []
+    last = ""  # the last non-space character outside strings
     for m in _TOKEN.finditer(src):
         c = m.group()
         if c in "([{":
+            if c == "(" and (last == ")" or (depth >= 2 and (last.isalnum() or last == "_"))):
+                raise Refused(codes.ARGS_NOT_LITERAL, "argument is a call, not a literal")
             depth += 1
             if depth > MAX_DEPTH:
                 raise Refused(codes.CALL_TOO_DEEP, f"call list nested deeper than {MAX_DEPTH}")
+            last = c
         elif c in ")]}":
             depth -= 1
-        elif c[0] not in "'\"":
-            plain.append(c)
-    code = " ".join(plain)
-    if _SIGNS.search(code):
-        raise Refused(codes.ARGS_NOT_LITERAL, "a run of operators is not a literal")
+            last = c
+        elif c[0] in "'\"":
+            last = '"'
+        else:
+            _check_plain(c)
+            last = c.rstrip()[-1:] or last
+
+
+def _check_plain(code: str) -> None:
+    """Code outside strings and brackets: only names, numbers, ``=``, ``,``, ``:`` and signs."""
+    op = _OPERATOR.search(code)
+    if op:
+        raise Refused(codes.ARGS_NOT_LITERAL, f"operator {op.group()!r} is not part of a literal")
+    if _ATTRIBUTE.search(code):
+        raise Refused(codes.ARGS_NOT_LITERAL, "argument is an attribute access, not a literal")
     kw = _KEYWORD.search(code)
     if kw:
         raise Refused(codes.ARGS_NOT_LITERAL, f"'{kw.group()}' is not part of a literal")
+    for sign in _SIGN.finditer(code):
+        before, after = sign.group(1), sign.group(2)
+        if (before and before not in "=,:eE") or not (after.isdigit() or after == "."):
+            raise Refused(codes.ARGS_NOT_LITERAL, "an operator is not part of a literal")
 
 
 def _read_region(body: str, region: Region, col: DialectCollector) -> None:
