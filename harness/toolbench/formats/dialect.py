@@ -102,6 +102,18 @@ def strip_dialect_markers(
     return text.strip()
 
 
+def drop_block(text: str, open_tag: str, close_tag: str) -> str:
+    """Cut the first ``open_tag ... close_tag`` block (unclosed: to the end) out of ``text``.
+
+    A hallucinated result block is not text the user should read.
+    """
+    i = text.find(open_tag)
+    if i < 0:
+        return text
+    j = text.find(close_tag, i)
+    return text[:i] + ("" if j < 0 else text[j + len(close_tag) :])
+
+
 def tools_json(tools: Sequence[ToolDef], *, indent: int | None = None, openai: bool = True) -> str:
     """The tools as JSON (OpenAI ``{"type": "function", ...}`` entries by default)."""
     items = [t.openai() if openai else _flat(t) for t in tools]
@@ -179,7 +191,7 @@ def convert_value(raw: str, schema: dict[str, Any] | None) -> Any:
         if "integer" in types and isinstance(value, float) and value.is_integer():
             return int(value) if "number" not in types else value
         return value
-    return raw if "string" in types or isinstance(value, str) else value
+    return raw
 
 
 def json_type(value: Any) -> str:

@@ -92,10 +92,11 @@ class Mistral(DialectFormat):
         if i >= 0:
             end = _read_calls(body, i, col)
             cuts.cut(i, end)
-            col.check_text_after(body[end:])
+            if col.calls:
+                col.check_text_after(body[end:])
             if RESULTS in body[i:]:
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
-        raw = tidy(cuts.finish())
+        raw = tidy(_drop_results(cuts.finish()))
         col.check_tools(tools)
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split[1])
 
@@ -162,6 +163,11 @@ def _read_one(body: str, pos: int, col: DialectCollector) -> tuple[int, bool]:
         if body.startswith("{", p):
             return _read_args(body, p, name, call_id, col), True
         rest = skip_space(body, p)
+        tail = body[p : p + len(CALL_ID)]  # never the whole rest: that is quadratic
+        cut_short = 0 < len(body) - p < len(CALL_ID)
+        if cut_short and (ARGS.startswith(tail) or CALL_ID.startswith(tail)):
+            col.fail(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+            return len(body), False
         if rest == len(body) or body.startswith(CALLS, rest):  # a tool without arguments
             col.calls.append(ToolCall(name=name, arguments={}, id=call_id))
             col.attempted = True
@@ -211,7 +217,13 @@ def _read_args(body: str, pos: int, name: str, call_id: str | None, col: Dialect
     pos = skip_space(body, pos)
     if not body.startswith("{", pos):
         col.issue(codes.ARGS_NOT_OBJECT, f"{CALLS}{name}: arguments are not a JSON object")
-        return pos
+        try:
+            return _DECODER.raw_decode(body, pos)[1]
+        except (ValueError, RecursionError):
+            return pos
+    if _unclosed_at_end(body, pos):
+        col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the arguments of '{name}'")
+        return len(body)
     got, end = _decode_at(body, pos, col)
     if not got.ok:
         col.issue(
@@ -249,3 +261,20 @@ def _decode_at(body: str, pos: int, col: DialectCollector) -> tuple[Decoded, int
     if got.ok and isinstance(got.value, str):
         return Decoded(), limit
     return got, limit
+
+
+def _unclosed_at_end(body: str, pos: int) -> bool:
+    """Whether the object opened at ``pos`` is still open where the reply ends."""
+    if body.find(CALLS, pos) >= 0:
+        return False
+    scan = scan_objects(body, pos)
+    return scan.unclosed == pos and not any(sp.start == pos for sp in scan.spans)
+
+
+def _drop_results(text: str) -> str:
+    """A hallucinated ``[TOOL_RESULTS]...[/TOOL_RESULTS]`` is not text the user should read."""
+    i = text.find(RESULTS)
+    if i < 0:
+        return text
+    j = text.find(RESULTS_END, i)
+    return text[:i] + ("" if j < 0 else text[j + len(RESULTS_END) :])

@@ -23,6 +23,7 @@ from toolbench.formats.dialect import (
     DialectFormat,
     NextFinder,
     convert_value,
+    drop_block,
     param_schema,
 )
 from toolbench.formats.registry import register_format
@@ -158,7 +159,7 @@ class Qwen3Coder(DialectFormat):
             if RESP in body[cuts.first_start or 0 :]:
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
-        raw = tidy(raw)
+        raw = tidy(drop_block(raw, RESP, RESP_END))
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
 
 
