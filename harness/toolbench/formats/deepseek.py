@@ -19,7 +19,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult
-from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
+from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
 from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.registry import register_format
@@ -103,7 +103,7 @@ class DeepSeek(DialectFormat):
             if OUT_BEGIN in body[cuts.first_start or 0 :]:
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
-        raw = tidy(raw)
+        raw = tidy(drop_block(raw, OUT_BEGIN, OUT_END))
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
 
 
@@ -167,6 +167,9 @@ def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> N
         col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
         return
     strict = loads_strict(args_text)
+    if unclosed and not strict.ok:
+        col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+        return
     got = strict if strict.ok else col.decode(args_text)
     if not got.ok:
         col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")

@@ -24,7 +24,9 @@ from toolbench.formats.dialect import (
     NextFinder,
     close_think_before,
     convert_value,
+    drop_block,
     param_schema,
+    strip_dialect_markers,
     tools_json,
 )
 from toolbench.formats.jsonscan import loads_strict
@@ -108,11 +110,11 @@ class KimiK2(DialectFormat):
             col.fail(codes.CALL_BAD_SHAPE, "an empty tool-call section")
         raw = cuts.finish()
         if cuts.last_end is not None:
-            col.check_text_after(body[cuts.last_end :])
+            col.check_text_after(strip_dialect_markers(body[cuts.last_end :], _SPECIALS))
             if "## Return of" in body[cuts.first_start or 0 :]:
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
-        raw = tidy(raw)
+        raw = tidy(drop_block(raw, "## Return of", "\x00") if col.calls else raw)
         reasoning = split.reasoning if k3_reasoning is None else k3_reasoning
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=reasoning)
 
@@ -135,9 +137,11 @@ def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
         inner_end = e if e >= 0 else limit
         a = args_find.at(b, inner_end)
         if a < 0:
-            col.issue(codes.CALL_TRUNCATED, "a call without <|tool_call_argument_begin|>")
+            code = codes.CALL_BAD_SHAPE if e >= 0 else codes.CALL_TRUNCATED
+            col.issue(code, "a call without <|tool_call_argument_begin|>")
         else:
-            _read_call(body[b + len(CALL) : a], body[a + len(ARGS) : inner_end], col)
+            args_text = body[a + len(ARGS) : inner_end]
+            _read_call(body[b + len(CALL) : a], args_text, e < 0 and limit == len(body), col)
         end = e + len(CALL_END) if e >= 0 else inner_end
         k = end
         while k < len(body) and body[k].isspace():
@@ -148,7 +152,8 @@ def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
         pos = max(end, b + len(CALL))
 
 
-def _read_call(call_id: str, args_text: str, col: DialectCollector) -> None:
+def _read_call(call_id: str, args_text: str, at_end: bool, col: DialectCollector) -> None:
+    """One call; ``at_end``: it has no end token and runs to the end of the reply."""
     m = _ID.match(call_id)
     name = m.group(1) if m else ""
     if not name:
@@ -159,6 +164,9 @@ def _read_call(call_id: str, args_text: str, col: DialectCollector) -> None:
         col.issue(codes.CALL_TRUNCATED, f"the call to '{name}' has no arguments")
         return
     strict = loads_strict(args_text)
+    if at_end and not strict.ok:
+        col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+        return
     got = strict if strict.ok else col.decode(args_text)
     if not got.ok:
         col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
