@@ -69,7 +69,16 @@ def test_prompt_and_results_follow_the_v31_format() -> None:
         "deepseek-ai-DeepSeek-V3.1.jinja",
         [
             {"role": "user", "content": "q"},
-            {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            },
             {"role": "tool", "content": '{"temp": 21}'},
         ],
     )

@@ -75,7 +75,17 @@ def test_tools_and_results_as_the_kimi_k2_template_writes_them() -> None:
         "moonshotai-Kimi-K2.jinja",
         [
             {"role": "user", "content": "q"},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "functions.get_weather:0", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "functions.get_weather:0",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+                    }
+                ],
+            },
             {"role": "tool", "tool_call_id": "functions.get_weather:0", "content": '{"temp": 21}'},
         ],
         tools=[t.openai() for t in TOOLS],
@@ -88,6 +98,9 @@ def test_tools_and_results_as_the_kimi_k2_template_writes_them() -> None:
 def test_results_without_ids_are_numbered_and_shots_use_the_section_syntax() -> None:
     call = ToolCall(name="search", arguments={})
     out = F.continue_conversation(USER_Q, ModelReply(text=W), [(call, "a"), (call, "b")])
-    assert out[-1]["content"] == "## Return of functions.search:0\na\n\n## Return of functions.search:1\nb"
+    assert (
+        out[-1]["content"]
+        == "## Return of functions.search:0\na\n\n## Return of functions.search:1\nb"
+    )
     system = KimiK2(FormatOptions(shots=1)).render(TOOLS, USER_Q).messages[0]["content"]
     assert f'{C}functions.get_local_time:0{A}{{"city": "Tokyo"}}{CE}' in system

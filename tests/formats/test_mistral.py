@@ -90,7 +90,13 @@ def test_results_are_written_as_the_v11_template_writes_tool_messages() -> None:
             {
                 "role": "assistant",
                 "content": "",
-                "tool_calls": [{"id": "abc123def", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+                "tool_calls": [
+                    {
+                        "id": "abc123def",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+                    }
+                ],
             },
             {"role": "tool", "tool_call_id": "abc123def", "content": '{"temp": 21}'},
         ],
@@ -103,6 +109,9 @@ def test_results_are_written_as_the_v11_template_writes_tool_messages() -> None:
 def test_result_without_call_id_names_the_tool_and_shots_use_v11_syntax() -> None:
     call = ToolCall(name="get_weather", arguments={})
     out = F.continue_conversation(USER_Q, ModelReply(text=W), [(call, "21")])
-    assert out[-1] == {"role": "user", "content": "[TOOL_RESULTS]get_weather[TOOL_CONTENT]21[/TOOL_RESULTS]"}
+    assert out[-1] == {
+        "role": "user",
+        "content": "[TOOL_RESULTS]get_weather[TOOL_CONTENT]21[/TOOL_RESULTS]",
+    }
     system = Mistral(FormatOptions(shots=1)).render(TOOLS, USER_Q).messages[0]["content"]
     assert '[TOOL_CALLS]get_local_time[ARGS]{"city": "Tokyo"}' in system

@@ -87,7 +87,9 @@ S_ENUM: dict[str, Any] = {"enum": [1, 2]}
         ("plain text", None, "plain text"),
     ],
 )
-def test_values_are_typed_by_the_json_schema(raw: str, schema: dict[str, Any] | None, expected: Any) -> None:
+def test_values_are_typed_by_the_json_schema(
+    raw: str, schema: dict[str, Any] | None, expected: Any
+) -> None:
     assert convert_value(raw, schema) == expected
 
 
@@ -111,7 +113,9 @@ def test_tools_described_exactly_as_the_qwen3_coder_template_does() -> None:
         "Qwen3-Coder.jinja", [{"role": "user", "content": "q"}], tools=[t.openai() for t in TOOLS]
     )
     assert listing in template
-    assert "If you choose to call a tool ONLY reply in the following format with NO suffix" in system
+    assert (
+        "If you choose to call a tool ONLY reply in the following format with NO suffix" in system
+    )
 
 
 def test_calls_and_results_are_written_as_the_template_writes_them() -> None:
@@ -123,7 +127,16 @@ def test_calls_and_results_are_written_as_the_template_writes_them() -> None:
         "Qwen3-Coder.jinja",
         [
             {"role": "user", "content": "q"},
-            {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+                    }
+                ],
+            },
             {"role": "tool", "content": '{"temp": 21}'},
         ],
     )

@@ -85,7 +85,7 @@ def _ts_type(schema: Any, depth: int = 0) -> str:
 
 def describe_namespace(tools: Sequence[ToolDef]) -> str:
     """The tools as the gpt-oss template's ``namespace functions`` block."""
-    out = ["## functions\n\nnamespace functions {\n"]
+    out = ["## functions\n\nnamespace functions {\n\n"]
     for t in tools:
         out.append(f"// {t.description}\n")
         props = t.parameters.get("properties")
@@ -138,7 +138,8 @@ class Harmony(DialectFormat):
         col = DialectCollector()
         if MESSAGE not in text:
             split = split_think(text)
-            raw = tidy(split.text)
+            body = _cut_open_header(split.text, col)
+            raw = tidy(body)
             col.check_tools(tools)
             return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
         visible: list[str] = []
@@ -147,11 +148,9 @@ class Harmony(DialectFormat):
         pos = 0
         finders = [NextFinder(text, tok) for tok in _TERMINATORS]
         first = text.find(MESSAGE)
-        lead = text[:first]
-        hdr_start = max(lead.rfind(END), lead.rfind(CALL), lead.rfind(RETURN))
-        prose = lead[: hdr_start + 1] if hdr_start >= 0 else ""
-        if prose.strip() and CHANNEL not in prose and START not in prose:
-            visible.append(prose)
+        heads = [j for tok in (START, CHANNEL, "to=") if (j := text.find(tok, 0, first)) >= 0]
+        if heads and text[: min(heads)].strip():  # prose before the first header
+            visible.append(text[: min(heads)])
         count = 0
         while (m := text.find(MESSAGE, pos)) >= 0:
             count += 1
@@ -164,7 +163,9 @@ class Harmony(DialectFormat):
             body = text[body_start:body_end]
             recipient = _last(_RECIPIENT, header)
             channel = _last(_CHANNEL, header) or ""
-            if recipient and recipient != "assistant":
+            if START + "functions." in header:  # a message *from* a tool: made up
+                col.signal(codes.STOP_HALLUCINATED_RESULT)
+            elif recipient and recipient != "assistant":
                 _read_call(recipient, body, col)
             elif channel == "analysis":
                 thoughts.append(body)
@@ -174,11 +175,11 @@ class Harmony(DialectFormat):
             else:
                 visible.append(body)
             pos = body_end + (len(term) if term and term != START else 0)
+        else:
+            visible.append(_cut_open_header(text[pos:], col))
         raw = tidy("".join(visible))
         if after_call and "".join(after_call).strip():
             col.signal(codes.STOP_TEXT_AFTER_CALL)
-        if "functions." in text and col.calls and _hallucinated(text):
-            col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
         reasoning = "\n".join(t.strip() for t in thoughts if t.strip()) if thoughts else None
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=reasoning)
@@ -226,6 +227,12 @@ def _read_call(recipient: str, body: str, col: DialectCollector) -> None:
     )
 
 
-def _hallucinated(text: str) -> bool:
-    """A message *from* a function (``<|start|>functions.x to=assistant``) in the reply."""
-    return f"{START}functions." in text
+def _cut_open_header(rest: str, col: DialectCollector) -> str:
+    """Text after the last message: a header that never reached ``<|message|>`` is not
+    visible text, and if it addressed a function it is a truncated call."""
+    starts = [j for tok in (START, CHANNEL) if (j := rest.find(tok)) >= 0]
+    m = _TO_FUNCTIONS.search(rest)
+    if m is not None:
+        col.fail(codes.CALL_TRUNCATED, "the reply ended inside a call's header")
+        starts.append(m.start())
+    return rest[: min(starts)] if starts else rest

@@ -139,6 +139,8 @@ def _read_params(
 def _value(
     raw: str, string: str | None, tool: str, param: str, tools: Sequence[ToolDef] | None
 ) -> Any:
+    if string is None:  # a newline on each side of a value is layout (Claude style)
+        raw = raw.removeprefix("\n").removesuffix("\n")
     if string == "true":
         return raw
     if string == "false":
