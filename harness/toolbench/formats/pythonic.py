@@ -41,7 +41,10 @@ MAX_CHARS = 64_000
 MAX_DEPTH = 24
 """Deepest bracket nesting accepted in a call list (an argument nested 20 levels is plenty)."""
 _LIST_START = re.compile(r"\[\s*+[A-Za-z_]\w*+\s*+\(")
-_LEAK = re.compile(r"\[\s*+[A-Za-z_]\w*+\((?:\s*+[A-Za-z_]\w*+\s*+=|\s*+\))")
+# A call list where a user would see it: at the start of a line or after a space or a tag
+# (code such as ``d[f(x)]`` is not one), opening with a keyword argument: ``[f(a=``. An
+# empty ``[f()]`` is too common in ordinary code to count as this format's syntax.
+_LEAK = re.compile(r"(?<![^\s>])\[\s*+[A-Za-z_]\w*+\(\s*+[A-Za-z_]\w*+\s*+=")
 _SPECIALS = (PY_START, PY_END, "<|python_tag|>", OLMO_OPEN, OLMO_CLOSE, "<|eom|>", "<|eot|>")
 _JSON_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False}
 
