@@ -25,6 +25,9 @@ from toolbench.formats.registry import get_format
 from toolbench.tools import ToolDef
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
+EXTRA = Path(__file__).resolve().parents[1] / "data" / "conformance_extra.jsonl"
+"""Vectors gathered for the dialects from public parser tests, same schema, each line
+naming its ``source`` (project, commit, file) and ``license``."""
 FILES = ("vllm.jsonl", "llamacpp.jsonl")
 MIN_CALL_AGREEMENT = 0.98
 
@@ -146,5 +149,21 @@ def test_family_agrees(family: str, fmt: str) -> None:
     vectors = [v for name in FILES for v in _vectors(name, family)]
     assert vectors, f"no {family} vectors"
     calls_agree, report = _report(f"all: {family}", vectors, fmt)
+    print(report)
+    assert calls_agree / len(vectors) >= MIN_CALL_AGREEMENT, report
+
+
+EXTRA_FAMILIES = tuple((f, fmt) for f, fmt in FAMILIES if fmt not in ("xml", "prompt-json"))
+
+
+@pytest.mark.parametrize(("family", "fmt"), EXTRA_FAMILIES)
+def test_gathered_vectors_agree(family: str, fmt: str) -> None:
+    """The vectors gathered into tests/data (SGLang's parser tests), reported apart."""
+    rows = [json.loads(line) for line in EXTRA.read_text(encoding="utf-8").splitlines() if line]
+    assert all(r["source"] and r["license"] for r in rows)
+    vectors = [r for r in rows if r["format"] == family]
+    if not vectors:
+        pytest.skip(f"no gathered {family} vectors")
+    calls_agree, report = _report(f"gathered: {family}", vectors, fmt)
     print(report)
     assert calls_agree / len(vectors) >= MIN_CALL_AGREEMENT, report

@@ -40,6 +40,19 @@ _JSON_TYPES: dict[type, str] = {
 }
 
 
+_TYPE_ALIASES = {
+    "int": "integer",
+    "float": "number",
+    "double": "number",
+    "bool": "boolean",
+    "str": "string",
+    "text": "string",
+    "dict": "object",
+    "list": "array",
+}
+"""Python-style type names some tool definitions use; the reference parsers accept them."""
+
+
 class DialectFormat(PromptedFormat):
     """A prompted format that speaks one model family's own tool-call syntax."""
 
@@ -142,9 +155,9 @@ def schema_types(schema: dict[str, Any] | None, depth: int = 0) -> set[str]:
         return set()
     t = schema.get("type")
     if isinstance(t, str):
-        return {t}
+        return {_TYPE_ALIASES.get(t, t)}
     if isinstance(t, list):
-        return {x for x in t if isinstance(x, str)}
+        return {_TYPE_ALIASES.get(x, x) for x in t if isinstance(x, str)}
     out: set[str] = set()
     for key in ("anyOf", "oneOf"):
         alts = schema.get(key)

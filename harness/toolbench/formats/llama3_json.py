@@ -100,7 +100,12 @@ class Llama3Json(DialectFormat):
             cuts.cut(broken, end)
         if not col.attempted and PYTHON_TAG in body:
             col.fail(codes.CALL_BAD_SHAPE, "<|python_tag|> without a JSON call after it")
-        raw = cuts.finish()
+        cuts.finish()
+        # What separates the calls (``;``, a repeated <|python_tag|>) is not text anyone wrote.
+        raw = "".join(
+            seg if i == len(cuts.kept) - 1 else _drop_separators(seg)
+            for i, seg in enumerate(cuts.kept)
+        )
         if cuts.last_end is not None:
             col.check_text_after(body[cuts.last_end :].replace(";", ""))
             if any(h in body[cuts.first_start or 0 :] for h in _HALLUCINATED):
@@ -122,8 +127,8 @@ def _is_call(chunk: str) -> bool:
 
 
 def _drop_separators(text: str) -> str:
-    """The ``;`` left between calls once they are cut out is not text anyone wrote."""
-    stripped = text.strip()
-    if stripped and not stripped.strip(";").strip():
+    """``;`` and ``<|python_tag|>`` left around cut-out calls are not text anyone wrote."""
+    stripped = text.replace(PYTHON_TAG, "").strip()
+    if not stripped.strip(";").strip():
         return ""
     return text
