@@ -39,7 +39,6 @@ _SPECIALS = (
     "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜end▁of▁sentence｜>",
     "<｜Assistant｜>", "<｜User｜>", *DSML.tags(),
 )  # fmt: skip
-_FENCE = re.compile(r"\s*+```(?:json)?+\s*+(.*?)\s*+```\s*+$", re.DOTALL)
 
 
 def call_text(name: str, arguments: dict[str, Any]) -> str:
@@ -151,8 +150,7 @@ def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> N
     head = head.strip()
     if head == "function":  # V3 / R1: the name follows the separator, then a json fence
         name, _, args_text = rest.partition("\n")
-        fence = _FENCE.match(args_text)
-        args_text = fence.group(1) if fence else args_text.strip().strip("`").removeprefix("json")
+        args_text = _unfence(args_text)
     else:
         name, args_text = head, rest
     name = name.strip()
@@ -182,3 +180,13 @@ def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> N
         where="call",
         repaired=got.repaired,
     )
+
+
+def _unfence(text: str) -> str:
+    """The JSON inside a ```json fence (string operations: a lazy regex is quadratic here)."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = text[3:].removeprefix("json")
+    if text.endswith("```"):
+        text = text[:-3]
+    return text.strip()

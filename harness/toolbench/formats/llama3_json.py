@@ -31,7 +31,9 @@ _NAMED = re.compile(r'"name"\s*+:')
 _ARGS = re.compile(r'"(?:parameters|arguments)"\s*+:')
 _SPECIALS = (PYTHON_TAG, "<|eom_id|>", "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>")
 _HALLUCINATED = ("<|start_header_id|>ipython", "ipython<|end_header_id|>")
-_CALL_HEAD = re.compile(r'\{\s*+"name"\s*+:[^{}]*+"parameters"\s*+:')
+# The head of a call: "parameters" right after the name. A tool definition echoed into the
+# text ({"name": ..., "description": ..., "parameters": ...}) is not a call.
+_CALL_HEAD = re.compile(r'\{\s*+"name"\s*+:\s*+"[^"\n]{0,200}+"\s*+,\s*+"parameters"\s*+:')
 
 
 def call_text(name: str, arguments: dict[str, Any]) -> str:

@@ -181,7 +181,7 @@ _TOKEN = re.compile(r"""[^'"()\[\]{}]++|'(?:[^'\\\n]|\\.)*+'?|"(?:[^"\\\n]|\\.)*
 _KEYWORD = re.compile(r"\b(?:lambda|not|and|or|if|else|for|in|is|await|yield)\b")
 _OPERATOR = re.compile(r"[^\w\s=,:.+\-]")
 _ATTRIBUTE = re.compile(r"\.\s*+[A-Za-z_]")
-_SIGN = re.compile(r"(\S?)\s*+[+\-]\s*+(\S?)")
+_SIGN = re.compile(r"[+\-]")
 
 
 def _match_bracket(text: str, start: int) -> int | None:
@@ -244,9 +244,24 @@ def _check_plain(code: str) -> None:
     if kw:
         raise Refused(codes.ARGS_NOT_LITERAL, f"'{kw.group()}' is not part of a literal")
     for sign in _SIGN.finditer(code):
-        before, after = sign.group(1), sign.group(2)
+        before, after = _neighbours(code, sign.start())
         if (before and before not in "=,:eE") or not (after.isdigit() or after == "."):
             raise Refused(codes.ARGS_NOT_LITERAL, "an operator is not part of a literal")
+
+
+def _neighbours(code: str, i: int) -> tuple[str, str]:
+    """The nearest non-space characters before and after ``code[i]`` ("" at either end).
+
+    Each whitespace run is walked only from the signs on its two sides, so all the signs
+    of a text together cost linear time (a regex with ``\\s*`` on both sides does not).
+    """
+    j = i - 1
+    while j >= 0 and code[j].isspace():
+        j -= 1
+    k = i + 1
+    while k < len(code) and code[k].isspace():
+        k += 1
+    return (code[j] if j >= 0 else ""), (code[k] if k < len(code) else "")
 
 
 def _read_region(body: str, region: Region, col: DialectCollector) -> None:
