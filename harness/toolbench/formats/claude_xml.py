@@ -92,6 +92,7 @@ class ClaudeXml(DialectFormat):
         re.compile(r'<invoke name="'),
     )
     literal_markers = _SPECIALS
+    call_openers = (OPEN, '<invoke name="')
     pattern_markers = SYNTAX.open_patterns()
     stop_sequences = (RESULTS,)
     call_text = staticmethod(call_text)

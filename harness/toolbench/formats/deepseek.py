@@ -59,6 +59,7 @@ class DeepSeek(DialectFormat):
         re.compile(re.escape(t)) for t in (CALLS_BEGIN, CALL_BEGIN, SEP, OUT_BEGIN, "｜DSML｜")
     )
     literal_markers = _SPECIALS
+    call_openers = (CALLS_BEGIN, CALL_BEGIN, "<｜DSML｜function_calls>", "<｜DSML｜tool_calls>")
     pattern_markers = DSML.open_patterns()
     stop_sequences = (OUT_BEGIN,)
     result_separator = ""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from toolbench import codes
-from toolbench.formats.base import Message, ModelReply, ToolCall
+from toolbench.formats.base import Message, ModelReply, ParseIssue, ParseResult, ToolCall
 from toolbench.formats.calls import CallCollector
 from toolbench.formats.jsonscan import Decoded, decode, loads_strict
 from toolbench.formats.prompted import PromptedFormat
@@ -60,6 +60,8 @@ class DialectFormat(PromptedFormat):
     """This dialect's special tokens and tags, removed from visible text by :meth:`_clean`."""
     pattern_markers: ClassVar[tuple[re.Pattern[str], ...]] = ()
     """Non-literal markers (removed by regex, a bounded number of rounds)."""
+    call_openers: ClassVar[tuple[str, ...]] = ()
+    """Tokens that open a call: a reply ending inside one was cut off mid-token."""
 
     def shot_result_text(self, name: str, result: str) -> str:
         """A result as the few-shot examples show it (the result text unless overridden)."""
@@ -98,6 +100,14 @@ class DialectFormat(PromptedFormat):
     def sanitize(self, text: str) -> str:
         """What a user would see: the calls cut out as the parser reads them, then markers."""
         return self._clean(drop_think_tags(self.parse(text).raw_content))
+
+    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        """Parse, then treat a reply that ends inside a call-opening token as truncated."""
+        result = super().parse(text, tools)
+        partial = partial_token_at_end(text, self.call_openers)
+        if not partial:
+            return result
+        return cut_mid_token(result, partial)
 
 
 def strip_dialect_markers(
@@ -295,6 +305,13 @@ class DialectCollector(CallCollector):
         """Strict JSON, then repair while the reply's repair budget lasts."""
         return self.budget.decode(text)
 
+    def lenient(self, since: int, message: str) -> None:
+        """Calls read since index ``since`` needed a lenient reading: mark them repaired."""
+        if len(self.calls) > since:
+            for call in self.calls[since:]:
+                call.repaired = True
+            self.issue(codes.JSON_REPAIRED, message)
+
     def full(self) -> bool:
         """Whether the call budget is spent (said once as an issue; then stop reading)."""
         if len(self.calls) + len(self.errors) < MAX_CALLS:
@@ -303,3 +320,41 @@ class DialectCollector(CallCollector):
         if not any(e.message == note for e in self.errors):
             self.issue(codes.CALL_BAD_SHAPE, note)
         return True
+
+
+MIN_PARTIAL = 4
+"""Shortest token prefix taken as a cut-off token (shorter ones are too common in prose)."""
+
+
+def partial_token_at_end(text: str, tokens: Sequence[str]) -> str:
+    """The proper prefix of one of ``tokens`` that ``text`` ends with ("" if none)."""
+    for tok in tokens:
+        for k in range(len(tok) - 1, MIN_PARTIAL - 1, -1):
+            if text.endswith(tok[:k]):
+                return tok[:k]
+    return ""
+
+
+def cut_mid_token(result: ParseResult, partial: str) -> ParseResult:
+    """The result of a reply cut inside a call-opening token: an attempt, ``call.truncated``,
+    and the partial token is not visible text."""
+
+    def strip(text: str) -> str:
+        return text.rstrip().removesuffix(partial).rstrip()
+
+    errors = list(result.errors)
+    if not any(e.code == codes.CALL_TRUNCATED for e in errors):
+        errors.append(ParseIssue(code=codes.CALL_TRUNCATED, message="the reply ended mid-token"))
+    status = result.status if result.calls else "failed"
+    content = strip(result.content)
+    final = result.final_answer if result.calls else (content or None)
+    return result.model_copy(
+        update={
+            "errors": errors,
+            "status": status,
+            "attempted": True,
+            "content": content,
+            "raw_content": strip(result.raw_content),
+            "final_answer": final,
+        }
+    )

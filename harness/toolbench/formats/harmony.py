@@ -116,6 +116,7 @@ class Harmony(DialectFormat):
     )
     markers = (*(re.compile(re.escape(t)) for t in (CHANNEL, MESSAGE, CALL, START)), _TO_FUNCTIONS)
     literal_markers = _SPECIALS
+    call_openers = (CHANNEL, START, MESSAGE)
     pattern_markers = (_TO_FUNCTIONS,)
     result_separator = ""
     call_text = staticmethod(call_text)

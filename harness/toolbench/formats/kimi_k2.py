@@ -70,6 +70,7 @@ class KimiK2(DialectFormat):
     description = "Kimi K2: <|tool_calls_section_begin|> sections of functions.name:0 calls."
     markers = tuple(re.compile(re.escape(t)) for t in (SECTION, CALL, ARGS, CALL_END))
     literal_markers = _SPECIALS
+    call_openers = (SECTION, CALL, '<|open|>call tool="')
     pattern_markers = (K3_CALL, K3_ARG)
     result_separator = "\n\n"
     call_text = staticmethod(call_text)
@@ -123,13 +124,19 @@ def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
     args_find = NextFinder(body, ARGS)
     end_find = NextFinder(body, CALL_END)
     pos = 0
+    doubled = False
     while (b := body.find(CALL, pos)) >= 0 and not col.full():
         col.attempted = True
+        nxt = body.find(CALL, b + len(CALL))
         start = b
         sec = body.rfind(SECTION, cuts.pos, b)
         if sec >= 0 and not body[sec + len(SECTION) : b].strip():
             start = sec
-        nxt = body.find(CALL, b + len(CALL))
+        if nxt >= 0 and not body[b + len(CALL) : nxt].strip():  # a doubled token
+            doubled = True
+            cuts.cut(max(start, cuts.pos), nxt)
+            pos = nxt
+            continue
         limit = body.find(SECTION_END, b, nxt if nxt >= 0 else len(body))
         if limit < 0:
             limit = nxt if nxt >= 0 else len(body)
@@ -141,7 +148,11 @@ def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
             col.issue(code, "a call without <|tool_call_argument_begin|>")
         else:
             args_text = body[a + len(ARGS) : inner_end]
+            before = len(col.calls)
             _read_call(body[b + len(CALL) : a], args_text, e < 0 and limit == len(body), col)
+            if doubled:
+                col.lenient(before, f"doubled {CALL}, read leniently")
+                doubled = False
         end = e + len(CALL_END) if e >= 0 else inner_end
         k = end
         while k < len(body) and body[k].isspace():

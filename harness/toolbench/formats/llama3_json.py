@@ -54,6 +54,7 @@ class Llama3Json(DialectFormat):
     )
     markers = (re.compile(re.escape(PYTHON_TAG)), _CALL_HEAD)
     literal_markers = _SPECIALS
+    call_openers = (PYTHON_TAG,)
     pattern_markers = (_CALL_HEAD,)
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)

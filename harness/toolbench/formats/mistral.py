@@ -65,6 +65,7 @@ class Mistral(DialectFormat):
     )
     markers = tuple(re.compile(re.escape(t)) for t in (CALLS, ARGS, CALL_ID, RESULTS, CONTENT))
     literal_markers = _SPECIALS
+    call_openers = (CALLS,)
     stop_sequences = (RESULTS,)
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)
@@ -126,11 +127,15 @@ def _read_calls(body: str, i: int, col: DialectCollector) -> int:
     while True:
         pos += len(CALLS)
         pos = skip_space(body, pos)
-        while body.startswith(CALLS, pos):  # a doubled token
+        doubled = body.startswith(CALLS, pos)
+        while body.startswith(CALLS, pos):  # a doubled token: read on, but not strictly
             pos = skip_space(body, pos + len(CALLS))
         if col.full():
             return pos
+        before = len(col.calls)
         pos, more = _read_one(body, pos, col)
+        if doubled:
+            col.lenient(before, f"doubled {CALLS}, read leniently")
         nxt = skip_space(body, pos)
         if not more or not body.startswith(CALLS, nxt):
             return pos

@@ -89,6 +89,7 @@ class Pythonic(DialectFormat):
     description = "Llama 3.2/4 style: [func(a=1), g(b='x')], read with ast, never evaluated."
     markers = (re.compile(re.escape(PY_START)), re.compile(re.escape(PY_END)), _LEAK)
     literal_markers = _SPECIALS
+    call_openers = (PY_START, OLMO_OPEN)
     pattern_markers = (_LEAK,)
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)

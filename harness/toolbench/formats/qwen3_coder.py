@@ -112,6 +112,7 @@ class Qwen3Coder(DialectFormat):
         re.compile(re.escape(RESP)),
     )
     literal_markers = _SPECIALS
+    call_openers = (OPEN, FUNC)
     pattern_markers = (_TAG_OPEN,)
     stop_sequences = (RESP,)
     call_text = staticmethod(call_text)
