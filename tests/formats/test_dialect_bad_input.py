@@ -25,7 +25,9 @@ CUT_MID_TOKEN = [
 ]
 
 
-@pytest.mark.parametrize(("fmt", "reply", "content"), CUT_MID_TOKEN, ids=[c[0] for c in CUT_MID_TOKEN])
+@pytest.mark.parametrize(
+    ("fmt", "reply", "content"), CUT_MID_TOKEN, ids=[c[0] for c in CUT_MID_TOKEN]
+)
 def test_reply_cut_mid_token_is_a_truncated_attempt(fmt: str, reply: str, content: str) -> None:
     got = get_format(fmt).parse(reply, TOOLS)
     assert (got.status, got.attempted, got.calls) == ("failed", True, [])
