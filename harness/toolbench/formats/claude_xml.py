@@ -25,7 +25,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.describe import type_name
-from toolbench.formats.dialect import DialectCollector, DialectFormat
+from toolbench.formats.dialect import DialectCollector, DialectFormat, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
@@ -126,14 +126,5 @@ class ClaudeXml(DialectFormat):
             if RESULTS in body[cuts.first_start or 0 :]:
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
-        raw = tidy(_drop_results(raw))
+        raw = tidy(drop_block(raw, RESULTS, RESULTS_END))
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
-
-
-def _drop_results(text: str) -> str:
-    """A hallucinated ``<function_results>`` block is not text the user should read."""
-    i = text.find(RESULTS)
-    if i < 0:
-        return text
-    j = text.find(RESULTS_END, i)
-    return text[:i] + ("" if j < 0 else text[j + len(RESULTS_END) :])

@@ -25,7 +25,13 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult, ToolCall
 from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectCollector, DialectFormat, skip_space, tools_json
+from toolbench.formats.dialect import (
+    DialectCollector,
+    DialectFormat,
+    drop_block,
+    skip_space,
+    tools_json,
+)
 from toolbench.formats.jsonscan import Decoded, scan_objects
 from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
@@ -97,7 +103,7 @@ class Mistral(DialectFormat):
                 col.check_text_after(body[end:])
             if RESULTS in body[i:]:
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
-        raw = tidy(_drop_results(cuts.finish()))
+        raw = tidy(drop_block(cuts.finish(), RESULTS, RESULTS_END))
         col.check_tools(tools)
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split[1])
 
@@ -274,12 +280,3 @@ def _unclosed_at_end(body: str, pos: int) -> bool:
         return False
     scan = scan_objects(body, pos)
     return scan.unclosed == pos and not any(sp.start == pos for sp in scan.spans)
-
-
-def _drop_results(text: str) -> str:
-    """A hallucinated ``[TOOL_RESULTS]...[/TOOL_RESULTS]`` is not text the user should read."""
-    i = text.find(RESULTS)
-    if i < 0:
-        return text
-    j = text.find(RESULTS_END, i)
-    return text[:i] + ("" if j < 0 else text[j + len(RESULTS_END) :])
