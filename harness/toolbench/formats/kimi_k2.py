@@ -109,6 +109,8 @@ class KimiK2(DialectFormat):
             _read_k3(body, tools, col, cuts)
         if not col.attempted and SECTION in body:
             col.fail(codes.CALL_BAD_SHAPE, "an empty tool-call section")
+        elif not col.attempted and (ARGS in body or CALL_END in body):
+            col.fail(codes.CALL_BAD_SHAPE, "call tokens without <|tool_call_begin|>")
         raw = cuts.finish()
         if cuts.last_end is not None:
             col.check_text_after(strip_dialect_markers(body[cuts.last_end :], _SPECIALS))
