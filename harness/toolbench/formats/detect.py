@@ -6,28 +6,19 @@ pure function: no network, no registry look-up. The chat template, when a server
 it, is the stronger evidence (a fine-tune keeps its base family's template but not its
 name), so its signature tokens are checked first.
 
-The name patterns, first match wins (matched case-insensitively anywhere in the name, so
-``openrouter/meta-llama/llama-3.3-70b-instruct`` and ``ollama/qwen3-coder:30b`` work):
+The name patterns (:data:`NAME_PATTERNS`), first match wins, matched case-insensitively
+anywhere in the name, so ``openrouter/meta-llama/llama-3.3-70b-instruct`` and
+``ollama/qwen3-coder:30b`` work:
 
-=========================================  ===============  ==================================
-pattern                                    format           why
-=========================================  ===============  ==================================
-``gpt-oss``                                ``harmony``      gpt-oss speaks harmony channels
-``qwen3-coder``, ``qwen3.5``, ``qwen3-next`` ``qwen3-coder`` Qwen3-Coder XML calls
-``nemotron-3``, ``nemotron-nano-3``,       ``qwen3-coder``  templates reuse Qwen3-Coder's XML
-``step-3.5``, ``step3.5``
-``qwen``, ``qwq``, ``hermes``, ``granite-4``,  ``xml``       Hermes ``<tool_call>`` JSON
-``smollm``
-``kimi``, ``moonshot``                     ``kimi-k2``      tool-call sections
-``deepseek``                               ``deepseek``     ``<｜tool▁calls▁begin｜>`` / DSML
-``llama-4``, ``llama4``, ``llama-3.2``,    ``pythonic``     trained on pythonic call lists
-``llama3.2``, ``olmo-3``, ``olmo3``
-``llama``                                  ``llama3-json``  Llama 3.1/3.3 JSON, ipython role
-``mistral``, ``mixtral``, ``ministral``,   ``mistral``      ``[TOOL_CALLS]``
-``magistral``, ``devstral``, ``codestral``,
-``pixtral``, ``nemo``
-``claude``                                 ``claude-xml``   Claude's prompt-based tool style
-=========================================  ===============  ==================================
+* ``gpt-oss`` -> ``harmony`` (gpt-oss speaks harmony channels);
+* ``qwen3-coder``, ``qwen3.5``, ``qwen3-next``, ``nemotron-3``, ``step-3.5`` ->
+  ``qwen3-coder`` (Qwen3-Coder's ``<function=...>`` XML, reused by those templates);
+* ``qwen``, ``qwq``, ``hermes``, ``granite-4``, ``smollm`` -> ``xml`` (Hermes ``<tool_call>``);
+* ``kimi``, ``moonshot`` -> ``kimi-k2``; ``deepseek`` -> ``deepseek``;
+* ``llama-4``, ``llama-3.2``, ``olmo-3`` -> ``pythonic``; any other ``llama`` -> ``llama3-json``;
+* ``mistral``, ``mixtral``, ``ministral``, ``magistral``, ``devstral``, ``codestral``,
+  ``pixtral``, ``nemo`` -> ``mistral``;
+* ``claude`` -> ``claude-xml``.
 
 Anything else gets :data:`DEFAULT_FORMAT`, with a reason that says so.
 """
