@@ -43,6 +43,26 @@ CASES: dict[str, str] = {
     "closing braces }": _fill("}"),
     "Final Answer: repeated": _fill("Final Answer: "),
     "empty objects {}": _fill("{}"),
+    # the model-family dialects' own syntax (issue 11)
+    "pythonic 10,000-deep [": "[f(a=" + "[" * 10_000 + "]" * 10_000 + ")]",
+    "pythonic lambda/not chain": "[f(a=" + "not " * 100_000 + "1)]",
+    "pythonic long string": "[f(a='" + _fill("x") + "')]",
+    "pythonic open [f(": _fill("[f("),
+    "<|python_start|>[f(a=": _fill("<|python_start|>[f(a="),
+    "[TOOL_CALLS] repeated": _fill("[TOOL_CALLS]"),
+    "[TOOL_CALLS]a[ARGS]{ repeated": _fill("[TOOL_CALLS]a[ARGS]{"),
+    "[TOOL_CALLS] [ repeated": _fill("[TOOL_CALLS] ["),
+    "<function= repeated": _fill("<function="),
+    "<parameter= unclosed": "<function=a>" + _fill("<parameter=b>x"),
+    "DSML invoke unclosed": "<｜DSML｜function_calls>" + _fill('<｜DSML｜invoke name="a">'),
+    "<invoke><parameter> unclosed": "<function_calls>"
+    + _fill('<invoke name="a"><parameter name="b">'),
+    "deepseek call+sep+{": _fill("<｜tool▁call▁begin｜>a<｜tool▁sep｜>{"),
+    "kimi call+args+{": _fill("<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{"),
+    "kimi K3 call": _fill('<|open|>call tool="a"<|sep|>'),
+    "harmony <|message|><|call|>": _fill("<|message|><|call|>"),
+    "harmony to=functions.a {": _fill("<|channel|>commentary to=functions.a<|message|>{"),
+    '{"name":..,"parameters":{': _fill('{"name": "a", "parameters": {'),
     "text with one call": _fill("lorem ipsum dolor sit amet ") + CALL,
     "bulk: many small objects": _fill('{"a": 1} '),
     "bulk: many real calls": _fill(CALL + "\n"),
@@ -63,7 +83,9 @@ def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
 
 
 def main() -> None:
-    formats = [get_format(n) for n in format_names()]
+    """Every format, or only those named on the command line."""
+    wanted = sys.argv[1:]
+    formats = [get_format(n) for n in format_names() if not wanted or n in wanted]
     head = f"{'case':28}" + "".join(f"{f.name:>22}" for f in formats)
     for op in ("parse", "sanitize"):
         print(f"\n{op}: ms (MB/s), best of 3")

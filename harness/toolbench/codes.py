@@ -14,6 +14,8 @@ CALL_UNKNOWN_TOOL = "call.unknown_tool"
 CALL_MISSING_NAME = "call.missing_name"
 CALL_BAD_SHAPE = "call.bad_shape"
 ARGS_NOT_OBJECT = "args.not_object"
+ARGS_NOT_LITERAL = "args.not_literal"
+CALL_TOO_DEEP = "call.too_deep"
 CALL_LENIENT = "call.lenient"  # read only leniently: not a strict parse
 CALL_IN_CONTENT = "call.in_content"  # native: call syntax left in the content as text
 
@@ -75,6 +77,8 @@ DESCRIPTIONS: dict[str, str] = {
     CALL_MISSING_NAME: "a call has no tool name",
     CALL_BAD_SHAPE: "a call's JSON has the wrong shape for the format",
     ARGS_NOT_OBJECT: "a call's arguments are not a JSON object",
+    ARGS_NOT_LITERAL: "a pythonic call's argument is not a literal (lambda, name, attribute, call)",
+    CALL_TOO_DEEP: "a call is nested too deeply or too long to read safely; refused unread",
     CALL_LENIENT: "a call was read only leniently (text or several objects inside its block, "
     "a doubled or missing tag)",
     CALL_IN_CONTENT: "the reply's content holds tool-call syntax as text: the server did not "

@@ -40,7 +40,10 @@ def sdir(tmp_path: Path) -> Path:
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(["formats", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == ["native", "prompt-json", "react", "xml"]
+    assert [line.split()[0] for line in lines] == [
+        "claude-xml", "deepseek", "harmony", "kimi-k2", "llama3-json", "mistral",
+        "native", "prompt-json", "pythonic", "qwen3-coder", "react", "xml",
+    ]  # fmt: skip
     assert all(len(line.split(None, 1)) == 2 for line in lines)
 
 
@@ -84,7 +87,8 @@ def test_show_with_options(sdir: Path, capsys: pytest.CaptureFixture[str]) -> No
         (
             ["formats", "show", "xmll", "--scenario", "weather-one"],
             "error: unknown format 'xmll'. Did you mean 'xml'? "
-            "Available: native, prompt-json, react, xml",
+            "Available: claude-xml, deepseek, harmony, kimi-k2, llama3-json, mistral, native, "
+            "prompt-json, pythonic, qwen3-coder, react, xml",
         ),
         (
             ["formats", "show", "xml", "--scenario", "weather-on"],

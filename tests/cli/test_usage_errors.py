@@ -165,7 +165,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "unknown-name": (
         ["formats", "show", "nope", "--scenario", "weather-paris"],
-        "error: unknown format 'nope'. Available: native, prompt-json, react, xml",
+        "error: unknown format 'nope'. Available: claude-xml, deepseek, harmony, kimi-k2, "
+        "llama3-json, mistral, native, prompt-json, pythonic, qwen3-coder, react, xml",
     ),
     # outputs that cannot be written
     "report-out-under-a-file": (

@@ -14,6 +14,18 @@ FRAGMENTS = [
     "<tool_call>", "</tool_call>", "<tool_response>", "<tools>", "<think>", "</think>",
     "Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:",
     "Tool Result (", "<|python_tag|>", "[TOOL_CALLS]", "<function=", "ü", "東",
+    # the model-family dialects (issue 11)
+    '{"name": "f", "parameters": ', "[ARGS]", "[CALL_ID]", "[TOOL_RESULTS]", "[THINK]",
+    "[/THINK]", "[f(", "g(a=", "=1", "'x'", "lambda: 0", "os.environ", ")]", "<|python_start|>",
+    "<|python_end|>", "<function_calls>", "</function_calls>", "<function=f>", "</function>",
+    "<parameter=a>", "</parameter>", '<invoke name="f">', "</invoke>", '<parameter name="a">',
+    "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
+    "<｜DSML｜function_calls>", '<｜DSML｜invoke name="f">',
+    '<｜DSML｜parameter name="a" string="false">',
+    "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.f:0",
+    "<|tool_call_argument_begin|>", "<|tool_call_end|>", '<|open|>call tool="f"<|sep|>',
+    "<|channel|>", "analysis", "commentary to=functions.f", "final", "<|message|>", "<|call|>",
+    "<|end|>", "<|start|>", "<|constrain|>json",
 ]  # fmt: skip
 
 marker_text = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=40).map("".join)

@@ -32,6 +32,7 @@ def _load() -> None:
         return
     _loaded = True
     # The built-in formats register themselves on import.
+    import toolbench.formats.families  # noqa: F401  (the model-family dialects)
     from toolbench.formats import native, prompt_json, react, xml  # noqa: F401
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):

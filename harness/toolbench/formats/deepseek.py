@@ -1,0 +1,193 @@
+"""``deepseek``: DeepSeek V3 / V3.1 / R1 ``<｜tool▁calls▁begin｜>`` blocks (and V3.2 / V4 DSML).
+
+The call block is ``<｜tool▁calls▁begin｜>`` then, per call,
+``<｜tool▁call▁begin｜>name<｜tool▁sep｜>{json}<｜tool▁call▁end｜>`` (V3.1), or the older
+V3 / R1 form ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>name`` followed by a fenced
+```json block and ``<｜tool▁call▁end｜>``,
+closed by ``<｜tool▁calls▁end｜>``. V3.2 and V4 switched to a DSML ``<｜DSML｜function_calls>``
+/ ``<｜DSML｜tool_calls>`` block of ``invoke``/``parameter`` tags; both are read. The prompt
+is the tool section of DeepSeek V3.1's model card; results go back as
+``<｜tool▁output▁begin｜>result<｜tool▁output▁end｜>``, as the V3.1 template renders them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toolbench import codes
+from toolbench.formats.base import ParseResult
+from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder, drop_block
+from toolbench.formats.invoke import InvokeSyntax, read_blocks
+from toolbench.formats.jsonscan import loads_strict
+from toolbench.formats.registry import register_format
+from toolbench.formats.text import Cutter, split_think, tidy
+from toolbench.tools import ToolDef
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+CALL_END = "<｜tool▁call▁end｜>"
+SEP = "<｜tool▁sep｜>"
+OUT_BEGIN = "<｜tool▁output▁begin｜>"
+OUT_END = "<｜tool▁output▁end｜>"
+DSML = InvokeSyntax("｜DSML｜", ("function_calls", "tool_calls"))
+_SPECIALS = (
+    CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP, OUT_BEGIN, OUT_END,
+    "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜end▁of▁sentence｜>",
+    "<｜Assistant｜>", "<｜User｜>", *DSML.tags(),
+)  # fmt: skip
+
+
+def call_text(name: str, arguments: dict[str, Any]) -> str:
+    args = json.dumps(arguments, ensure_ascii=False)
+    return f"{CALLS_BEGIN}{CALL_BEGIN}{name}{SEP}{args}{CALL_END}{CALLS_END}"
+
+
+def result_text(name: str, result: str) -> str:
+    del name
+    return f"{OUT_BEGIN}{result}{OUT_END}"
+
+
+@register_format
+class DeepSeek(DialectFormat):
+    name = "deepseek"
+    description = "DeepSeek V3/V3.1/R1: <｜tool▁calls▁begin｜> blocks (V3.2/V4 DSML also read)."
+    markers = tuple(
+        re.compile(re.escape(t)) for t in (CALLS_BEGIN, CALL_BEGIN, SEP, OUT_BEGIN, "｜DSML｜")
+    )
+    literal_markers = _SPECIALS
+    call_openers = (CALLS_BEGIN, CALL_BEGIN, "<｜DSML｜function_calls>", "<｜DSML｜tool_calls>")
+    pattern_markers = DSML.open_patterns()
+    stop_sequences = (OUT_BEGIN,)
+    result_separator = ""
+    call_text = staticmethod(call_text)
+    result_text = staticmethod(result_text)
+
+    def instructions(self, tools: Sequence[ToolDef]) -> str:
+        listing = "\n\n".join(
+            f"### {t.name}\nDescription: {t.description}\n\n"
+            f"Parameters: {json.dumps(t.parameters, ensure_ascii=False)}"
+            for t in tools
+        )
+        return (
+            "## Tools\nYou have access to the following tools:\n\n"
+            f"{listing}\n\n"
+            "IMPORTANT: ALWAYS adhere to this exact format for tool use:\n"
+            f"{CALLS_BEGIN}{CALL_BEGIN}tool_call_name{SEP}tool_call_arguments{CALL_END}"
+            "{{additional_tool_calls}}"
+            f"{CALLS_END}\n\n"
+            "Where:\n"
+            "- `tool_call_name` must be an exact match to one of the available tools\n"
+            "- `tool_call_arguments` must be valid JSON that strictly follows the tool's "
+            "Parameters Schema\n"
+            "- For multiple tool calls, chain them directly without separators or spaces\n\n"
+            f"Results come back as {OUT_BEGIN}result{OUT_END}. When no tool is needed, or "
+            "once you have the results, answer in plain text."
+        )
+
+    def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
+        split = split_think(text)
+        body = split.text
+        col = DialectCollector()
+        cuts = Cutter(body)
+        if CALL_BEGIN in body:
+            _read_v3(body, col, cuts)
+        if cuts.last_end is None and "｜DSML｜" in body:
+            read_blocks(body, DSML, tools, col, cuts)
+        raw = cuts.finish()
+        if cuts.last_end is not None:
+            col.check_text_after(body[cuts.last_end :])
+            if OUT_BEGIN in body[cuts.first_start or 0 :]:
+                col.signal(codes.STOP_HALLUCINATED_RESULT)
+        col.check_tools(tools)
+        raw = tidy(drop_block(raw, OUT_BEGIN, OUT_END))
+        return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
+
+
+def _read_v3(body: str, col: DialectCollector, cuts: Cutter) -> None:
+    """Read every ``<｜tool▁call▁begin｜>`` call; cut from the section start to its end."""
+    call_end = NextFinder(body, CALL_END)
+    sep_find = NextFinder(body, SEP)
+    pos = 0
+    while (b := body.find(CALL_BEGIN, pos)) >= 0 and not col.full():
+        col.attempted = True
+        start = b
+        sec = body.rfind(CALLS_BEGIN, cuts.pos, b)
+        if sec >= 0 and not body[sec + len(CALLS_BEGIN) : b].strip():
+            start = sec
+        nxt = body.find(CALL_BEGIN, b + len(CALL_BEGIN))
+        stop = nxt if nxt >= 0 else len(body)
+        e = call_end.at(b, stop)
+        inner_end = e if e >= 0 else _section_end(body, b, stop)
+        sep = sep_find.at(b, inner_end)
+        if sep < 0:
+            col.issue(
+                codes.CALL_TRUNCATED if e < 0 else codes.CALL_BAD_SHAPE,
+                "a call without <｜tool▁sep｜>",
+            )
+        else:
+            _read_call(
+                body[b + len(CALL_BEGIN) : sep], body[sep + len(SEP) : inner_end], e < 0, col
+            )
+        end = e + len(CALL_END) if e >= 0 else inner_end
+        k = end
+        while k < len(body) and body[k].isspace():
+            k += 1
+        if body.startswith(CALLS_END, k):
+            end = k + len(CALLS_END)
+        cuts.cut(max(start, cuts.pos), end)
+        pos = max(end, b + len(CALL_BEGIN))
+
+
+def _section_end(body: str, b: int, stop: int) -> int:
+    j = body.find(CALLS_END, b, stop)
+    return j if j >= 0 else stop
+
+
+def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> None:
+    head = head.strip()
+    if head == "function":  # V3 / R1: the name follows the separator, then a json fence
+        name, _, args_text = rest.partition("\n")
+        args_text = _unfence(args_text)
+    else:
+        name, args_text = head, rest
+    name = name.strip()
+    args_text = args_text.strip()
+    if not name:
+        col.issue(codes.CALL_MISSING_NAME, "a call has no tool name")
+        return
+    if not args_text:
+        if unclosed:
+            col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+            return
+        col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
+        return
+    strict = loads_strict(args_text)
+    if unclosed and not strict.ok:
+        col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+        return
+    got = strict if strict.ok else col.decode(args_text)
+    if not got.ok:
+        col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
+        return
+    if got.repaired:
+        col.issue(codes.JSON_REPAIRED, f"arguments of '{name}' needed repair")
+    col.add_object(
+        {"name": name, "arguments": got.value},
+        name_keys=("name",),
+        where="call",
+        repaired=got.repaired,
+    )
+
+
+def _unfence(text: str) -> str:
+    """The JSON inside a ```json fence (string operations: a lazy regex is quadratic here)."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = text[3:].removeprefix("json")
+    if text.endswith("```"):
+        text = text[:-3]
+    return text.strip()

@@ -1,0 +1,360 @@
+"""What the model-family dialect formats share (``llama3-json``, ``mistral``, ``qwen3-coder``...).
+
+Each dialect is a prompted format: the tools are described in the system prompt the way the
+family's own chat template describes them, the call is read from the reply text, and the
+results go back written the way that template writes them. Three things differ from the
+generic prompt formats and live here:
+
+* results may need a role of their own (Llama 3's ``ipython``) or the call's id, so
+  :meth:`DialectFormat.result_messages` builds the messages from the calls themselves;
+* XML-style dialects carry argument values as bare text, which is typed with the tool's
+  JSON Schema (:func:`convert_value`), as the reference parsers (vLLM, llama.cpp) do;
+* helpers for the literal special-token scans every dialect parser is built from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from toolbench import codes
+from toolbench.formats.base import Message, ModelReply, ParseIssue, ParseResult, ToolCall
+from toolbench.formats.calls import CallCollector
+from toolbench.formats.jsonscan import Decoded, decode, loads_strict
+from toolbench.formats.prompted import PromptedFormat
+from toolbench.formats.shots import render_shots
+from toolbench.formats.text import MARKER_ROUNDS, drop_think_tags, remove_all, tidy
+from toolbench.tools import ToolDef
+
+_JSON_TYPES: dict[type, str] = {
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+_TYPE_ALIASES = {
+    "int": "integer",
+    "float": "number",
+    "double": "number",
+    "bool": "boolean",
+    "str": "string",
+    "text": "string",
+    "dict": "object",
+    "list": "array",
+}
+"""Python-style type names some tool definitions use; the reference parsers accept them."""
+
+
+class DialectFormat(PromptedFormat):
+    """A prompted format that speaks one model family's own tool-call syntax."""
+
+    literal_markers: ClassVar[tuple[str, ...]] = ()
+    """This dialect's special tokens and tags, removed from visible text by :meth:`_clean`."""
+    pattern_markers: ClassVar[tuple[re.Pattern[str], ...]] = ()
+    """Non-literal markers (removed by regex, a bounded number of rounds)."""
+    call_openers: ClassVar[tuple[str, ...]] = ()
+    """Tokens that open a call: a reply ending inside one was cut off mid-token."""
+
+    def shot_result_text(self, name: str, result: str) -> str:
+        """A result as the few-shot examples show it (the result text unless overridden)."""
+        return self.result_text(name, result)
+
+    def system_section(self, tools: Sequence[ToolDef]) -> str:
+        shots = render_shots(
+            self.options.shots, self.call_text, self.shot_result_text, self.answer_text
+        )
+        return self.instructions(tools) + ("\n\n" + shots if shots else "")
+
+    def result_block(self, call: ToolCall, result: str, index: int) -> str:
+        """One result as text inside the results message (override to use the call's id)."""
+        del index
+        return self.result_text(call.name, result)
+
+    def result_messages(self, results: Sequence[tuple[ToolCall, str]]) -> list[Message]:
+        """The messages that carry this turn's results (one user message by default)."""
+        blocks = (self.result_block(call, res, i) for i, (call, res) in enumerate(results))
+        return [{"role": "user", "content": self.result_separator.join(blocks)}]
+
+    def continue_conversation(
+        self,
+        messages: Sequence[Message],
+        reply: ModelReply,
+        results: Sequence[tuple[ToolCall, str]],
+    ) -> list[Message]:
+        out = [*messages, {"role": "assistant", "content": reply.text}]
+        if results:
+            out.extend(self.result_messages(results))
+        return out
+
+    def _clean(self, text: str) -> str:
+        return strip_dialect_markers(text, self.literal_markers, self.pattern_markers)
+
+    def sanitize(self, text: str) -> str:
+        """What a user would see: the calls cut out as the parser reads them, then markers."""
+        return self._clean(drop_think_tags(self.parse(text).raw_content))
+
+    def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        """Parse, then treat a reply that ends inside a call-opening token as truncated."""
+        result = super().parse(text, tools)
+        partial = partial_token_at_end(text, self.call_openers)
+        if not partial:
+            return result
+        return cut_mid_token(result, partial)
+
+
+def strip_dialect_markers(
+    text: str, literals: tuple[str, ...], patterns: tuple[re.Pattern[str], ...] = ()
+) -> str:
+    """Tidy, then remove literal and pattern markers until none is left (bounded rounds)."""
+    text = tidy(text)
+    for _ in range(MARKER_ROUNDS):
+        before = text
+        text = remove_all(text, literals)
+        for pat in patterns:
+            text = pat.sub("", text)
+        if text == before:
+            break
+    return text.strip()
+
+
+def drop_block(text: str, open_tag: str, close_tag: str) -> str:
+    """Cut the first ``open_tag ... close_tag`` block (unclosed: to the end) out of ``text``.
+
+    A hallucinated result block is not text the user should read.
+    """
+    i = text.find(open_tag)
+    if i < 0:
+        return text
+    j = text.find(close_tag, i)
+    return text[:i] + ("" if j < 0 else text[j + len(close_tag) :])
+
+
+def tools_json(tools: Sequence[ToolDef], *, indent: int | None = None, openai: bool = True) -> str:
+    """The tools as JSON (OpenAI ``{"type": "function", ...}`` entries by default)."""
+    items = [t.openai() if openai else _flat(t) for t in tools]
+    return json.dumps(items, ensure_ascii=False, indent=indent)
+
+
+def _flat(tool: ToolDef) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+
+def param_schema(tools: Sequence[ToolDef] | None, tool: str, param: str) -> dict[str, Any] | None:
+    """The JSON Schema of ``param`` of ``tool`` if the request offered it, else None."""
+    for t in tools or ():
+        if t.name == tool:
+            props = t.parameters.get("properties")
+            if isinstance(props, dict):
+                sub = props.get(param)
+                return sub if isinstance(sub, dict) else None
+            return None
+    return None
+
+
+def schema_types(schema: dict[str, Any] | None, depth: int = 0) -> set[str]:
+    """The JSON types a schema allows (``type``, lists of types, ``anyOf``/``oneOf``, ``enum``)."""
+    if not isinstance(schema, dict) or depth > 8:
+        return set()
+    t = schema.get("type")
+    if isinstance(t, str):
+        return {_TYPE_ALIASES.get(t, t)}
+    if isinstance(t, list):
+        return {_TYPE_ALIASES.get(x, x) for x in t if isinstance(x, str)}
+    out: set[str] = set()
+    for key in ("anyOf", "oneOf"):
+        alts = schema.get(key)
+        if isinstance(alts, list):
+            for alt in alts:
+                out |= schema_types(alt if isinstance(alt, dict) else None, depth + 1)
+    enum = schema.get("enum")
+    if not out and isinstance(enum, list):
+        out = {_JSON_TYPES.get(type(v), "string") for v in enum}
+    return out
+
+
+def _fits(value: Any, types: set[str]) -> bool:
+    kind = _JSON_TYPES.get(type(value), "")
+    if kind in types:
+        return True
+    if kind == "integer" and "number" in types:
+        return True
+    return kind == "number" and "integer" in types and float(value).is_integer()
+
+
+def convert_value(raw: str, schema: dict[str, Any] | None) -> Any:
+    """Type a bare-text argument value by the parameter's JSON Schema.
+
+    A string parameter keeps the text exactly; any other type takes the JSON reading of the
+    text when it has that type (``42``, ``true``, ``{"a": 1}``), else the text stays a
+    string (schema validation will then flag it). Without a schema (a tool or parameter the
+    request did not offer) the JSON reading is used whenever the text is valid JSON that is
+    not itself a string, so ``2`` is a number and ``"foo"`` stays the five characters.
+    """
+    types = schema_types(schema)
+    text = raw.strip()
+    if "null" in types and text == "null":
+        return None
+    if types and types <= {"string", "null"}:
+        return raw
+    got = loads_strict(text) if text else None
+    if got is None or not got.ok:
+        return raw
+    value = got.value
+    if not types:
+        return raw if isinstance(value, str) else value
+    if _fits(value, types):
+        if "integer" in types and isinstance(value, float) and value.is_integer():
+            return int(value) if "number" not in types else value
+        return value
+    return raw
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a decoded value."""
+    return _JSON_TYPES.get(type(value), "object")
+
+
+def skip_space(text: str, pos: int) -> int:
+    """The first non-whitespace position at or after ``pos``."""
+    n = len(text)
+    while pos < n and text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def close_think_before(text: str, tokens: Sequence[str]) -> str:
+    """Close an unclosed ``<think>`` where the first tool token after it begins.
+
+    Some templates (Kimi K2 Thinking) let the model go straight from thinking into its
+    calls; the think block then ends where the calls start, not at the end of the reply.
+    """
+    i = text.find("<think>")
+    if i < 0 or text.find("</think>", i) >= 0:
+        return text
+    ends = [j for tok in tokens if (j := text.find(tok, i)) >= 0]
+    if not ends:
+        return text
+    k = min(ends)
+    return text[:k] + "</think>" + text[k:]
+
+
+class NextFinder:
+    """``text.find(needle, pos)`` for non-decreasing ``pos``, each character scanned once.
+
+    A parser that looks for a closing tag from every opening tag is quadratic when the
+    closing tag never comes (a 1 MB run of openers); caching the last answer keeps it linear.
+    """
+
+    __slots__ = ("_last", "needle", "text")
+
+    def __init__(self, text: str, needle: str) -> None:
+        self.text = text
+        self.needle = needle
+        self._last = -2  # position of the cached answer (-1: none left); -2: not computed
+
+    def at(self, pos: int, stop: int | None = None) -> int:
+        """The first occurrence at or after ``pos`` and before ``stop`` (-1 when none)."""
+        if self._last == -2 or (self._last >= 0 and self._last < pos):
+            self._last = self.text.find(self.needle, pos)
+        found = self._last
+        if found < 0 or (stop is not None and found + len(self.needle) > stop):
+            return -1
+        return found
+
+
+MAX_CALLS = 128
+"""Calls (and failed call attempts) read from one reply; the rest is left unread, so a
+reply of a million tiny calls costs a bounded amount of work."""
+MAX_REPAIRS = 16
+"""JSON repairs tried per reply: the repair library is slow, strict decoding is not."""
+
+
+class RepairBudget:
+    """:func:`~toolbench.formats.jsonscan.decode` with at most :data:`MAX_REPAIRS` repairs."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_REPAIRS
+
+    def decode(self, text: str) -> Decoded:
+        strict = loads_strict(text)
+        if strict.ok:
+            return strict
+        if self.left <= 0:
+            return Decoded()
+        self.left -= 1
+        return decode(text)
+
+
+@dataclass
+class DialectCollector(CallCollector):
+    """A :class:`CallCollector` with the per-reply budgets of the dialect parsers."""
+
+    budget: RepairBudget = field(default_factory=RepairBudget)
+
+    def decode(self, text: str) -> Decoded:
+        """Strict JSON, then repair while the reply's repair budget lasts."""
+        return self.budget.decode(text)
+
+    def lenient(self, since: int, message: str) -> None:
+        """Calls read since index ``since`` needed a lenient reading: mark them repaired."""
+        if len(self.calls) > since:
+            for call in self.calls[since:]:
+                call.repaired = True
+            self.issue(codes.JSON_REPAIRED, message)
+
+    def full(self) -> bool:
+        """Whether the call budget is spent (said once as an issue; then stop reading)."""
+        if len(self.calls) + len(self.errors) < MAX_CALLS:
+            return False
+        note = f"more than {MAX_CALLS} calls; the rest is not read"
+        if not any(e.message == note for e in self.errors):
+            self.issue(codes.CALL_BAD_SHAPE, note)
+        return True
+
+
+MIN_PARTIAL = 4
+"""Shortest token prefix taken as a cut-off token (shorter ones are too common in prose)."""
+
+
+def partial_token_at_end(text: str, tokens: Sequence[str]) -> str:
+    """The proper prefix of one of ``tokens`` that ``text`` ends with ("" if none)."""
+    for tok in tokens:
+        for k in range(len(tok) - 1, MIN_PARTIAL - 1, -1):
+            if text.endswith(tok[:k]):
+                return tok[:k]
+    return ""
+
+
+def cut_mid_token(result: ParseResult, partial: str) -> ParseResult:
+    """The result of a reply cut inside a call-opening token: an attempt, ``call.truncated``,
+    and the partial token is not visible text."""
+
+    def strip(text: str) -> str:
+        return text.rstrip().removesuffix(partial).rstrip()
+
+    errors = list(result.errors)
+    if not any(e.code == codes.CALL_TRUNCATED for e in errors):
+        errors.append(ParseIssue(code=codes.CALL_TRUNCATED, message="the reply ended mid-token"))
+    status = result.status if result.calls else "failed"
+    content = strip(result.content)
+    final = result.final_answer if result.calls else (content or None)
+    return result.model_copy(
+        update={
+            "errors": errors,
+            "status": status,
+            "attempted": True,
+            "content": content,
+            "raw_content": strip(result.raw_content),
+            "final_answer": final,
+        }
+    )

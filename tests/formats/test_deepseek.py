@@ -1,0 +1,93 @@
+"""deepseek: V3 / V3.1 / R1 ``<｜tool▁calls▁begin｜>`` blocks, V3.2 / V4 DSML read too."""
+# ruff: noqa: E501  (one table row per line reads better than wrapped rows)
+
+from __future__ import annotations
+
+import pytest
+from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from templates import render
+
+from toolbench import codes
+from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.deepseek import DeepSeek
+
+F = DeepSeek()
+B, E = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+CB, CE, S = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+W = f'{B}{CB}get_weather{S}{{"city": "Paris"}}{CE}{E}'
+PARIS = [("get_weather", {"city": "Paris"})]
+AFTER = [codes.STOP_TEXT_AFTER_CALL]
+DSML = '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+
+# (id, reply, calls, status, content, error codes, stop signals)
+CASES: list[ParseCase] = [
+    ("v31", W, PARIS, "strict", "", [], []),
+    ("v3_r1_fenced", f'{B}{CB}function{S}get_weather\n```json\n{{"city": "Paris"}}\n```{CE}{E}', PARIS, "strict", "", [], []),
+    ("two_calls", f'{B}{CB}get_weather{S}{{"city": "Paris"}}{CE}{CB}search{S}{{"q": "x"}}{CE}{E}', [*PARIS, ("search", {"q": "x"})], "strict", "", [], []),
+    ("prose_before", "Let me check." + W, PARIS, "strict", "Let me check.", [], []),
+    ("text_after", W + " Done.", PARIS, "strict", "Done.", [], AFTER),
+    ("dsml_v32", DSML, [("get_weather", {"city": "Paris", "days": 3})], "strict", "", [], []),
+    ("dsml_v4_tool_calls", '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="search">\n<｜DSML｜parameter name="q" string="true">x</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>', [("search", {"q": "x"})], "strict", "", [], []),
+    ("repaired", f'{B}{CB}get_weather{S}{{"city": "Paris",}}{CE}{E}', PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
+    ("cut_after_sep", f"{B}{CB}get_weather{S}", [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("cut_mid_json", f'{B}{CB}get_weather{S}{{"city": "Pa', [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("no_separator", f"{B}{CB}get_weather{CE}{E}", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("r1_reasoning_closed_only", "reasoning here</think>" + W, PARIS, "strict", "", [], []),
+    ("hallucinated_output", W + "<｜tool▁output▁begin｜>21C<｜tool▁output▁end｜>", PARIS, "strict", "", [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
+    ("unknown_tool", f"{B}{CB}fly{S}{{}}{CE}{E}", [("fly", {})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+    ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
+def test_parse(case: ParseCase) -> None:
+    check_parse(F, case)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Sure." + W, "Sure."),
+        ("ok <｜tool▁output▁begin｜>x<｜tool▁output▁end｜>", "ok"),
+        ("Hi " + DSML, "Hi"),
+        ("stray <｜tool▁sep｜> and <｜DSML｜invoke name=", "stray  and"),
+    ],
+)
+def test_sanitize(text: str, expected: str) -> None:
+    check_sanitize(F, text, expected)
+
+
+def test_prompt_and_results_follow_the_v31_format() -> None:
+    system = F.render(TOOLS, USER_Q).messages[0]["content"]
+    assert "### get_weather\nDescription: Current weather for a city." in system
+    assert f"{B}{CB}tool_call_name{S}tool_call_arguments{CE}" in system
+    call = ToolCall(name="get_weather", arguments={"city": "Paris"})
+    out = F.continue_conversation(USER_Q, ModelReply(text=W), [(call, '{"temp": 21}')])
+    ours = out[-1]["content"]
+    assert ours == '<｜tool▁output▁begin｜>{"temp": 21}<｜tool▁output▁end｜>'
+    template = render(
+        "deepseek-ai-DeepSeek-V3.1.jinja",
+        [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "content": '{"temp": 21}'},
+        ],
+    )
+    assert ours in template
+    assert f"{CB}get_weather{S}" in template
+
+
+def test_call_text_round_trips_and_shots_use_it() -> None:
+    got = F.parse(F.call_text("search", {"q": "ü 東京"}))
+    assert [(c.name, c.arguments) for c in got.calls] == [("search", {"q": "ü 東京"})]
+    system = DeepSeek(FormatOptions(shots=1)).render(TOOLS, USER_Q).messages[0]["content"]
+    assert f'{CB}get_local_time{S}{{"city": "Tokyo"}}{CE}' in system

@@ -1,0 +1,89 @@
+"""llama3-json: Llama 3.1/3.3 ``{"name": ..., "parameters": ...}`` calls, ``ipython`` results."""
+# ruff: noqa: E501  (one table row per line reads better than wrapped rows)
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from templates import render
+
+from toolbench import codes
+from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.llama3_json import Llama3Json
+
+F = Llama3Json()
+W = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
+PARIS = [("get_weather", {"city": "Paris"})]
+AFTER = [codes.STOP_TEXT_AFTER_CALL]
+
+# (id, reply, calls, status, content, error codes, stop signals)
+CASES: list[ParseCase] = [
+    ("single", W, PARIS, "strict", "", [], []),
+    ("python_tag", "<|python_tag|>" + W, PARIS, "strict", "", [], []),
+    ("arguments_key", '{"name": "search", "arguments": {"q": "x"}}', [("search", {"q": "x"})], "strict", "", [], []),
+    ("prose_around", "Let me check. " + W + " One moment.", PARIS, "strict", "Let me check.  One moment.", [], AFTER),
+    ("semicolon_pair", W + '; {"name": "search", "parameters": {"q": "x"}}', [*PARIS, ("search", {"q": "x"})], "strict", "", [], []),
+    ("plain_json_answer", 'The config is {"name": "prod", "size": 3}.', [], "no_call", 'The config is {"name": "prod", "size": 3}.', [], []),
+    ("no_parameters_key", '{"name": "get_weather"}', [], "no_call", '{"name": "get_weather"}', [], []),
+    ("truncated", '{"name": "get_weather", "parameters": {"city": "Par', [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("repaired", '{"name": "get_weather", "parameters": {"city": "Paris",}}', PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
+    ("tag_without_call", "<|python_tag|>hmm", [], "failed", "hmm", [codes.CALL_BAD_SHAPE], []),
+    ("unknown_tool", '{"name": "fly", "parameters": {}}', [("fly", {})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+    ("hallucinated_result", W + '<|start_header_id|>ipython<|end_header_id|>\n\n{"temp": 3}', PARIS, "strict", 'ipython\n\n{"temp": 3}', [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
+    ("think", "<think>plan</think>" + W, PARIS, "strict", "", [], []),
+    ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
+def test_parse(case: ParseCase) -> None:
+    check_parse(F, case)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<|python_tag|>" + W, ""),
+        ("Sure. " + W, "Sure."),
+        ('Broken {"name": "x", "parameters": {', "Broken"),
+        ("plain <|eot_id|>", "plain"),
+    ],
+)
+def test_sanitize(text: str, expected: str) -> None:
+    check_sanitize(F, text, expected)
+
+
+def test_tools_listed_as_the_llama31_template_lists_them() -> None:
+    """The system prompt carries each tool exactly as the template's ``tojson(indent=4)``."""
+    system = F.render(TOOLS, USER_Q).messages[0]["content"]
+    template = render(
+        "meta-llama-Llama-3.1-8B-Instruct.jinja",
+        [{"role": "user", "content": "q"}],
+        tools=[t.openai() for t in TOOLS],
+        tools_in_user_message=False,
+    )
+    for tool in TOOLS:
+        listed = json.dumps(tool.openai(), indent=4)
+        assert listed in system
+        assert listed in template
+    assert '{"name": function name, "parameters": dictionary of argument name' in system
+
+
+def test_results_go_back_in_the_ipython_role() -> None:
+    call = ToolCall(name="get_weather", arguments={"city": "Paris"})
+    out = F.continue_conversation(USER_Q, ModelReply(text=W), [(call, '{"temp": 21}'), (call, "2")])
+    assert out[1:] == [
+        {"role": "assistant", "content": W},
+        {"role": "ipython", "content": '{"temp": 21}'},
+        {"role": "ipython", "content": "2"},
+    ]
+    rendered = render("meta-llama-Llama-3.1-8B-Instruct.jinja", out)
+    assert "<|start_header_id|>ipython<|end_header_id|>" in rendered
+
+
+def test_shots_show_the_call_and_the_ipython_result() -> None:
+    system = Llama3Json(FormatOptions(shots=1)).render(TOOLS, USER_Q).messages[0]["content"]
+    assert '{"name": "get_local_time", "parameters": {"city": "Tokyo"}}' in system
+    assert 'ipython: {"time": "14:05"}' in system

@@ -1,0 +1,153 @@
+"""qwen3-coder: ``<function=name><parameter=p>value</parameter>`` calls typed by the schema."""
+# ruff: noqa: E501  (one table row per line reads better than wrapped rows)
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from templates import render
+
+from toolbench import codes
+from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.dialect import convert_value
+from toolbench.formats.qwen3_coder import Qwen3Coder, describe_tools_xml
+
+F = Qwen3Coder()
+
+
+def fn(name: str, **params: str) -> str:
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in params.items())
+    return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
+
+
+W = fn("get_weather", city="Paris", days="3")
+PARIS = [("get_weather", {"city": "Paris", "days": 3})]
+SEARCH = fn("search", q="x")
+AFTER = [codes.STOP_TEXT_AFTER_CALL]
+
+# (id, reply, calls, status, content, error codes, stop signals)
+CASES: list[ParseCase] = [
+    ("typed_by_schema", W, PARIS, "strict", "", [], []),
+    ("string_param_stays_text", fn("search", q="42"), [("search", {"q": "42"})], "strict", "", [], []),
+    ("without_tool_call_wrapper", "<function=search>\n<parameter=q>\nx\n</parameter>\n</function>", [("search", {"q": "x"})], "strict", "", [], []),
+    ("two_calls", W + "\n" + SEARCH, [*PARIS, ("search", {"q": "x"})], "strict", "", [], []),
+    ("prose_before", "Let me check.\n" + W, PARIS, "strict", "Let me check.", [], []),
+    ("text_after", W + "\nDone.", PARIS, "strict", "Done.", [], AFTER),
+    ("multiline_value", fn("search", q="line1\n\nline2"), [("search", {"q": "line1\n\nline2"})], "strict", "", [], []),
+    ("one_layout_newline_each_side", "<function=search>\n<parameter=q>\n\n  x\n\n</parameter>\n</function>", [("search", {"q": "\n  x\n"})], "strict", "", [], []),
+    ("unclosed_parameter", "<tool_call>\n<function=search>\n<parameter=q>\nx\n</function>\n</tool_call>", [("search", {"q": "x"})], "repaired", "", [codes.JSON_REPAIRED], []),
+    ("unclosed_function", "<tool_call>\n<function=search>\n<parameter=q>\nx\n</parameter>\n", [("search", {"q": "x"})], "repaired", "", [codes.JSON_REPAIRED], []),
+    ("cut_in_name", "<tool_call>\n<function=sea", [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("empty_tool_call", "<tool_call>\n</tool_call>", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("hermes_json_is_not_this_format", '<tool_call>\n{"name": "search", "arguments": {"q": "x"}}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("value_not_of_schema_type_stays_text", fn("get_weather", city="Paris", days="three"), [("get_weather", {"city": "Paris", "days": "three"})], "strict", "", [], []),
+    ("unknown_param_read_as_json", fn("get_weather", extra='{"a": 1}'), [("get_weather", {"extra": {"a": 1}})], "strict", "", [], []),
+    ("hallucinated_result", W + "\n<tool_response>\n21C\n</tool_response>", PARIS, "strict", "", [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
+    ("think", "<think>plan</think>" + W, PARIS, "strict", "", [], []),
+    ("unknown_tool", fn("fly", to="Mars"), [("fly", {"to": "Mars"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+    ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
+def test_parse(case: ParseCase) -> None:
+    check_parse(F, case)
+
+
+S_INT: dict[str, Any] = {"type": "integer"}
+S_NUM: dict[str, Any] = {"type": "number"}
+S_STR: dict[str, Any] = {"type": "string"}
+S_BOOL: dict[str, Any] = {"type": "boolean"}
+S_NULLABLE_STR: dict[str, Any] = {"type": ["string", "null"]}
+S_UNION: dict[str, Any] = {"anyOf": [{"type": "object"}, {"type": "string"}]}
+S_ENUM: dict[str, Any] = {"enum": [1, 2]}
+
+
+@pytest.mark.parametrize(
+    ("raw", "schema", "expected"),
+    [
+        ("42", S_INT, 42),
+        ("4.0", S_INT, 4),
+        ("4.5", S_INT, "4.5"),
+        ("3.5", S_NUM, 3.5),
+        ("42", S_STR, "42"),
+        ('"quoted"', S_STR, '"quoted"'),
+        ("true", S_BOOL, True),
+        ("null", S_NULLABLE_STR, None),
+        ("hello world", S_NULLABLE_STR, "hello world"),
+        ('{"a": 1}', S_UNION, {"a": 1}),
+        ("2 dollars", S_UNION, "2 dollars"),
+        ("{not valid json", S_UNION, "{not valid json"),
+        ("2", S_ENUM, 2),
+        ("7", None, 7),
+        ('"foo"', None, '"foo"'),
+        ("[1, 2]", None, [1, 2]),
+        ("plain text", None, "plain text"),
+    ],
+)
+def test_values_are_typed_by_the_json_schema(
+    raw: str, schema: dict[str, Any] | None, expected: Any
+) -> None:
+    assert convert_value(raw, schema) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Sure.\n" + W, "Sure."),
+        ("ok <tool_response>x</tool_response>", "ok"),
+        ("stray <function=x> tag </parameter>", "stray"),
+    ],
+)
+def test_sanitize(text: str, expected: str) -> None:
+    check_sanitize(F, text, expected)
+
+
+def test_tools_described_exactly_as_the_qwen3_coder_template_does() -> None:
+    system = F.render(TOOLS, USER_Q).messages[0]["content"]
+    listing = describe_tools_xml(TOOLS)
+    assert listing in system
+    template = render(
+        "Qwen3-Coder.jinja", [{"role": "user", "content": "q"}], tools=[t.openai() for t in TOOLS]
+    )
+    assert listing in template
+    assert (
+        "If you choose to call a tool ONLY reply in the following format with NO suffix" in system
+    )
+
+
+def test_calls_and_results_are_written_as_the_template_writes_them() -> None:
+    call = ToolCall(name="get_weather", arguments={"city": "Paris"})
+    reply = F.call_text("get_weather", {"city": "Paris"})
+    out = F.continue_conversation(USER_Q, ModelReply(text=reply), [(call, '{"temp": 21}')])
+    assert out[-1] == {"role": "user", "content": '<tool_response>\n{"temp": 21}\n</tool_response>'}
+    template = render(
+        "Qwen3-Coder.jinja",
+        [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+                    }
+                ],
+            },
+            {"role": "tool", "content": '{"temp": 21}'},
+        ],
+    )
+    assert reply in template
+    assert out[-1]["content"] in template
+    assert F.render(TOOLS, USER_Q).stop == ["<tool_response>"]
+
+
+def test_call_text_round_trips_through_the_schema() -> None:
+    args = {"city": "Paris", "days": 2}
+    got = F.parse(F.call_text("get_weather", args), TOOLS)
+    assert [(c.name, c.arguments) for c in got.calls] == [("get_weather", args)]
+    system = Qwen3Coder(FormatOptions(shots=1)).render(TOOLS, USER_Q).messages[0]["content"]
+    assert "<function=get_local_time>\n<parameter=city>\nTokyo\n</parameter>" in system
