@@ -227,11 +227,17 @@ def _read_args(body: str, pos: int, name: str, call_id: str | None, col: Dialect
     col.attempted = True
     pos = skip_space(body, pos)
     if not body.startswith("{", pos):
-        col.issue(codes.ARGS_NOT_OBJECT, f"{CALLS}{name}: arguments are not a JSON object")
         try:
-            return _DECODER.raw_decode(body, pos)[1]
+            value, end = _DECODER.raw_decode(body, pos)
         except (ValueError, RecursionError):
-            return pos
+            value, end = ..., pos
+        if name and (value is None or value == "null"):
+            # ``null`` or the string "null" for a tool without parameters: read as {},
+            # as every format does, and noted on the call.
+            col.calls.append(ToolCall(name=name, arguments={}, id=call_id, notes=[codes.ARGS_NULL]))
+            return end
+        col.issue(codes.ARGS_NOT_OBJECT, f"{CALLS}{name}: arguments are not a JSON object")
+        return end
     if _unclosed_at_end(body, pos):
         col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the arguments of '{name}'")
         return len(body)
