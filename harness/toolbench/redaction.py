@@ -106,13 +106,20 @@ def forget_registered_secrets() -> None:
     _registered.clear()
 
 
+_USERINFO = re.compile(r"//([^/?#@\s]{1,2048})@")
+
+
 def url_secrets(url: str) -> list[str]:
     """The credentials inside a URL: userinfo user and password, secret query values."""
     try:
         parts = urlsplit(url.strip())
         user, password = unquote(parts.username or ""), unquote(parts.password or "")
     except ValueError:
-        return []
+        # Not a valid URL (the option check is about to say so, quoting it): its
+        # userinfo is still a credential.
+        m = _USERINFO.search(url)
+        user, _, password = (m.group(1) if m else "").partition(":")
+        return [v for v in (unquote(user), unquote(password)) if _is_secret_value(v)]
     found = [user, password]
     if password:  # what an HTTP client sends for user:pw@ (Authorization: Basic ...)
         found.append(base64.b64encode(f"{user}:{password}".encode()).decode())

@@ -285,6 +285,54 @@ CASES: dict[str, tuple[list[str], str]] = {
         ["scenarios", "validate", "fifo"],
         "fifo/blocks.yaml: not a regular file",
     ),
+    # run's own options, refused before any model call
+    "run-formats-empty": (["run", "--formats", ""], "error: --formats: no format given in ''"),
+    "run-formats-commas": (
+        ["run", "--formats", ",,,"],
+        "error: --formats: no format given in ',,,'",
+    ),
+    "run-formats-bare-colon": (
+        ["run", "--formats", "native:"],
+        "error: --formats: 'native:' has a ':' but no options (write 'native')",
+    ),
+    "run-api-base-not-a-url": (
+        ["run", "--models", "openai/x", "--api-base", "not a url"],
+        "error: --api-base: 'not a url' is not an http:// or https:// URL with a host",
+    ),
+    "run-api-base-ftp": (
+        ["run", "--models", "openai/x", "--api-base", "ftp://models.example/v1"],
+        "error: --api-base: 'ftp://models.example/v1' is not an http:// or https:// URL"
+        " with a host",
+    ),
+    "run-api-base-bad-ipv6": (
+        ["run", "--models", "openai/x", "--api-base", "http://[::1"],
+        "error: --api-base: 'http://[::1' is not a valid URL: Invalid IPv6 URL",
+    ),
+    # the password of a malformed URL is still a credential: never echoed
+    "run-api-base-credential-redacted": (
+        ["run", "--models", "openai/x", "--api-base", "http://me:hunter2-secret@[::1"],
+        "error: --api-base: 'http://me:<redacted>@[::1' is not a valid URL: Invalid IPv6 URL",
+    ),
+    "run-timeout-zero": (
+        ["run", "--timeout", "0"],
+        "error: --timeout: must be more than 0 seconds",
+    ),
+    "run-resume-missing-dir": (
+        ["run", "--resume", "--out", "nope"],
+        "error: --resume: nope does not exist (nothing to resume)",
+    ),
+    "run-out-is-a-file": (
+        ["run", "--out", "afile"],
+        "error: --out: afile is a file, not a directory",
+    ),
+    "run-out-under-a-file": (
+        ["run", "--out", "afile/r"],
+        "error: --out: afile/r is under a file (afile), not a directory",
+    ),
+    "run-out-holds-a-run": (
+        ["run", "--out", "runs/r1"],
+        "error: --out: runs/r1 already holds a run; pass --resume to complete it",
+    ),
 }
 
 

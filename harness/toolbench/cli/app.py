@@ -75,8 +75,14 @@ for _mod in _COMMAND_MODULES:
 
 
 def fail(message: str) -> None:
-    """Print one error line to stderr (used by :func:`run_cli`)."""
-    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    """Print one error line to stderr (used by :func:`run_cli`).
+
+    Redacted like every byte toolbench writes: an error may quote an option that holds a
+    credential (``--api-base https://user:pw@host``), and CI keeps its logs.
+    """
+    from toolbench.redaction import redact_error
+
+    print(f"error: {' '.join(redact_error(message).split())}", file=sys.stderr)
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:

@@ -61,10 +61,8 @@ def run_cmd(
     """Run scenarios against models x formats; record or replay cassettes."""
     from toolbench.cli.run_view import print_summary, progress_hook
     from toolbench.errors import UserError
-    from toolbench.redaction import register_url_secrets
     from toolbench.runner.run import DEFAULT_FORMATS, RunConfig, execute_run, plan_run
 
-    register_url_secrets(api_base)  # a user:pw@ or ?token= in it never reaches disk
     if record not in ("none", "new", "all"):
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
     if resume and out is None:

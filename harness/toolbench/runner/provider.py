@@ -23,6 +23,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from toolbench import codes
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import ModelReply, RenderedRequest
+from toolbench.redaction import redact_error
 from toolbench.results import Attempt
 
 MAX_STOP = 4
@@ -163,7 +164,8 @@ def retry_after(exc: BaseException) -> float | None:
 
 def classify(exc: BaseException, lm: ModuleType, exchange: Exchange | None) -> Fault:
     """Turn a provider exception into a :class:`Fault` with its typed code."""
-    text = f"{type(exc).__name__}: {str(exc)[:500]}"
+    # Redacted before it is cut: a key cut in half matches neither its value nor its shape.
+    text = f"{type(exc).__name__}: {redact_error(str(exc)[:20_000])[:500]}"
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
     fault = exchange.last_fault if exchange is not None else None

@@ -32,6 +32,7 @@ from toolbench import __version__
 from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
+from toolbench.redaction import register_url_secrets
 from toolbench.results import (
     RunInfo,
     TrialResult,
@@ -180,6 +181,8 @@ def plan_run(cfg: RunConfig) -> Plan:
     Takes the run directory's lock (refused, exit 2, while another process holds it)
     before reading which trials are done; :func:`execute_run` releases it.
     """
+    # A user:pw@ or ?token= in the api base never reaches disk, whoever calls this.
+    register_url_secrets(cfg.api_base)
     _check_options(cfg)
     # Repeats on the command line would run (and count) the same trials twice.
     models = list(dict.fromkeys(cfg.models or DEFAULT_MODELS))
