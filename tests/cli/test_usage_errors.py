@@ -78,6 +78,8 @@ def scratch(d: Path) -> None:
     write_run(d / "runs" / "r1", standard_trials("r1"))
     (d / "bin").mkdir()
     (d / "bin" / "results.jsonl").write_bytes(bytes(range(256)) * 4)
+    (d / "bin8").mkdir()
+    (d / "bin8" / "results.jsonl").write_bytes(b"\x80\x81 not UTF-8\n")
     (d / "latin1.toml").write_bytes("[gate]\nmin = {ok_rate = 0.5}\n# caf\xe9\n".encode("latin-1"))
     files: dict[str, str | bytes] = {
         "latin1.yaml": GOOD.replace("hi", "h\xe9").encode("latin-1"),
@@ -189,6 +191,15 @@ CASES: dict[str, tuple[list[str], str]] = {
     "binary-results": (
         ["rescore", "bin"],
         "error: bin/results.jsonl: not a results file: not UTF-8 text (offset 128)",
+    ),
+    "binary-results-report": (
+        ["report", "bin"],
+        "error: bin/results.jsonl:1: not a results file: not a JSON line"
+        " (Expecting value: line 1 column 1 (char 0))",
+    ),
+    "binary-results-gate": (
+        ["gate", "bin8", "--min", "call_accuracy=0.5"],
+        "error: bin8/results.jsonl:1: not a results file: not UTF-8 text (offset 0)",
     ),
     "non-utf8-gate-config": (
         ["gate", "runs/r1", "--config", "latin1.toml"],

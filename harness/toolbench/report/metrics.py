@@ -295,14 +295,27 @@ def load_table(run: str | Path) -> TrialTable:
             if not line.strip():
                 continue
             try:
-                d = json.loads(line)
+                # json.loads of bytes guesses UTF-16/32 from NUL bytes; a results file is
+                # UTF-8, so decode it as such and say so when it is not.
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise UserError(
+                    f"{path}:{n}: not a results file: not UTF-8 text (offset {start + exc.start})"
+                ) from None
+            try:
+                d = json.loads(text)
                 if not isinstance(d, dict):
                     raise ValueError("expected a JSON object")
                 row = trial_row(d)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 if not line.endswith(b"\n"):  # the last line, torn: interrupted mid-write
                     break
-                what = f"{exc.args[0]}: field required" if isinstance(exc, KeyError) else str(exc)
+                if isinstance(exc, KeyError):
+                    what = f"{exc.args[0]}: field required"
+                elif isinstance(exc, json.JSONDecodeError):
+                    what = f"not a results file: not a JSON line ({exc})"
+                else:
+                    what = str(exc)
                 raise UserError(f"{path}:{n}: {what}") from None
             key = row[:4]  # model, format, scenario_id, sample
             if key in seen:
