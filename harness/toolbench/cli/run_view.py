@@ -27,6 +27,7 @@ SUMMARY_METRICS = (
     "stop_compliance",
     "leak_rate",
     "infra_error_rate",
+    "harness_error_rate",
 )
 
 

@@ -14,7 +14,9 @@ from toolbench.report.metrics import (
 from toolbench.report.recommend import recommend
 from toolbench.report.visible import show_invisible
 
-COLUMNS: tuple[str, ...] = (*HEADLINE, "infra_error_rate", "latency_p50", "n_trials")
+COLUMNS: tuple[str, ...] = (
+    *HEADLINE, "infra_error_rate", "harness_error_rate", "latency_p50", "n_trials",
+)  # fmt: skip
 _MAX_CHANGED = 20
 
 
