@@ -42,7 +42,10 @@ def matches(
     flags = regex.IGNORECASE if ignore_case else 0
     fn = regex.fullmatch if how == "fullmatch" else regex.search
     try:
-        return fn(pattern, text, flags=flags, timeout=REGEX_TIMEOUT_S) is not None
+        # concurrent=True: the match releases the GIL, so scoring in a worker thread
+        # (runner/trial.py) never holds up the event loop the other trials run on.
+        found = fn(pattern, text, flags=flags, timeout=REGEX_TIMEOUT_S, concurrent=True)
+        return found is not None
     except TimeoutError:
         raise RegexTimeout(pattern) from None
     except regex.error:

@@ -187,3 +187,26 @@ def test_unsafe_or_long_names_are_cut_and_hashed_apart() -> None:
     path = cassette_path(Path("c"), "m" * 300, "f" * 300, "s" * 300, 2)
     assert all(len(p) <= NAME_CAP + len("__s2.yaml") for p in path.parts)
     assert json.dumps(str(path))  # a plain, printable path
+
+
+def test_scoring_runs_off_the_event_loop_thread(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scenario's regex check may take its whole time bound: in a worker thread, the
+    event loop (every other trial's I/O) goes on meanwhile."""
+    import threading
+
+    from toolbench.scoring import score_trial
+
+    threads: list[threading.Thread] = []
+
+    def recording(*args: Any) -> Any:
+        threads.append(threading.current_thread())
+        return score_trial(*args)
+
+    monkeypatch.setattr("toolbench.runner.trial.score_trial", recording)
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert _run(fake, tmp_path, scenario_file) == 0
+    assert {r.status for r in load_results(tmp_path / "run")} == {"ok"}
+    assert len(threads) == 2
+    assert threading.main_thread() not in threads

@@ -8,6 +8,7 @@ apart from first-try success. Scoring is the pure function :func:`score_trial`.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
@@ -181,7 +182,9 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
         base.notes.extend(notes)
     base.turns = turns
     try:
-        base.scores = score_trial(spec.scenario, spec.fmt, turns)
+        # In a worker thread: a scenario's slow regex check (bounded, see timedregex)
+        # or a big reply's schema validation must not stall the other trials' I/O.
+        base.scores = await asyncio.to_thread(score_trial, spec.scenario, spec.fmt, turns)
     except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
         return _harness(base, codes.HARNESS_SCORING, exc)
     lat = [t.latency_s for t in turns]
