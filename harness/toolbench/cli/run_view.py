@@ -20,16 +20,6 @@ from rich.table import Table
 from toolbench.results import TrialResult
 from toolbench.runner.run import ProgressHook
 
-SUMMARY_METRICS = (
-    "parse_success",
-    "call_accuracy",
-    "no_call_accuracy",
-    "stop_compliance",
-    "leak_rate",
-    "infra_error_rate",
-    "harness_error_rate",
-)
-
 
 @contextmanager
 def progress_hook(total: int, quiet: bool) -> Iterator[ProgressHook]:
@@ -59,19 +49,22 @@ def progress_hook(total: int, quiet: bool) -> Iterator[ProgressHook]:
 
 
 def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> None:
-    """Headline rates per (model, format), and where the results and report are."""
+    """The registered summary metrics per (model, format), and where the results and
+    report are."""
+    from toolbench.metrics import view
     from toolbench.report import write_report as write_html
     from toolbench.report.metrics import aggregate, fmt_value, load_table
 
     table = load_table(run_dir)
+    shown = view("summary")
     console = Console(width=140)
     if len(table.df):
         grid = Table(title=f"run {table.run_id}: {len(table.df)} trials", show_lines=False)
         grid.add_column("model / format")
-        for m in SUMMARY_METRICS:
+        for m in shown:
             grid.add_column(m, justify="right")
         for cell in aggregate(table.df):
-            grid.add_row(cell.label, *(fmt_value(m, cell.values.get(m)) for m in SUMMARY_METRICS))
+            grid.add_row(cell.label, *(fmt_value(m, cell.values.get(m)) for m in shown))
         console.print(grid)
     console.print(f"results: {run_dir / 'results.jsonl'}")
     if write_report:

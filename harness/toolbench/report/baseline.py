@@ -2,7 +2,7 @@
 
 A metric is marked as a *regression* when it moved in its bad direction by more than
 1 percentage point (rates) or 10% of the baseline value (latency, tokens, cost).
-``n_trials`` is never a regression.
+A metric without a direction (``n_trials``) is never a regression.
 """
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from toolbench.metrics import all_metrics, find_metric
 from toolbench.report.metrics import (
-    METRICS,
-    RATES,
     CellStats,
     TrialTable,
     aggregate,
     cell_map,
-    worse_by,
 )
 
 RATE_TOLERANCE = 0.01
@@ -26,10 +24,11 @@ RELATIVE_TOLERANCE = 0.10
 
 
 def is_regression(metric: str, value: float | None, base: float | None) -> bool:
-    if value is None or base is None or metric == "n_trials":
+    m = find_metric(metric)
+    if value is None or base is None or m is None or m.direction == "none":
         return False
-    tol = RATE_TOLERANCE if metric in RATES else RELATIVE_TOLERANCE * abs(base)
-    return worse_by(metric, value, base) > tol + 1e-12
+    tol = RATE_TOLERANCE if m.kind == "rate" else RELATIVE_TOLERANCE * abs(base)
+    return m.worse_by(value, base) > tol + 1e-12
 
 
 @dataclass
@@ -48,7 +47,7 @@ class CellDelta:
 
     @property
     def regressions(self) -> list[str]:
-        return [m for m in METRICS if self.regressed(m)]
+        return [m.name for m in all_metrics() if self.regressed(m.name)]
 
 
 @dataclass

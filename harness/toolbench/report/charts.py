@@ -18,8 +18,8 @@ matplotlib.use("Agg")
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from toolbench.metrics import find_metric
 from toolbench.report.metrics import (
-    LOWER_IS_BETTER,
     OVERALL,
     CellStats,
     fmt_value,
@@ -43,7 +43,9 @@ def heatmap_png(cells: Sequence[CellStats], metric: str) -> str | None:
     fig = Figure(figsize=(width, height), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    name = "RdYlGn_r" if metric in LOWER_IS_BETTER else "RdYlGn"
+    registered = find_metric(metric)
+    lower = registered is not None and registered.direction == "lower"
+    name = "RdYlGn_r" if lower else "RdYlGn"
     cmap = matplotlib.colormaps[name].with_extremes(bad="#dddddd")
     # A clipped range keeps the extremes light enough for black labels.
     ax.imshow(data, cmap=cmap, vmin=-0.25, vmax=1.25, aspect="auto")

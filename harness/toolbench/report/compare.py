@@ -16,9 +16,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from toolbench.errors import UserError
+from toolbench.metrics import get_metric, metric_names, view
 from toolbench.report.metrics import (
-    METRICS,
-    RATE_SOURCES,
     CellStats,
     TrialTable,
     aggregate,
@@ -28,7 +27,6 @@ from toolbench.report.metrics import (
 )
 from toolbench.report.table import text_table
 
-PAIRED_METRICS: tuple[str, ...] = ("call_accuracy", "parse_success")
 ALPHA = 0.05
 
 
@@ -60,9 +58,14 @@ class PairedTest:
         return self.p_value < ALPHA
 
 
-def _bool_col(df: pd.DataFrame, metric: str) -> pd.Series:
-    col = RATE_SOURCES[metric]
-    return df[col].astype("Float64").astype("float64").where(df["status"] == "ok")
+def paired_metrics() -> tuple[str, ...]:
+    """The rates ``compare`` tests pairwise (registered with a ``paired`` position)."""
+    return view("paired")
+
+
+def _bool_col(df: pd.DataFrame, metric: str) -> pd.Series[float]:
+    """The metric's per-trial 0/1 values (NaN where it does not apply or not ``ok``)."""
+    return get_metric(metric).per_trial(df)
 
 
 def paired_tests(
@@ -72,7 +75,8 @@ def paired_tests(
     cols = [*dict.fromkeys([*keys, *group])]
     left = a[cols].copy()
     right = b[cols].copy()
-    for m in PAIRED_METRICS:
+    paired = paired_metrics()
+    for m in paired:
         left[m] = _bool_col(a, m)
         right[m] = _bool_col(b, m)
     merged = left.merge(right, on=keys, suffixes=("_a", "_b"))
@@ -82,7 +86,7 @@ def paired_tests(
         return out
     for gkey, g in merged.groupby(gcols, sort=True):
         label = " / ".join(str(x) for x in (gkey if isinstance(gkey, tuple) else (gkey,)))
-        for m in PAIRED_METRICS:
+        for m in paired:
             pa, pb = g[f"{m}_a"], g[f"{m}_b"]
             both = pa.notna() & pb.notna()
             pa, pb = pa[both], pb[both]
@@ -154,8 +158,10 @@ def delta(metric: str, a: CellStats | None, b: CellStats | None) -> float | None
     return None if va is None or vb is None else vb - va
 
 
-def render_comparison(cmp: Comparison, metrics: tuple[str, ...] = METRICS) -> str:
+def render_comparison(cmp: Comparison, metrics: tuple[str, ...] | None = None) -> str:
     """The text ``toolbench compare`` prints: deltas per cell, then the paired tests."""
+    if metrics is None:
+        metrics = metric_names()
     parts = [f"compare {cmp.title}", ""]
     rows = []
     for label, a, b in cmp.cells:

@@ -1,6 +1,7 @@
 """``toolbench export``: the trial table, one row per trial, as CSV, Parquet or JSONL.
 
-The columns are :data:`toolbench.report.metrics.TRIAL_COLUMNS`; score flags are nullable
+The columns are :func:`toolbench.report.metrics.trial_columns` (every registered metric's
+trial flag among them); score flags are nullable
 booleans (empty in CSV, null in JSONL/Parquet when not applicable).
 """
 
@@ -13,14 +14,14 @@ import pandas as pd
 from toolbench.errors import UnknownNameError, UserError
 from toolbench.outpath import prepare_file
 from toolbench.redaction import redact, secret_values
-from toolbench.report.metrics import TRIAL_COLUMNS, TrialTable
+from toolbench.report.metrics import TrialTable, trial_columns
 
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
 
 
 def trial_frame(table: TrialTable) -> pd.DataFrame:
     """The public trial table (internal columns dropped)."""
-    return table.df[list(TRIAL_COLUMNS)]
+    return table.df[list(trial_columns())]
 
 
 def redact_frame(df: pd.DataFrame) -> pd.DataFrame:

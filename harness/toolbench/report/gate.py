@@ -8,9 +8,11 @@ else ``toolbench.toml`` (``[gate]`` table) or ``pyproject.toml``
 override file values metric by metric.
 
 Without ``per_cell`` only the overall cell is checked; with it every (model, format) cell
-is checked too. A drop is measured in the metric's bad direction (a fall for accuracies,
-a rise for leak, infra-error, latency, token and cost metrics). A metric that does not
-apply to a cell (no denominator) is not checked there.
+is checked too. Metric names are those of the registry (:mod:`toolbench.metrics`, plugins
+included; an unknown one gets a did-you-mean). A drop is measured in the metric's bad
+direction, as registered (a fall for accuracies, a rise for leak, infra-error, latency,
+token and cost metrics). A metric that does not apply to a cell (no denominator) is not
+checked there.
 """
 
 from __future__ import annotations
@@ -23,13 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.errors import UserError
+from toolbench.metrics import get_metric
 from toolbench.report.metrics import (
     OVERALL,
     CellStats,
-    check_metric,
     fmt_delta,
     fmt_value,
-    worse_by,
 )
 from toolbench.report.table import text_table
 
@@ -77,7 +78,7 @@ def parse_bound(option: str, text: str) -> tuple[str, float]:
     name, raw = name.strip(), raw.strip()
     if not eq or not name or not raw:
         raise UserError(f"{option} '{text}': expected metric=value (e.g. call_accuracy=0.9)")
-    check_metric(name)
+    get_metric(name)
     try:
         value = float(raw)
     except ValueError:
@@ -153,7 +154,7 @@ def _parse_table(path: Path, table: dict[str, Any]) -> GateConfig:
         bounds: dict[str, float] = getattr(cfg, key)
         for metric, num in val.items():
             try:
-                check_metric(metric)
+                get_metric(metric)
             except UserError as exc:
                 raise UserError(f"{where}.{metric}: {exc}") from None
             if isinstance(num, bool) or not isinstance(num, int | float):
@@ -186,7 +187,7 @@ def evaluate(
         for m, bound in cfg.max_drop.items():
             v = c.values.get(m)
             bv = b.values.get(m) if b else None
-            if v is not None and bv is not None and worse_by(m, v, bv) > bound + 1e-12:
+            if v is not None and bv is not None and get_metric(m).worse_by(v, bv) > bound + 1e-12:
                 out.append(Violation(c.label, m, "max_drop", v, bound, bv))
     return out
 

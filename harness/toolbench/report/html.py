@@ -20,13 +20,11 @@ import jinja2
 import pandas as pd
 
 from toolbench import __version__, codes
+from toolbench.metrics import all_metrics, view
 from toolbench.redaction import redact_error
 from toolbench.report.baseline import BaselineDiff
 from toolbench.report.charts import heatmap_png
 from toolbench.report.metrics import (
-    HEADLINE,
-    METRICS,
-    RATES,
     CellStats,
     TrialTable,
     aggregate,
@@ -202,6 +200,7 @@ def _details(table: TrialTable) -> tuple[dict[str, list[dict[str, Any]]], int]:
 
 
 def _baseline_view(diff: BaselineDiff) -> dict[str, Any]:
+    names = [m.name for m in all_metrics()]
     cells = []
     for d in diff.cells:
         cells.append(
@@ -216,7 +215,7 @@ def _baseline_view(diff: BaselineDiff) -> dict[str, Any]:
                         "delta": d.delta(m),
                         "regressed": d.regressed(m),
                     }
-                    for m in METRICS
+                    for m in names
                 ],
                 "regressions": d.regressions,
             }
@@ -253,6 +252,8 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
     details, left_out = _details(table)
     recs = recommend(table)
     df = table.df
+    metrics = all_metrics()
+    rates = [m.name for m in metrics if m.kind == "rate"]
     summary_rows = [
         {
             "label": c.label,
@@ -261,10 +262,10 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
                 {
                     "name": m,
                     "value": c.values.get(m),
-                    "ci": c.interval(m) if m in RATES else None,
+                    "ci": c.interval(m) if m in rates else None,
                     "n": c.counts.get(m, (0, 0))[1],
                 }
-                for m in METRICS
+                for m in (x.name for x in metrics)
             ],
         }
         for c in cells
@@ -278,11 +279,12 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
         "n_pass": int((df["outcome"] == "pass").sum()),
         "n_fail": int((df["outcome"] == "fail").sum()),
         "n_unscored": int((~df["outcome"].isin(["pass", "fail"])).sum()),
-        "metrics": METRICS,
-        "rates": RATES,
+        "metrics": [m.name for m in metrics],
+        "descriptions": {m.name: m.description for m in metrics},
+        "rates": rates,
         "show_ci": samples > 1,
         "summary": summary_rows,
-        "heatmaps": [(m, uri) for m in HEADLINE if (uri := heatmap_png(cells, m))],
+        "heatmaps": [(m, uri) for m in view("headline") if (uri := heatmap_png(cells, m))],
         "taxonomy": tax,
         "matrix": _scenario_matrix(table, tax["labels"]),
         "details": details,

@@ -3,7 +3,10 @@
 A testcase fails when any sample that reached the model failed (call accuracy, no-call,
 final answer or parse, see ``outcome`` in :mod:`toolbench.report.metrics`); it is skipped
 when no failure was seen but some sample hit an infra error, an unsupported provider or
-a missing cassette. Built with :mod:`xml.etree.ElementTree`, so model text is escaped.
+a missing cassette. Each testsuite (one per model and format) carries the cell's
+registered metrics as ``<properties>`` (``toolbench.<metric>``, shown as in the reports,
+with ``n/a`` where a metric does not apply). Built with :mod:`xml.etree.ElementTree`, so
+model text is escaped.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from toolbench.report.metrics import TrialTable
+from toolbench.metrics import all_metrics
+from toolbench.report.metrics import TrialTable, aggregate, cell_map, fmt_value
 from toolbench.report.visible import show_invisible
 
 _MAX_REASONS = 10
@@ -35,8 +39,15 @@ def junit_xml(table: TrialTable) -> str:
     for t in table.trials(fail_offsets[:2000]):
         rs = t.scores.reasons if t.scores else []
         reasons[t.key] = rs or (t.scores.errors if t.scores else [])
+    stats = cell_map(aggregate(df, overall=False))
+    metrics = all_metrics()
     for (model, fmt), cell in grouped:
         suite = ET.SubElement(suites, "testsuite", name=xml_text(f"{model} / {fmt}"))
+        props = ET.SubElement(suite, "properties")
+        values = stats[(str(model), str(fmt))].values
+        for m in metrics:
+            value = fmt_value(m.name, values.get(m.name))
+            ET.SubElement(props, "property", name=f"toolbench.{m.name}", value=value)
         n_fail = n_skip = n_tests = 0
         for sid, g in cell.groupby("scenario_id", sort=True):
             n_tests += 1

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from toolbench.metrics import view
 from toolbench.report.baseline import BaselineDiff, CellDelta
 from toolbench.report.metrics import (
-    HEADLINE,
     CellStats,
     TrialTable,
     aggregate,
@@ -14,9 +14,6 @@ from toolbench.report.metrics import (
 from toolbench.report.recommend import recommend
 from toolbench.report.visible import show_invisible
 
-COLUMNS: tuple[str, ...] = (
-    *HEADLINE, "infra_error_rate", "harness_error_rate", "latency_p50", "n_trials",
-)  # fmt: skip
 _MAX_CHANGED = 20
 
 
@@ -30,6 +27,7 @@ def _md(s: str) -> str:
 
 def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str:
     cells = aggregate(table.df)
+    columns = view("markdown")
     df = table.df
     n = len(df)
     n_fail = int((df["outcome"] == "fail").sum())
@@ -40,13 +38,13 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
         f"{n} trials: {n - n_fail - n_infra} passed, {n_fail} failed, "
         f"{n_infra} not scored (infra/unsupported/cassette).",
         "",
-        "| cell | " + " | ".join(COLUMNS) + " |",
-        "|---" * (len(COLUMNS) + 1) + "|",
+        "| cell | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
     ]
     dmap = {d.cell.key: d for d in base.cells} if base else {}
     for c in cells:
         lines.append(
-            "| " + " | ".join([_md(c.label), *(_cell(c, m, dmap) for m in COLUMNS)]) + " |"
+            "| " + " | ".join([_md(c.label), *(_cell(c, m, dmap) for m in columns)]) + " |"
         )
     recs = recommend(table)
     if recs:

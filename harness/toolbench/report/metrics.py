@@ -3,10 +3,9 @@
 A run is read into a *trial table* (pandas, one row per trial, flat columns) and then
 aggregated per ``(model, format)`` cell, plus an ``overall`` cell over every trial.
 
-Trial columns: ``model``, ``format``, ``scenario_id``, ``sample``, ``status``, the score
-flags ``parse_strict_ok``, ``parse_ok``, ``call_accuracy``, ``args_schema_valid``,
-``stop_compliant``, ``leak_sanitized``, ``leak_raw``, ``no_call_correct``,
-``final_answer_ok``, ``retry_recovered`` (nullable booleans), ``latency_s``,
+Trial columns (:func:`trial_columns`): ``model``, ``format``, ``scenario_id``,
+``sample``, ``status``, the trial flags the registered metrics read (``parse_strict_ok``,
+``parse_ok``, ``call_accuracy``, ... as nullable booleans), ``latency_s``,
 ``prompt_tokens``, ``completion_tokens``, ``cost``, ``errors`` (error codes joined by
 ``;``) and ``outcome`` (``pass``/``fail`` for trials that reached the model, else the
 status). A trial *passes* when none of ``call_accuracy``, ``no_call_correct``,
@@ -25,42 +24,9 @@ Rules shared by every rate:
   counted once, the first line kept, with a warning on stderr.
 * Every rate carries a Wilson 95% score interval (reports show it when samples repeat).
 
-Per-cell metrics:
-
-``parse_success``
-    share of trials whose call attempts all decoded strictly (no JSON repair).
-``parse_success_repaired``
-    the same, allowing the lenient repair layer.
-``call_accuracy``
-    share of call scenarios where the expected calls were made with matching arguments.
-``schema_validity``
-    share of trials whose call arguments validate against the tools' JSON Schemas.
-``stop_compliance``
-    share of trials that stopped cleanly (no text after the call, no invented
-    Observation, no extra actions, not cut by the length limit).
-``leak_rate``
-    share of trials whose user-visible text still shows raw format markers after
-    sanitizing (lower is better).
-``leak_rate_raw``
-    the same before sanitizing: how often the model writes markers outside calls.
-``no_call_accuracy``
-    share of no-call scenarios answered in text without calling.
-``final_answer_accuracy``
-    share of multi-turn scenarios whose final answer passes the scenario's check.
-``retry_recovery``
-    share of retried trials (``--retry-on-parse-error``) that the retry fixed.
-``infra_error_rate``
-    trials the provider or its recording failed, over all trials (lower is better).
-``harness_error_rate``
-    trials toolbench itself failed (``harness_error``), over all trials (lower is better).
-``latency_p50``, ``latency_p95``
-    median and 95th percentile of trial wall time in seconds (``ok`` trials).
-``prompt_tokens_mean``, ``completion_tokens_mean``
-    mean tokens per trial over ``ok`` trials that report usage.
-``cost_total``
-    summed provider cost (USD) over all trials that report one.
-``n_trials``
-    number of trials in the cell, whatever their status.
+The per-cell metrics are registered objects, each defined once in
+:mod:`toolbench.metrics` (name, source, rate or value, direction, unit, description);
+``python -m toolbench.metrics.reference`` prints them as a table.
 """
 
 from __future__ import annotations
@@ -76,90 +42,15 @@ from typing import Any
 import pandas as pd
 
 from toolbench import codes
-from toolbench.errors import UnknownNameError, UserError
+from toolbench.errors import UserError
+from toolbench.metrics import registry
+from toolbench.metrics.registry import score_flags
 from toolbench.results import RunInfo, TrialResult, results_path
 
 OVERALL = "overall"
 """Model and format label of the cell that pools every trial."""
 
 Z95 = 1.959963984540054
-
-SCORE_FLAGS: tuple[str, ...] = (
-    "parse_strict_ok",
-    "parse_ok",
-    "call_accuracy",
-    "args_schema_valid",
-    "stop_compliant",
-    "leak_sanitized",
-    "leak_raw",
-    "no_call_correct",
-    "final_answer_ok",
-    "retry_recovered",
-)
-
-TRIAL_COLUMNS: tuple[str, ...] = (
-    "model",
-    "format",
-    "scenario_id",
-    "sample",
-    "status",
-    *SCORE_FLAGS,
-    "latency_s",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost",
-    "errors",
-    "outcome",
-)
-
-RATE_SOURCES: dict[str, str] = {
-    "parse_success": "parse_strict_ok",
-    "parse_success_repaired": "parse_ok",
-    "call_accuracy": "call_accuracy",
-    "schema_validity": "args_schema_valid",
-    "stop_compliance": "stop_compliant",
-    "leak_rate": "leak_sanitized",
-    "leak_rate_raw": "leak_raw",
-    "no_call_accuracy": "no_call_correct",
-    "final_answer_accuracy": "final_answer_ok",
-    "retry_recovery": "retry_recovered",
-}
-"""Each model rate and the trial flag it averages."""
-
-RATES: tuple[str, ...] = (*RATE_SOURCES, "infra_error_rate", "harness_error_rate")
-VALUES: tuple[str, ...] = (
-    "latency_p50",
-    "latency_p95",
-    "prompt_tokens_mean",
-    "completion_tokens_mean",
-    "cost_total",
-    "n_trials",
-)
-METRICS: tuple[str, ...] = (*RATES, *VALUES)
-
-LOWER_IS_BETTER = frozenset(
-    {
-        "leak_rate",
-        "leak_rate_raw",
-        "infra_error_rate",
-        "harness_error_rate",
-        "latency_p50",
-        "latency_p95",
-        "prompt_tokens_mean",
-        "completion_tokens_mean",
-        "cost_total",
-    }
-)
-"""Metrics where a rise is a regression; for the rest (``n_trials`` aside) a fall is."""
-
-HEADLINE: tuple[str, ...] = (
-    "call_accuracy",
-    "parse_success",
-    "no_call_accuracy",
-    "stop_compliance",
-    "leak_rate",
-)
-"""The metrics drawn as heatmaps and shown in short summaries."""
 
 STATUS_CODES: dict[str, str] = {
     "infra_error": codes.INFRA_ERROR,
@@ -168,22 +59,60 @@ STATUS_CODES: dict[str, str] = {
     "cassette_unreadable": codes.CASSETTE_UNREADABLE,
     "harness_error": codes.HARNESS_ERROR,
 }
-HARNESS_STATUSES = frozenset({"harness_error"})
-"""Statuses that are toolbench's own faults (the rest of the non-``ok`` ones are infra)."""
 
 _FAIL_FLAGS = ("call_accuracy", "no_call_correct", "final_answer_ok", "parse_ok")
+_BASE_COLUMNS = ("model", "format", "scenario_id", "sample", "status")
+_TAIL_COLUMNS = ("latency_s", "prompt_tokens", "completion_tokens", "cost", "errors", "outcome")
+
+
+def trial_columns() -> tuple[str, ...]:
+    """The trial table's public columns: keys, status, every registered metric's trial
+    flag, latency, tokens, cost, error codes and outcome."""
+    return (*_BASE_COLUMNS, *score_flags(), *_TAIL_COLUMNS)
+
+
+_COMPAT = (
+    "SCORE_FLAGS", "TRIAL_COLUMNS", "RATE_SOURCES", "RATES", "VALUES", "METRICS",
+    "LOWER_IS_BETTER", "HEADLINE",
+)  # fmt: skip
+
+
+def _compat(name: str) -> Any:
+    """The module constants of before the registry, computed from it when read."""
+    if name not in _COMPAT:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    ms = registry.all_metrics()
+    if name == "SCORE_FLAGS":
+        return score_flags()
+    if name == "TRIAL_COLUMNS":
+        return trial_columns()
+    if name == "RATE_SOURCES":
+        return {m.name: m.flag for m in ms if m.flag and m.kind == "rate"}
+    if name == "RATES":
+        return registry.rates()
+    if name == "VALUES":
+        return tuple(m.name for m in ms if m.kind == "value")
+    if name == "METRICS":
+        return tuple(m.name for m in ms)
+    if name == "LOWER_IS_BETTER":
+        return frozenset(m.name for m in ms if m.direction == "lower")
+    return registry.view("headline")
+
+
+def __getattr__(name: str) -> Any:
+    # ``from toolbench.report.metrics import METRICS`` still works (a snapshot of the
+    # registry at that moment); the library itself asks :mod:`toolbench.metrics`.
+    return _compat(name)
 
 
 def check_metric(name: str) -> str:
     """Return ``name`` if it is a metric, else raise a did-you-mean error."""
-    if name not in METRICS:
-        raise UnknownNameError("metric", name, METRICS)
-    return name
+    return registry.get_metric(name).name
 
 
 def worse_by(metric: str, value: float, baseline: float) -> float:
     """How much worse ``value`` is than ``baseline`` (positive = regression)."""
-    return value - baseline if metric in LOWER_IS_BETTER else baseline - value
+    return registry.get_metric(metric).worse_by(value, baseline)
 
 
 # --------------------------------------------------------------------------- reading
@@ -221,10 +150,10 @@ def trial_outcome(status: str, flags: dict[str, Any]) -> str:
 
 
 def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
-    """Project one raw results line (already JSON-decoded) onto :data:`TRIAL_COLUMNS`."""
+    """Project one raw results line (already JSON-decoded) onto :func:`trial_columns`."""
     status = d.get("status", "ok")
     scores = d.get("scores") or {}
-    flags = [scores.get(f) for f in SCORE_FLAGS]
+    flags = [scores.get(f) for f in score_flags()]
     if status != "ok":
         errs = [d.get("error_code") or STATUS_CODES.get(status, status)]
     else:
@@ -247,11 +176,11 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
 
 def frame(rows: Sequence[tuple[Any, ...]], offsets: Sequence[int] | None = None) -> pd.DataFrame:
     """Build the typed trial table from projected rows."""
-    df = pd.DataFrame.from_records(list(rows), columns=list(TRIAL_COLUMNS))
+    df = pd.DataFrame.from_records(list(rows), columns=list(trial_columns()))
     for col in ("model", "format", "scenario_id", "status", "errors", "outcome"):
         df[col] = df[col].astype(str)
     df["sample"] = df["sample"].astype("int64")
-    for col in SCORE_FLAGS:
+    for col in score_flags():
         df[col] = df[col].astype("boolean")
     df["latency_s"] = df["latency_s"].astype("float64")
     for col in ("prompt_tokens", "completion_tokens"):
@@ -374,52 +303,35 @@ class CellStats:
         return wilson(*self.counts[metric])
 
 
-def _flag_floats(df: pd.DataFrame) -> pd.DataFrame:
-    """Score flags as floats (1/0/NaN) over ``ok`` trials, for fast grouped sums."""
-    ok = df["status"] == "ok"
+def _per_trial(df: pd.DataFrame, metrics: list[registry.Metric]) -> pd.DataFrame:
+    """Each metric's per-trial series (floats, NaN = left out), for fast grouped work."""
     out = pd.DataFrame({"model": df["model"], "format": df["format"]})
-    for rate, col in RATE_SOURCES.items():
-        out[rate] = df[col].astype("Float64").astype("float64").where(ok)
-    harness = df["status"].isin(HARNESS_STATUSES)
-    out["infra_error_rate"] = (~ok & ~harness).astype("float64")
-    out["harness_error_rate"] = harness.astype("float64")
-    out["latency_s"] = df["latency_s"].where(ok)
-    out["prompt_tokens"] = df["prompt_tokens"].astype("Float64").astype("float64").where(ok)
-    out["completion_tokens"] = df["completion_tokens"].astype("Float64").astype("float64").where(ok)
-    out["cost"] = df["cost"].astype("float64")
+    for m in metrics:
+        out[m.name] = m.per_trial(df)
     return out
 
 
-def _opt(x: Any) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
-
-
-def _cell(model: str, fmt: str, g: pd.DataFrame) -> CellStats:
+def _cell(model: str, fmt: str, g: pd.DataFrame, metrics: list[registry.Metric]) -> CellStats:
     values: dict[str, float | None] = {}
     counts: dict[str, tuple[int, int]] = {}
-    for rate in RATES:
-        col = g[rate]
-        n = int(col.count())
-        k = int(col.sum()) if n else 0
-        counts[rate] = (k, n)
-        values[rate] = k / n if n else None
-    lat = g["latency_s"].dropna()
-    values["latency_p50"] = _opt(lat.quantile(0.5)) if len(lat) else None
-    values["latency_p95"] = _opt(lat.quantile(0.95)) if len(lat) else None
-    values["prompt_tokens_mean"] = _opt(g["prompt_tokens"].mean())
-    values["completion_tokens_mean"] = _opt(g["completion_tokens"].mean())
-    cost = g["cost"].dropna()
-    values["cost_total"] = float(cost.sum()) if len(cost) else None
-    values["n_trials"] = float(len(g))
+    for m in metrics:
+        v, kn = m.value(g[m.name])
+        values[m.name] = v
+        if kn is not None:
+            counts[m.name] = kn
     return CellStats(model, fmt, values, counts)
 
 
 def aggregate(df: pd.DataFrame, overall: bool = True) -> list[CellStats]:
     """Metrics per ``(model, format)`` cell, sorted, then the overall cell."""
-    flo = _flag_floats(df)
-    cells = [_cell(str(m), str(f), g) for (m, f), g in flo.groupby(["model", "format"], sort=True)]
+    metrics = registry.all_metrics()
+    flo = _per_trial(df, metrics)
+    cells = [
+        _cell(str(m), str(f), g, metrics)
+        for (m, f), g in flo.groupby(["model", "format"], sort=True)
+    ]
     if overall and len(df):
-        cells.append(_cell(OVERALL, OVERALL, flo))
+        cells.append(_cell(OVERALL, OVERALL, flo, metrics))
     return cells
 
 
@@ -428,25 +340,14 @@ def cell_map(cells: Iterable[CellStats]) -> dict[tuple[str, str], CellStats]:
 
 
 def fmt_value(metric: str, v: float | None) -> str:
-    """A metric value for tables: rates as percentages, the rest plainly."""
-    if v is None:
-        return "n/a"
-    if metric in RATES:
-        return f"{100 * v:.1f}%"
-    if metric == "n_trials":
-        return str(int(v))
-    if metric == "cost_total":
-        return f"${v:.4f}"
-    if metric.startswith("latency"):
-        return f"{v:.2f}s"
-    return f"{v:.1f}"
+    """A metric value for tables, as its registered unit says (plain for unknown names)."""
+    m = registry.find_metric(metric)
+    return m.fmt(v) if m is not None else registry.fmt_unit("number", v)
 
 
 def fmt_delta(metric: str, d: float | None) -> str:
-    if d is None:
-        return "n/a"
-    if metric in RATES:
-        return f"{100 * d:+.1f} pp"
-    if metric == "n_trials":
-        return f"{int(d):+d}"
-    return f"{d:+.3g}"
+    """A difference of two values of ``metric`` (``+1.0 pp`` for rates)."""
+    m = registry.find_metric(metric)
+    if m is None:
+        return "n/a" if d is None else f"{d:+.3g}"
+    return m.fmt_delta(d)

@@ -1,6 +1,7 @@
 """Which format each model should use by default, by one documented rule.
 
-For each model, its formats are ranked by, in order:
+For each model, its formats are ranked by the metrics registered with a ``ranking``
+position (:mod:`toolbench.metrics`), each in its better direction; built in, in order:
 
 1. highest ``call_accuracy``;
 2. then lowest ``leak_rate`` (markers surviving sanitizing);
@@ -21,22 +22,26 @@ from dataclasses import dataclass
 
 import yaml
 
+from toolbench.metrics import get_metric, view
 from toolbench.report.compare import ALPHA, PairedTest, paired_tests
 from toolbench.report.metrics import OVERALL, CellStats, TrialTable, aggregate, fmt_value
 from toolbench.report.table import text_table
 
-RULE: tuple[tuple[str, int], ...] = (
-    ("call_accuracy", -1),
-    ("leak_rate", 1),
-    ("stop_compliance", -1),
-    ("prompt_tokens_mean", 1),
-)
-"""(metric, direction): -1 means higher wins, 1 means lower wins."""
+
+def rule() -> tuple[tuple[str, int], ...]:
+    """(metric, sign) per ranking criterion: -1 means higher wins, 1 means lower wins."""
+    return tuple((m, 1 if get_metric(m).direction == "lower" else -1) for m in view("ranking"))
+
+
+def rule_text() -> str:
+    """The rule in words, as ``recommend`` prints it."""
+    steps = [f"{'lowest' if s == 1 else 'highest'} {m}" for m, s in rule()]
+    return "rule: " + ", then ".join(steps)
 
 
 def rank_key(cell: CellStats) -> tuple[float | str, ...]:
     key: list[float | str] = []
-    for metric, sign in RULE:
+    for metric, sign in rule():
         v = cell.values.get(metric)
         key.append(math.inf if v is None else sign * v)
     key.append(cell.format)
@@ -60,7 +65,7 @@ class Recommendation:
         if len(self.ranked) < 2:
             return "only format"
         a, b = rank_key(self.ranked[0]), rank_key(self.ranked[1])
-        names = [m for m, _ in RULE] + ["format name"]
+        names = [m for m, _ in rule()] + ["format name"]
         return next((n for n, x, y in zip(names, a, b, strict=True) if x != y), "format name")
 
     @property
@@ -94,6 +99,7 @@ def recommend(table: TrialTable) -> list[Recommendation]:
 
 def render(recs: list[Recommendation]) -> str:
     lines: list[str] = []
+    criteria = [m for m, _ in rule()]
     for r in recs:
         if r.model == OVERALL:
             continue
@@ -102,11 +108,11 @@ def render(recs: list[Recommendation]) -> str:
             [
                 str(i),
                 c.format,
-                *(fmt_value(m, c.values.get(m)) for m, _ in RULE),
+                *(fmt_value(m, c.values.get(m)) for m in criteria),
             ]
             for i, c in enumerate(r.ranked, 1)
         ]
-        lines.append(text_table(["rank", "format", *(m for m, _ in RULE)], rows))
+        lines.append(text_table(["rank", "format", *criteria], rows))
         t = r.test
         if t is not None and not r.significant:
             runner = r.ranked[1].format
@@ -123,10 +129,7 @@ def render(recs: list[Recommendation]) -> str:
                     f"{r.decided_by} decided"
                 )
         lines.append("")
-    lines.append(
-        "rule: highest call_accuracy, then lowest leak_rate, then highest stop_compliance, "
-        "then lowest prompt_tokens_mean"
-    )
+    lines.append(rule_text())
     return "\n".join(lines)
 
 

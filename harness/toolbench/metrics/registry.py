@@ -1,0 +1,283 @@
+"""Metrics as registered objects: each one defined once, every view derived from here.
+
+A :class:`Metric` says what it is computed from (a per-trial series over the trial
+table, usually a :class:`~toolbench.results.TrialScores` flag), whether it is a *rate*
+(a share of 0/1 trial values, with successes and denominator, hence a Wilson interval)
+or a *value* (a reduction such as a percentile, a mean or a sum), which direction is
+better, how it is shown, a one-line description, and where it appears: the headline
+heatmaps, the terminal summary, the Markdown summary, the paired tests of ``compare``
+and the ranking rule of ``recommend``. The terminal table, HTML, Markdown, JUnit,
+export, gate, compare, recommend and the README's metric reference all read this
+registry, so adding a metric is one module (and its test).
+
+Built-in metrics and plugins come through the same door: the entry-point group
+``toolbench.metrics`` (see :func:`load_metrics`). An entry point names a
+:class:`Metric` or a sequence of them. A plugin that fails to import is named in one
+warning line on stderr and the other metrics still work.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from typing import Literal
+
+import pandas as pd
+
+from toolbench.errors import UnknownNameError
+
+ENTRY_POINT_GROUP = "toolbench.metrics"
+
+BUILTIN_ENTRY_POINTS: tuple[EntryPoint, ...] = tuple(
+    EntryPoint(name, value, ENTRY_POINT_GROUP)
+    for name, value in (
+        ("scores", "toolbench.metrics.scores:METRICS"),
+        ("faults", "toolbench.metrics.faults:METRICS"),
+        ("latency", "toolbench.metrics.latency:METRICS"),
+        ("usage", "toolbench.metrics.usage:METRICS"),
+        ("volume", "toolbench.metrics.volume:METRICS"),
+    )
+)
+"""The built-in groups, in table order: the same entries pyproject.toml declares under
+``[project.entry-points."toolbench.metrics"]`` (a test keeps the two equal). They are
+loaded from here too, so a source checkout whose installed metadata predates a group
+still has every built-in metric."""
+
+Kind = Literal["rate", "value"]
+Direction = Literal["higher", "lower", "none"]
+Unit = Literal["percent", "count", "usd", "seconds", "number"]
+PerTrial = Callable[[pd.DataFrame], "pd.Series[float]"]
+"""Trial table -> one float per trial (NaN: the trial is left out of this metric)."""
+Reduce = Callable[["pd.Series[float]"], float | None]
+"""A value metric's per-trial series of one cell -> its value (None: not applicable)."""
+
+RESERVED = frozenset({"model", "format"})
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric. Views list the metrics whose position for them is set, in that order.
+
+    ``headline``: heatmaps and short summaries; ``summary``: the terminal table after
+    ``run``; ``markdown``: the Markdown summary's columns; ``paired``: McNemar tests in
+    ``compare`` (rates only); ``ranking``: the criteria of ``recommend``'s rule, ranked
+    by :attr:`direction`.
+    """
+
+    name: str
+    description: str
+    per_trial: PerTrial
+    source: str
+    """What it is computed from, in words (the README's reference shows it)."""
+    kind: Kind = "rate"
+    reduce: Reduce | None = None
+    direction: Direction = "higher"
+    unit: Unit = "percent"
+    flag: str | None = None
+    """The trial-table column (a ``TrialScores`` field) it reads, if any: registering
+    the metric adds that column to the trial table (and so to ``export``)."""
+    headline: int | None = None
+    summary: int | None = None
+    markdown: int | None = None
+    paired: int | None = None
+    ranking: int | None = None
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name) or self.name in RESERVED:
+            raise ValueError(
+                f"metric name {self.name!r}: expected [a-z][a-z0-9_]*, not model/format"
+            )
+        if self.kind == "value" and self.reduce is None:
+            raise ValueError(f"metric {self.name!r}: a value metric needs a reduce function")
+        if self.kind == "rate" and self.unit != "percent":
+            raise ValueError(f"metric {self.name!r}: a rate is shown as a percent")
+        if self.paired is not None and self.kind != "rate":
+            raise ValueError(f"metric {self.name!r}: only rates can be paired")
+        if self.ranking is not None and self.direction == "none":
+            raise ValueError(f"metric {self.name!r}: a ranking metric needs a direction")
+
+    def value(self, series: pd.Series[float]) -> tuple[float | None, tuple[int, int] | None]:
+        """This metric over one cell's per-trial series: (value, (successes, n) for rates)."""
+        if self.kind == "rate":
+            n = int(series.count())
+            k = int(series.sum()) if n else 0
+            return (k / n if n else None), (k, n)
+        assert self.reduce is not None
+        return self.reduce(series), None
+
+    def fmt(self, v: float | None) -> str:
+        """The value for tables: rates as percentages, the rest by unit."""
+        return fmt_unit(self.unit, v)
+
+    def fmt_delta(self, d: float | None) -> str:
+        """A difference of two values (``+1.0 pp`` for rates)."""
+        if d is None:
+            return "n/a"
+        if self.unit == "percent":
+            return f"{100 * d:+.1f} pp"
+        if self.unit == "count":
+            return f"{int(d):+d}"
+        return f"{d:+.3g}"
+
+    def worse_by(self, value: float, baseline: float) -> float:
+        """How much worse ``value`` is than ``baseline`` (positive = regression)."""
+        return value - baseline if self.direction == "lower" else baseline - value
+
+
+def fmt_unit(unit: Unit, v: float | None) -> str:
+    if v is None:
+        return "n/a"
+    if unit == "percent":
+        return f"{100 * v:.1f}%"
+    if unit == "count":
+        return str(int(v))
+    if unit == "usd":
+        return f"${v:.4f}"
+    if unit == "seconds":
+        return f"{v:.2f}s"
+    return f"{v:.1f}"
+
+
+def flag_rate(
+    name: str,
+    flag: str,
+    description: str,
+    *,
+    direction: Direction = "higher",
+    headline: int | None = None,
+    summary: int | None = None,
+    markdown: int | None = None,
+    paired: int | None = None,
+    ranking: int | None = None,
+) -> Metric:
+    """A rate that averages a trial flag over the ``ok`` trials where it applies.
+
+    Trials that did not reach the model (any status but ``ok``) are not model failures
+    and stay out of the denominator, as does ``None`` (the flag does not apply).
+    """
+
+    def per_trial(df: pd.DataFrame) -> pd.Series[float]:
+        col = df[flag].astype("Float64").astype("float64")
+        return col.where(df["status"] == "ok")
+
+    return Metric(
+        name,
+        description,
+        per_trial,
+        f"trial flag `{flag}`, `ok` trials where it applies",
+        direction=direction,
+        flag=flag,
+        headline=headline,
+        summary=summary,
+        markdown=markdown,
+        paired=paired,
+        ranking=ranking,
+    )
+
+
+# --------------------------------------------------------------------------- the registry
+
+_REGISTRY: dict[str, Metric] = {}
+_loaded = False
+
+
+def register_metric(metric: Metric) -> Metric:
+    """Make ``metric`` known by its name (a later registration of a name replaces it)."""
+    _REGISTRY[metric.name] = metric
+    return metric
+
+
+def unregister_metric(name: str) -> None:
+    """Forget a metric (tests that register toy metrics clean up with this)."""
+    _REGISTRY.pop(name, None)
+
+
+def _entries(obj: object) -> list[Metric] | None:
+    if isinstance(obj, Metric):
+        return [obj]
+    if isinstance(obj, Sequence) and obj and all(isinstance(m, Metric) for m in obj):
+        return list(obj)
+    return None
+
+
+def load_entry_points(eps: Iterable[EntryPoint]) -> None:
+    """Register the metrics each entry point names; a broken one is one warning line."""
+    for ep in eps:
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a plugin's import error is its own, not ours
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            _warn(ep, f"failed to load: {type(exc).__name__}: {first}")
+            continue
+        found = _entries(obj)
+        if found is None:
+            _warn(ep, "does not name a Metric or a sequence of Metric objects")
+            continue
+        for m in found:
+            register_metric(m)
+
+
+def _warn(ep: EntryPoint, what: str) -> None:
+    print(
+        f"warning: metric plugin '{ep.name}' ({ep.value}) {what}; its metrics are left out",
+        file=sys.stderr,
+    )
+
+
+def load_metrics() -> None:
+    """Load the built-in groups, then every installed ``toolbench.metrics`` plugin (once)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    builtin = {ep.value for ep in BUILTIN_ENTRY_POINTS}
+    installed = sorted(
+        (ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.value not in builtin),
+        key=lambda ep: ep.name,
+    )
+    load_entry_points([*BUILTIN_ENTRY_POINTS, *installed])
+
+
+def all_metrics() -> list[Metric]:
+    """Every metric, in table order (built-ins first, then plugins, as registered)."""
+    load_metrics()
+    return list(_REGISTRY.values())
+
+
+def metric_names() -> tuple[str, ...]:
+    return tuple(m.name for m in all_metrics())
+
+
+def find_metric(name: str) -> Metric | None:
+    load_metrics()
+    return _REGISTRY.get(name)
+
+
+def get_metric(name: str) -> Metric:
+    """The metric called ``name``, else a did-you-mean error listing the metrics."""
+    m = find_metric(name)
+    if m is None:
+        raise UnknownNameError("metric", name, metric_names())
+    return m
+
+
+View = Literal["headline", "summary", "markdown", "paired", "ranking"]
+
+
+def view(which: View) -> tuple[str, ...]:
+    """The metric names shown in one view, in their set order."""
+    chosen = [(getattr(m, which), i, m.name) for i, m in enumerate(all_metrics())]
+    return tuple(name for pos, _, name in sorted(c for c in chosen if c[0] is not None))
+
+
+def rates() -> tuple[str, ...]:
+    return tuple(m.name for m in all_metrics() if m.kind == "rate")
+
+
+def score_flags() -> tuple[str, ...]:
+    """The trial flags some metric reads, in registration order (trial-table columns)."""
+    return tuple(dict.fromkeys(m.flag for m in all_metrics() if m.flag is not None))
