@@ -57,12 +57,14 @@ def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> None:
 
     table = load_table(run_dir)
     shown = view("summary")
-    console = Console(width=140)
+    # Wide enough for every shown name in full (a plugin may add columns).
+    console = Console(width=max(140, 30 + sum(len(m) + 3 for m in shown)))
     if len(table.df):
         grid = Table(title=f"run {table.run_id}: {len(table.df)} trials", show_lines=False)
         grid.add_column("model / format")
         for m in shown:
-            grid.add_column(m, justify="right")
+            # Folded, not cut: every name stays readable however many metrics are shown.
+            grid.add_column(m, justify="right", overflow="fold")
         for cell in aggregate(table.df):
             grid.add_row(cell.label, *(fmt_value(m, cell.values.get(m)) for m in shown))
         console.print(grid)
