@@ -88,3 +88,32 @@ def test_junit_compare_and_reference(run: Path, capsys: pytest.CaptureFixture[st
         for line in out.splitlines()
     )
     assert "| `first_try_rate` | rate | higher | trial flag `first_try_ok`" in markdown_table()
+
+
+def _completion(df: pd.DataFrame) -> pd.Series[float]:
+    return df["completion_tokens"].astype("Float64").astype("float64")
+
+
+def test_an_aggregate_metric_registered_through_the_api(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value metric (not a trial flag): a reduction over the cell, gated and ranked."""
+    registry.register_metric(
+        registry.Metric(
+            "completion_tokens_max",
+            "largest completion of any trial",
+            _completion,
+            "`completion_tokens`, all trials, max",
+            kind="value",
+            reduce=lambda s: None if s.dropna().empty else float(s.max()),
+            direction="lower",
+            unit="number",
+            ranking=5,
+        )
+    )
+    assert run_cli(["gate", str(run), "--max", "completion_tokens_max=20"]) == 1
+    out = capsys.readouterr().out
+    assert "completion_tokens_max" in out and "30.0" in out and "<= 20.0" in out
+    assert run_cli(["recommend", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "rule: lowest completion_tokens_max, then highest call_accuracy" in out
