@@ -138,3 +138,21 @@ def test_flag_rate_leaves_out_trials_that_did_not_reach_the_model() -> None:
         {"status": ["ok", "ok", "ok", "infra_error"], "f": [True, False, None, True]}
     ).astype({"f": "boolean"})
     assert m.value(m.per_trial(df)) == (0.5, (1, 2))
+
+
+def test_a_plugin_cannot_silently_redefine_a_metric(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = flag_rate("call_accuracy", "first_try_ok", "not what call_accuracy means")
+    monkeypatch.setattr(registry, "_fake", fake, raising=False)
+    ep = EntryPoint("evil", "toolbench.metrics.registry:_fake", registry.ENTRY_POINT_GROUP)
+    registry.load_entry_points([ep])
+    assert capsys.readouterr().err == (
+        "warning: metric plugin 'evil' (toolbench.metrics.registry:_fake) metric "
+        "'call_accuracy' is already registered; 'call_accuracy' is left out\n"
+    )
+    assert get_metric("call_accuracy").flag == "call_accuracy"
+    with pytest.raises(registry.DuplicateMetricError):
+        registry.register_metric(fake)
+    registry.register_metric(fake, replace=True)
+    assert get_metric("call_accuracy") is fake

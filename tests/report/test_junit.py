@@ -5,6 +5,7 @@ from pathlib import Path
 
 from synthetic_runs import HOSTILE, make_trial, write_run
 
+from toolbench.metrics import metric_names
 from toolbench.report.junit import junit_xml
 from toolbench.report.metrics import load_table
 
@@ -36,3 +37,13 @@ def test_junit_escapes_hostile_text(tmp_path: Path) -> None:
     fail = ET.fromstring(xml.encode()).find(".//failure")
     assert fail is not None and fail.text is not None
     assert "<script>window.__pwned=1;" in fail.text  # round-trips as text
+
+
+def test_junit_suites_carry_the_registered_metrics(run_dir: Path) -> None:
+    root = ET.fromstring(junit_xml(load_table(run_dir)).encode())
+    suite = next(s for s in root.iter("testsuite") if s.get("name") == "m-beta / xml")
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["toolbench.call_accuracy"] == "50.0%"
+    assert props["toolbench.n_trials"] == "6"
+    assert props["toolbench.retry_recovery"] == "n/a"
+    assert len(props) == len(metric_names())

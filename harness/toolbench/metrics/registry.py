@@ -185,8 +185,16 @@ _REGISTRY: dict[str, Metric] = {}
 _loaded = False
 
 
-def register_metric(metric: Metric) -> Metric:
-    """Make ``metric`` known by its name (a later registration of a name replaces it)."""
+class DuplicateMetricError(ValueError):
+    """A metric name is registered twice (a plugin may not silently redefine a metric)."""
+
+
+def register_metric(metric: Metric, *, replace: bool = False) -> Metric:
+    """Make ``metric`` known by its name; a name already taken is refused unless
+    ``replace`` (so a plugin cannot silently change what a built-in metric means)."""
+    old = _REGISTRY.get(metric.name)
+    if old is not None and old is not metric and not replace:
+        raise DuplicateMetricError(f"metric '{metric.name}' is already registered")
     _REGISTRY[metric.name] = metric
     return metric
 
@@ -218,14 +226,14 @@ def load_entry_points(eps: Iterable[EntryPoint]) -> None:
             _warn(ep, "does not name a Metric or a sequence of Metric objects")
             continue
         for m in found:
-            register_metric(m)
+            try:
+                register_metric(m)
+            except DuplicateMetricError as exc:
+                _warn(ep, f"{exc}", f"'{m.name}' is left out")
 
 
-def _warn(ep: EntryPoint, what: str) -> None:
-    print(
-        f"warning: metric plugin '{ep.name}' ({ep.value}) {what}; its metrics are left out",
-        file=sys.stderr,
-    )
+def _warn(ep: EntryPoint, what: str, consequence: str = "its metrics are left out") -> None:
+    print(f"warning: metric plugin '{ep.name}' ({ep.value}) {what}; {consequence}", file=sys.stderr)
 
 
 def load_metrics() -> None:
