@@ -18,3 +18,4 @@ def restore_registry() -> Iterator[None]:
     registry._REGISTRY.clear()
     registry._REGISTRY.update(saved)
     registry._loaded = loaded
+    registry.changed()

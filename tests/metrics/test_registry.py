@@ -75,6 +75,7 @@ def test_broken_plugin_is_one_warning_line_and_the_rest_still_work(
     monkeypatch.setattr(registry, "entry_points", lambda group: [broken, toy])
     registry._REGISTRY.clear()
     registry._loaded = False
+    registry.changed()
     assert metric_names() == (*BUILT_IN, "first_try_rate")
     err = capsys.readouterr().err
     assert err == (

@@ -183,6 +183,14 @@ def flag_rate(
 
 _REGISTRY: dict[str, Metric] = {}
 _loaded = False
+_flags: tuple[str, ...] | None = None
+""":func:`score_flags`, kept: the reader asks for it once per results line."""
+
+
+def changed() -> None:
+    """Forget what was derived from the registry (after it is edited in place)."""
+    global _flags
+    _flags = None
 
 
 class DuplicateMetricError(ValueError):
@@ -196,12 +204,14 @@ def register_metric(metric: Metric, *, replace: bool = False) -> Metric:
     if old is not None and old is not metric and not replace:
         raise DuplicateMetricError(f"metric '{metric.name}' is already registered")
     _REGISTRY[metric.name] = metric
+    changed()
     return metric
 
 
 def unregister_metric(name: str) -> None:
     """Forget a metric (tests that register toy metrics clean up with this)."""
     _REGISTRY.pop(name, None)
+    changed()
 
 
 def _entries(obj: object) -> list[Metric] | None:
@@ -288,4 +298,7 @@ def rates() -> tuple[str, ...]:
 
 def score_flags() -> tuple[str, ...]:
     """The trial flags some metric reads, in registration order (trial-table columns)."""
-    return tuple(dict.fromkeys(m.flag for m in all_metrics() if m.flag is not None))
+    global _flags
+    if _flags is None:
+        _flags = tuple(dict.fromkeys(m.flag for m in all_metrics() if m.flag is not None))
+    return _flags
