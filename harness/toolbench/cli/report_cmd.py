@@ -180,7 +180,9 @@ def compare(
     run_a: RunArg,
     run_b: Annotated[
         Path | None,
-        typer.Argument(help="Second run (omit to compare formats in RUN_A)."),
+        typer.Argument(
+            help="Second run (leave out, with --formats X,Y, to compare formats in run_a)."
+        ),
     ] = None,
     formats: Annotated[
         str | None,
