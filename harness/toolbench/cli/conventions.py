@@ -30,7 +30,7 @@ def deprecated(old: str, new: str) -> None:
     typer.echo(f"warning: {old} is deprecated; use {new}", err=True)
 
 
-def _quiet_flags(params: Iterable[Any]) -> None:
+def _fix_type_labels(params: Iterable[Any]) -> None:
     """No type label for flags (typer 0.29 shows ``<bool>``), and the element type for a
     variadic argument (``paths... <path>``, not ``<list[Path]>``)."""
     for p in params:
@@ -70,11 +70,11 @@ class Command(TyperCommand):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _quiet_flags(self.params)
+        _fix_type_labels(self.params)
 
     def get_help_option(self, ctx: Any) -> Any:
         opt = super().get_help_option(ctx)
-        _quiet_flags([opt] if opt is not None else [])
+        _fix_type_labels([opt] if opt is not None else [])
         return opt
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
@@ -87,11 +87,11 @@ class Group(TyperGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _quiet_flags(self.params)
+        _fix_type_labels(self.params)
 
     def get_help_option(self, ctx: Any) -> Any:
         opt = super().get_help_option(ctx)
-        _quiet_flags([opt] if opt is not None else [])
+        _fix_type_labels([opt] if opt is not None else [])
         return opt
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
