@@ -170,6 +170,53 @@ CASES: dict[str, tuple[list[str], str]] = {
         "error: unknown format 'nope'. Available: claude-xml, deepseek, harmony, kimi-k2, "
         "llama3-json, mistral, native, prompt-json, pythonic, qwen3-coder, react, xml",
     ),
+    # output kinds (docs/cli.md, "Conventions")
+    "report-to-unknown": (
+        ["report", "runs/r1", "--to", "pdf"],
+        "error: unknown report format 'pdf'. Available: html, junit, md",
+    ),
+    "report-old-format-unknown": (
+        ["report", "runs/r1", "--format", "pdf"],
+        "error: unknown report format 'pdf'. Available: html, junit, md",
+    ),
+    "export-to-unknown": (
+        ["export", "runs/r1", "--to", "xlsx"],
+        "error: unknown export format 'xlsx'. Available: csv, jsonl, parquet",
+    ),
+    "recommend-to-unknown": (
+        ["recommend", "runs/r1", "--to", "yml"],
+        "error: unknown recommend --to value 'yml'. Did you mean 'yaml'? Available: text, yaml",
+    ),
+    "recommend-to-json": (
+        ["recommend", "runs/r1", "--to", "json"],
+        "error: recommend --to: for JSON give --json (--to takes text or yaml)",
+    ),
+    "recommend-json-and-yaml": (
+        ["recommend", "runs/r1", "--json", "--to", "yaml"],
+        "error: recommend: --json and --to yaml are exclusive (give one)",
+    ),
+    "recommend-old-emit-unknown": (
+        ["recommend", "runs/r1", "--emit", "json"],
+        "error: unknown --emit format 'json'. Available: yaml",
+    ),
+    "json-given-a-value": (
+        ["gate", "runs/r1", "--json=yes"],
+        "error: Option '--json' does not take a value.",
+    ),
+    "compare-json-needs-two-formats": (
+        ["compare", "runs/r1", "--json"],
+        "error: compare: give RUN_B, or --formats X,Y with exactly two formats",
+    ),
+    "parse-short-f-unknown": (
+        ["parse", "-f", "xmll", "-"],
+        "error: unknown format 'xmll'. Did you mean 'xml'? Available: claude-xml, deepseek,"
+        " harmony, kimi-k2, llama3-json, mistral, native, prompt-json, pythonic, qwen3-coder,"
+        " react, xml",
+    ),
+    "run-record-unknown": (
+        ["run", "--record", "sometimes"],
+        "error: --record: must be one of none, new, all (got 'sometimes')",
+    ),
     # outputs that cannot be written
     "report-out-under-a-file": (
         ["report", "runs/r1", "-o", "afile/r.html"],

@@ -1,7 +1,8 @@
-"""The README's reference tables keep up with the code they describe."""
+"""The README and the docs pages keep up with the code they describe."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,14 +10,30 @@ import pytest
 from toolbench import codes
 from toolbench.formats.registry import format_names
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+METRICS_PAGE = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+PAGES = sorted((ROOT / "docs").glob("*.md"))
 
 
 @pytest.mark.parametrize("code", sorted(codes.DESCRIPTIONS))
 def test_every_error_code_is_documented(code: str) -> None:
-    assert f"`{code}`" in README
+    """The codes table lives in docs/metrics.md (the README links to it)."""
+    assert f"`{code}`" in METRICS_PAGE
 
 
 @pytest.mark.parametrize("name", format_names())
 def test_every_built_in_format_is_named(name: str) -> None:
     assert f"`{name}`" in README
+
+
+@pytest.mark.parametrize("page", [p.name for p in PAGES])
+def test_readme_links_every_docs_page(page: str) -> None:
+    assert f"(docs/{page})" in README
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *PAGES], ids=lambda p: p.name)
+def test_relative_links_resolve(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", text):
+        assert (path.parent / target).exists(), f"{path.name}: broken link {target}"

@@ -22,6 +22,7 @@ import typer
 
 from toolbench import __version__
 from toolbench.cli.clicks import ABORTS, CLICK_ERRORS, help_text, usage_line
+from toolbench.cli.conventions import Group
 from toolbench.errors import UserError
 
 app = typer.Typer(
@@ -30,6 +31,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=Group,
 )
 
 

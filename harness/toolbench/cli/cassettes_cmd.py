@@ -6,10 +6,12 @@ from pathlib import Path
 
 import typer
 
-cassettes_app = typer.Typer(help="Inspect recorded cassettes.", no_args_is_help=True)
+from toolbench.cli.conventions import Command, typer_app
+
+cassettes_app = typer_app("cassettes", "Inspect recorded cassettes.")
 
 
-@cassettes_app.command("audit")
+@cassettes_app.command("audit", cls=Command)
 def audit_cmd(
     directory: Path = typer.Argument(Path("cassettes"), help="Cassette directory or file."),
 ) -> None:

@@ -12,20 +12,21 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from toolbench.cli.conventions import Command, typer_app
+
 if TYPE_CHECKING:  # imported inside the commands: `toolbench --help` stays fast
     from toolbench.formats.base import RenderedRequest
     from toolbench.scenarios.model import Scenario
 
-formats_app = typer.Typer(
-    name="formats",
-    help="List tool-call formats and show what they send.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+formats_app = typer_app("formats", "List tool-call formats and show what they send.")
 
 ScenariosDirOpt = Annotated[
     Path | None,
-    typer.Option("--scenarios-dir", help="Load scenarios from here (default: the bundled suite)."),
+    typer.Option(
+        "--scenarios-dir",
+        metavar="DIR",
+        help="Load scenarios from here (default: the bundled suite).",
+    ),
 ]
 
 
@@ -60,7 +61,7 @@ def render_text(req: RenderedRequest) -> str:
     return "\n".join(lines)
 
 
-@formats_app.command("list")
+@formats_app.command("list", cls=Command)
 def list_cmd() -> None:
     """Print each format's name and description, one per line."""
     from toolbench.formats.registry import format_class, format_names
@@ -71,12 +72,14 @@ def list_cmd() -> None:
         typer.echo(f"{name.ljust(width)}  {format_class(name).description}".rstrip())
 
 
-@formats_app.command("show")
+@formats_app.command("show", cls=Command)
 def show_cmd(
     name: Annotated[
-        str, typer.Argument(help="Format, optionally with options: prompt-json:shots=2")
+        str, typer.Argument(help="Format spec, optionally with options: prompt-json:shots=2")
     ],
-    scenario: Annotated[str, typer.Option("--scenario", help="Scenario id to render.")],
+    scenario: Annotated[
+        str, typer.Option("--scenario", metavar="ID", help="Scenario id to render.")
+    ],
     scenarios_dir: ScenariosDirOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the request as JSON.")] = False,
 ) -> None:

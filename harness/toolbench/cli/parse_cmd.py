@@ -1,4 +1,4 @@
-"""``toolbench parse --format NAME [FILE|-]``: run one format's parser on a saved reply.
+"""``toolbench parse --format SPEC [FILE|-]``: run one format's parser on a saved reply.
 
 Useful to see why a reply scored as it did: prints the full ParseResult (calls, status,
 issues, stop signals, visible content) as JSON. ``--scenario`` passes the scenario's
@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from toolbench.cli.conventions import Command
 from toolbench.cli.formats_cmd import ScenariosDirOpt, find_scenario
 from toolbench.errors import UserError
 
@@ -32,10 +33,19 @@ def read_input(source: str) -> str:
 
 
 def parse_cmd(
-    fmt_name: Annotated[str, typer.Option("--format", help="Format whose parser to run.")],
+    fmt_name: Annotated[
+        str,
+        typer.Option(
+            "-f",
+            "--format",
+            metavar="SPEC",
+            help="Tool-call format whose parser to run (name[:option=value,...]).",
+        ),
+    ],
     source: Annotated[str, typer.Argument(help="File with the reply text, or - for stdin.")] = "-",
     scenario: Annotated[
-        str | None, typer.Option("--scenario", help="Scenario id whose tools to check against.")
+        str | None,
+        typer.Option("--scenario", metavar="ID", help="Scenario id whose tools to check against."),
     ] = None,
     scenarios_dir: ScenariosDirOpt = None,
 ) -> None:
@@ -49,4 +59,4 @@ def parse_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("parse")(parse_cmd)
+    app.command("parse", cls=Command)(parse_cmd)

@@ -11,9 +11,16 @@ from typing import Annotated
 
 import typer
 
+from toolbench.cli.conventions import Command, choices, deprecated
 from toolbench.errors import UnknownNameError, UserError
 
 RunArg = Annotated[Path, typer.Argument(help="A run directory (runs/<id>) or its results.jsonl.")]
+
+REPORT_KINDS = ("html", "md", "junit")
+"""``report --to``; the same as ``toolbench.report.REPORT_FORMATS`` (a test holds them equal)."""
+EXPORT_KINDS = ("csv", "parquet", "jsonl")
+"""``export --to``; the same as ``toolbench.report.export.EXPORT_FORMATS`` (imports pandas)."""
+RECOMMEND_KINDS = ("text", "yaml")
 
 
 def _restrict(table: object, formats: list[str]) -> None:
@@ -26,34 +33,56 @@ def _restrict(table: object, formats: list[str]) -> None:
 def report(
     run: RunArg,
     baseline: Annotated[
-        Path | None, typer.Option("--baseline", help="Show deltas against this run.")
+        Path | None,
+        typer.Option("--baseline", metavar="RUN", help="Show deltas against this run."),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("-o", "--out", help="Output file (html default: reports/<id>.html)."),
+        typer.Option(
+            "-o", "--out", metavar="FILE", help="Output file (html default: reports/<id>.html)."
+        ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="html, md or junit.")] = "html",
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            metavar=choices(REPORT_KINDS),
+            help="What to write: self-contained HTML, a Markdown summary or JUnit XML "
+            "(md and junit go to stdout without -o).",
+        ),
+    ] = "html",
+    old_format: Annotated[
+        str | None, typer.Option("--format", hidden=True, help="Deprecated: use --to.")
+    ] = None,
 ) -> None:
     """Write a report of a run: self-contained HTML, a Markdown summary, or JUnit XML."""
     from toolbench.report import REPORT_FORMATS, render_report, write_report
     from toolbench.results import results_path
 
-    if fmt not in REPORT_FORMATS:
-        raise UnknownNameError("report format", fmt, REPORT_FORMATS)
-    if out is None and fmt != "html":
-        typer.echo(render_report(run, fmt, baseline), nl=False)
+    if old_format is not None:
+        if old_format not in REPORT_FORMATS:
+            raise UnknownNameError("report format", old_format, REPORT_FORMATS)
+        deprecated("report --format", "report --to (--format names a tool-call format)")
+        to = old_format
+    if to not in REPORT_FORMATS:
+        raise UnknownNameError("report format", to, REPORT_FORMATS)
+    if out is None and to != "html":
+        typer.echo(render_report(run, to, baseline), nl=False)
         return
     if out is None:
         out = Path("reports") / f"{results_path(run).parent.name}.html"
-    path = write_report(run, out, baseline, fmt)
+    path = write_report(run, out, baseline, to)
     typer.echo(f"wrote {path}")
 
 
 def export(
     run: RunArg,
-    to: Annotated[str, typer.Option("--to", help="csv, parquet or jsonl.")],
+    to: Annotated[str, typer.Option("--to", metavar=choices(EXPORT_KINDS), help="What to write.")],
     out: Annotated[
-        Path | None, typer.Option("-o", "--out", help="Output file (default: RUN/trials.<ext>).")
+        Path | None,
+        typer.Option(
+            "-o", "--out", metavar="FILE", help="Output file (default: RUN/trials.<ext>)."
+        ),
     ] = None,
 ) -> None:
     """Export the trial table (one row per trial, flat columns)."""
@@ -73,26 +102,42 @@ def export(
 def gate(
     run: RunArg,
     mins: Annotated[
-        list[str] | None, typer.Option("--min", help="metric=value lower bound (repeatable).")
+        list[str] | None,
+        typer.Option("--min", metavar="METRIC=VALUE", help="Lower bound on a metric (repeatable)."),
     ] = None,
     maxs: Annotated[
-        list[str] | None, typer.Option("--max", help="metric=value upper bound (repeatable).")
+        list[str] | None,
+        typer.Option("--max", metavar="METRIC=VALUE", help="Upper bound on a metric (repeatable)."),
     ] = None,
     baseline: Annotated[
-        Path | None, typer.Option("--baseline", help="Baseline run for --max-drop.")
+        Path | None, typer.Option("--baseline", metavar="RUN", help="Baseline run for --max-drop.")
     ] = None,
     drops: Annotated[
         list[str] | None,
-        typer.Option("--max-drop", help="metric=value largest allowed worsening vs baseline."),
+        typer.Option(
+            "--max-drop",
+            metavar="METRIC=VALUE",
+            help="Largest allowed worsening against --baseline (repeatable).",
+        ),
     ] = None,
     per_cell: Annotated[
         bool, typer.Option("--per-cell", help="Check every model x format cell too.")
     ] = False,
     config: Annotated[
-        Path | None, typer.Option("--config", help="TOML file with a [gate] table.")
+        Path | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="TOML file with a [gate] table (default: toolbench.toml, else pyproject.toml's "
+            "[tool.toolbench.gate]).",
+        ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the verdict as one JSON object.")
+    ] = False,
 ) -> int:
     """Exit 0 when every threshold holds, 1 with a table of violations, 2 on bad input."""
+    from toolbench.cli.json_out import dumps, gate_json
     from toolbench.report import gate as g
     from toolbench.report.metrics import aggregate, load_table
 
@@ -108,18 +153,25 @@ def gate(
     if table.df.empty:
         raise UserError(f"{table.path}: no trials to gate")
     cells = aggregate(table.df)
-    base = aggregate(load_table(baseline).df) if baseline is not None else None
+    base_table = load_table(baseline) if baseline is not None else None
+    base = aggregate(base_table.df) if base_table is not None else None
     violations = g.evaluate(cfg, cells, base)
-    n_bounds = len(cfg.min) + len(cfg.max) + len(cfg.max_drop)
-    scope = "every cell" if cfg.per_cell else "the overall cell"
     overall = cells[-1]
-    for m in sorted({*cfg.min, *cfg.max, *cfg.max_drop}):
-        if overall.values.get(m) is None:
-            typer.echo(f"note: {m} does not apply to any trial of run {table.run_id}; not checked")
+    unchecked = [
+        m for m in sorted({*cfg.min, *cfg.max, *cfg.max_drop}) if overall.values.get(m) is None
+    ]
+    if as_json:
+        base_id = base_table.run_id if base_table is not None else None
+        typer.echo(dumps(gate_json(table.run_id, base_id, cfg, cells, violations, unchecked)))
+        return 1 if violations else 0
+    for m in unchecked:
+        typer.echo(f"note: {m} does not apply to any trial of run {table.run_id}; not checked")
     if violations:
         typer.echo(f"gate failed: {len(violations)} violation(s) in run {table.run_id}")
         typer.echo(g.render_violations(violations))
         return 1
+    n_bounds = len(cfg.min) + len(cfg.max) + len(cfg.max_drop)
+    scope = "every cell" if cfg.per_cell else "the overall cell"
     typer.echo(f"gate passed: {n_bounds} bound(s) hold on {scope} of run {table.run_id}")
     return 0
 
@@ -127,14 +179,25 @@ def gate(
 def compare(
     run_a: RunArg,
     run_b: Annotated[
-        Path | None, typer.Argument(help="Second run (omit to compare formats in RUN_A).")
+        Path | None,
+        typer.Argument(
+            help="Second run (leave out, with --formats X,Y, to compare formats in run_a)."
+        ),
     ] = None,
     formats: Annotated[
         str | None,
-        typer.Option("--formats", help="X,Y: compare format X with Y (in one run), or restrict."),
+        typer.Option(
+            "--formats",
+            metavar="SPEC,SPEC",
+            help="X,Y: compare format X with Y (in one run), or restrict two runs to these.",
+        ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the comparison as one JSON object.")
+    ] = False,
 ) -> None:
     """Per-cell metric deltas and paired McNemar tests between two runs or two formats."""
+    from toolbench.cli.json_out import comparison_json, dumps
     from toolbench.report.compare import compare_formats, compare_runs, render_comparison
     from toolbench.report.metrics import load_table
 
@@ -142,41 +205,76 @@ def compare(
     if run_b is None:
         if len(picked) != 2:
             raise UserError("compare: give RUN_B, or --formats X,Y with exactly two formats")
-        typer.echo(render_comparison(compare_formats(load_table(run_a), picked[0], picked[1])))
-        return
-    ta, tb = load_table(run_a), load_table(run_b)
-    if picked:
-        _restrict(ta, picked)
-        _restrict(tb, picked)
-    typer.echo(render_comparison(compare_runs(ta, tb)))
+        cmp = compare_formats(load_table(run_a), picked[0], picked[1])
+        mode = "formats"
+    else:
+        ta, tb = load_table(run_a), load_table(run_b)
+        if picked:
+            _restrict(ta, picked)
+            _restrict(tb, picked)
+        cmp = compare_runs(ta, tb)
+        mode = "runs"
+    typer.echo(dumps(comparison_json(mode, cmp)) if as_json else render_comparison(cmp))
 
 
 def recommend(
     run: RunArg,
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            metavar=choices(RECOMMEND_KINDS),
+            help="text: the ranking and its reasons; yaml: a config snippet only.",
+        ),
+    ] = "text",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the recommendations as one JSON object.")
+    ] = False,
     emit: Annotated[
-        str | None, typer.Option("--emit", help="yaml: print a config snippet only.")
+        str | None, typer.Option("--emit", hidden=True, help="Deprecated: use --to.")
     ] = None,
 ) -> None:
     """The default format for each model, by a documented rule, with the deciding numbers."""
+    from toolbench.cli.json_out import dumps, recommendations_json
     from toolbench.report.metrics import load_table
     from toolbench.report.recommend import emit_yaml, render
     from toolbench.report.recommend import recommend as rec
 
-    if emit is not None and emit != "yaml":
-        raise UnknownNameError("--emit format", emit, ["yaml"])
+    if emit is not None:
+        if emit != "yaml":
+            raise UnknownNameError("--emit format", emit, ["yaml"])
+        deprecated("recommend --emit yaml", "recommend --to yaml")
+        to = emit
+    if to == "json":
+        raise UserError("recommend --to: for JSON give --json (--to takes text or yaml)")
+    if to not in RECOMMEND_KINDS:
+        raise UnknownNameError("recommend --to value", to, RECOMMEND_KINDS)
+    if as_json and to != "text":
+        raise UserError(f"recommend: --json and --to {to} are exclusive (give one)")
     recs = rec(load_table(run))
-    typer.echo(emit_yaml(recs) if emit else render(recs), nl=not emit)
+    if as_json:
+        typer.echo(dumps(recommendations_json(recs)))
+    elif to == "yaml":
+        typer.echo(emit_yaml(recs), nl=False)
+    else:
+        typer.echo(render(recs))
 
 
 def rescore(
     run: RunArg,
     out: Annotated[
         Path | None,
-        typer.Option("-o", "--out", help="New run directory (default: RUN-rescored)."),
+        typer.Option(
+            "-o", "--out", metavar="DIR", help="New run directory (default: RUN-rescored)."
+        ),
     ] = None,
     scenarios: Annotated[
         list[str] | None,
-        typer.Option("--scenarios", help="Scenario files/directories (default: bundled)."),
+        typer.Option(
+            "--scenarios",
+            metavar="PATH",
+            help="Scenario file or directory (repeatable; default: the bundled suite).",
+        ),
     ] = None,
 ) -> None:
     """Re-parse and re-score stored replies into a new run directory (no model calls)."""
@@ -189,9 +287,12 @@ def rescore(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("report")(report)
-    app.command("export")(export)
-    app.command("gate")(gate)
-    app.command("compare")(compare)
-    app.command("recommend")(recommend)
-    app.command("rescore")(rescore)
+    for name, fn in (
+        ("report", report),
+        ("export", export),
+        ("gate", gate),
+        ("compare", compare),
+        ("recommend", recommend),
+        ("rescore", rescore),
+    ):
+        app.command(name, cls=Command)(fn)

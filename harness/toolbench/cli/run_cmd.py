@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 import typer
 
+from toolbench.cli.conventions import Command, choices
+
 RecordChoice = Literal["none", "new", "all"]
+RECORD_MODES: tuple[RecordChoice, ...] = get_args(RecordChoice)
 
 
 def _split(value: str | None) -> list[str]:
@@ -18,42 +21,62 @@ def run_cmd(
     models: str = typer.Option(
         None,
         "--models",
+        metavar="MODEL,MODEL",
         help="Comma-separated LiteLLM model strings (default: the embedded local models).",
     ),
     formats: str = typer.Option(
         None,
         "--formats",
+        metavar="SPEC,SPEC",
         help="Comma-separated format specs, e.g. xml,prompt-json:shots=2 "
         "(default: prompt-json, prompt-json:shots=2, react, xml, native).",
     ),
     scenarios: list[str] = typer.Option(
         None,
         "--scenarios",
+        metavar="PATH|ID|TAG",
         help="Scenario files/dirs, ids or tags (repeatable or comma-separated).",
     ),
-    samples: int = typer.Option(1, "--samples", help="Samples per trial (seed varies)."),
-    concurrency: int = typer.Option(4, "--concurrency", help="Concurrent requests per model."),
-    record: str = typer.Option(
-        "new", "--record", help="none: replay only; new: record what is missing; all: re-record."
+    samples: int = typer.Option(
+        1, "--samples", metavar="N", help="Samples per trial (seed varies)."
     ),
-    max_turns: int = typer.Option(None, "--max-turns", help="Cap on turns per multi-turn trial."),
+    concurrency: int = typer.Option(
+        4, "--concurrency", metavar="N", help="Concurrent requests per model."
+    ),
+    record: str = typer.Option(
+        "new",
+        "--record",
+        metavar=choices(RECORD_MODES),
+        help="none: replay only; new: record what is missing; all: re-record.",
+    ),
+    max_turns: int = typer.Option(
+        None, "--max-turns", metavar="K", help="Cap on turns per multi-turn trial."
+    ),
     retry_on_parse_error: bool = typer.Option(
         False, "--retry-on-parse-error", help="Feed a parse error back once."
     ),
-    out: Path = typer.Option(None, "--out", help="Run directory (default runs/<timestamp>)."),
+    out: Path = typer.Option(
+        None, "-o", "--out", metavar="DIR", help="Run directory (default runs/<timestamp>)."
+    ),
     resume: bool = typer.Option(False, "--resume", help="Complete an interrupted run in --out."),
     api_base: str = typer.Option(
-        None, "--api-base", help="OpenAI-compatible base URL for non-local models."
+        None, "--api-base", metavar="URL", help="OpenAI-compatible base URL for non-local models."
     ),
-    cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Cassette directory."),
+    cassettes: Path = typer.Option(
+        Path("cassettes"), "--cassettes", metavar="DIR", help="Cassette directory."
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar (for CI)."),
     no_report: bool = typer.Option(False, "--no-report", help="Skip the HTML report."),
     timeout: float = typer.Option(
-        None, "--timeout", help="Seconds per model request (default 120; 60 for local models)."
+        None,
+        "--timeout",
+        metavar="SECONDS",
+        help="Seconds per model request (default 120; 60 for local models).",
     ),
     budget: float = typer.Option(
         None,
         "--budget",
+        metavar="SECONDS",
         help="Seconds of wall time for the run: no trial starts after that; "
         "the rest is left for --resume.",
     ),
@@ -63,7 +86,7 @@ def run_cmd(
     from toolbench.errors import UserError
     from toolbench.runner.run import DEFAULT_FORMATS, RunConfig, execute_run, plan_run
 
-    if record not in ("none", "new", "all"):
+    if record not in RECORD_MODES:
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
@@ -72,7 +95,7 @@ def run_cmd(
     cfg = RunConfig(
         models=_split(models), formats=_split(formats) if formats else list(DEFAULT_FORMATS),
         scenarios=[s for item in (scenarios or []) for s in _split(item)],
-        samples=samples, concurrency=concurrency, record=record,  # type: ignore[arg-type]
+        samples=samples, concurrency=concurrency, record=record,
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
         resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
         timeout_s=timeout, budget_s=budget,
@@ -90,4 +113,4 @@ def run_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run")(run_cmd)
+    app.command("run", cls=Command)(run_cmd)

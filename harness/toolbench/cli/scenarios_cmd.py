@@ -13,12 +13,9 @@ from typing import Annotated
 
 import typer
 
-scenarios_app = typer.Typer(
-    name="scenarios",
-    help="List and validate scenario files.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+from toolbench.cli.conventions import Command, typer_app
+
+scenarios_app = typer_app("scenarios", "List and validate scenario files.")
 
 PathsArg = Annotated[
     list[Path] | None,
@@ -26,7 +23,7 @@ PathsArg = Annotated[
 ]
 
 
-@scenarios_app.command("list")
+@scenarios_app.command("list", cls=Command)
 def list_cmd(paths: PathsArg = None) -> None:
     """Print each scenario's id, kind, tool count and tags."""
     from toolbench.scenarios.loader import load_scenarios
@@ -41,7 +38,7 @@ def list_cmd(paths: PathsArg = None) -> None:
     typer.echo(f"{len(scenarios)} scenario" + ("" if len(scenarios) == 1 else "s"))
 
 
-@scenarios_app.command("validate")
+@scenarios_app.command("validate", cls=Command)
 def validate_cmd(paths: PathsArg = None) -> None:
     """Check scenario files against the schema; exit 2 listing every error."""
     from toolbench.scenarios.loader import (

@@ -1,0 +1,154 @@
+"""The ``--json`` objects of ``gate``, ``compare`` and ``recommend`` (docs/cli.md, "JSON").
+
+Each is built from the objects the report functions already return, so the JSON says
+exactly what the text says. The keys are a contract for scripts: adding a key is
+compatible, renaming or removing one is not (``tests/cli/test_json_output.py`` pins them).
+Values are plain numbers (rates as fractions in [0, 1]), ``null`` where a metric does not
+apply; labels are the ones the text output prints.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolbench.report.compare import Comparison, PairedTest
+    from toolbench.report.gate import GateConfig, Violation
+    from toolbench.report.metrics import CellStats
+    from toolbench.report.recommend import Recommendation
+
+JSON_VERSION = 1
+"""Bumped when a key is renamed or removed."""
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    """Indented, key order as built, never NaN (``null`` instead)."""
+    return json.dumps(_finite(obj), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def _finite(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_finite(v) for v in x]
+    return x
+
+
+def _cell_ids(cell: CellStats | None, label: str) -> dict[str, Any]:
+    if cell is None:
+        return {"cell": label, "model": None, "format": None}
+    return {"cell": label, "model": cell.model, "format": cell.format}
+
+
+def gate_json(
+    run_id: str,
+    baseline_id: str | None,
+    cfg: GateConfig,
+    cells: Sequence[CellStats],
+    violations: Sequence[Violation],
+    not_applicable: Sequence[str],
+) -> dict[str, Any]:
+    """``gate --json``: the verdict, the bounds checked and every violation."""
+    by_label = {c.label: c for c in cells}
+    return {
+        "version": JSON_VERSION,
+        "command": "gate",
+        "run": run_id,
+        "baseline": baseline_id,
+        "passed": not violations,
+        "per_cell": cfg.per_cell,
+        "bounds": {"min": cfg.min, "max": cfg.max, "max_drop": cfg.max_drop},
+        "config": cfg.source,
+        "not_applicable": list(not_applicable),
+        "violations": [
+            {
+                **_cell_ids(by_label.get(v.cell), v.cell),
+                "metric": v.metric,
+                "kind": v.kind,
+                "value": v.value,
+                "bound": v.bound,
+                "baseline": v.baseline,
+            }
+            for v in violations
+        ],
+    }
+
+
+def _test_json(t: PairedTest) -> dict[str, Any]:
+    return {
+        "group": t.group,
+        "metric": t.metric,
+        "pairs": t.n_pairs,
+        "a": t.a_rate,
+        "b": t.b_rate,
+        "only_a": t.only_a,
+        "only_b": t.only_b,
+        "p_value": t.p_value,
+        "significant": t.n_pairs > 0 and t.significant,
+    }
+
+
+def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
+    """``compare --json``: per cell and metric the two values and the delta, then the tests."""
+    from toolbench.report.compare import ALPHA, delta
+    from toolbench.report.metrics import METRICS
+
+    cells = []
+    for label, a, b in cmp.cells:
+        metrics = {}
+        for m in METRICS:
+            va = a.values.get(m) if a else None
+            vb = b.values.get(m) if b else None
+            if va is None and vb is None:
+                continue
+            metrics[m] = {"a": va, "b": vb, "delta": delta(m, a, b)}
+        cells.append({"cell": label, "metrics": metrics})
+    return {
+        "version": JSON_VERSION,
+        "command": "compare",
+        "mode": mode,
+        "a": cmp.a_name,
+        "b": cmp.b_name,
+        "alpha": ALPHA,
+        "cells": cells,
+        "tests": [_test_json(t) for t in cmp.tests],
+    }
+
+
+def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
+    """``recommend --json``: per model the winner, why, and the full ranking."""
+    from toolbench.report.metrics import OVERALL
+    from toolbench.report.recommend import RULE
+
+    models = []
+    for r in recs:
+        if r.model == OVERALL:
+            continue
+        models.append(
+            {
+                "model": r.model,
+                "format": r.winner.format,
+                "decided_by": r.decided_by,
+                "significant": r.significant,
+                "test": _test_json(r.test) if r.test is not None else None,
+                "ranking": [
+                    {
+                        "rank": i,
+                        "format": c.format,
+                        "metrics": {m: c.values.get(m) for m, _ in RULE},
+                    }
+                    for i, c in enumerate(r.ranked, 1)
+                ],
+            }
+        )
+    return {
+        "version": JSON_VERSION,
+        "command": "recommend",
+        "rule": [{"metric": m, "better": "higher" if sign < 0 else "lower"} for m, sign in RULE],
+        "models": models,
+    }
