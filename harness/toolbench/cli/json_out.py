@@ -123,7 +123,9 @@ def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
 def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
     """``recommend --json``: per model the winner, why, and the full ranking."""
     from toolbench.report.metrics import OVERALL
-    from toolbench.report.recommend import RULE
+    from toolbench.report.recommend import rule
+
+    ranking_rule = rule()
 
     models = []
     for r in recs:
@@ -140,7 +142,7 @@ def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
                     {
                         "rank": i,
                         "format": c.format,
-                        "metrics": {m: c.values.get(m) for m, _ in RULE},
+                        "metrics": {m: c.values.get(m) for m, _ in ranking_rule},
                     }
                     for i, c in enumerate(r.ranked, 1)
                 ],
@@ -149,6 +151,8 @@ def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
     return {
         "version": JSON_VERSION,
         "command": "recommend",
-        "rule": [{"metric": m, "better": "higher" if sign < 0 else "lower"} for m, sign in RULE],
+        "rule": [
+            {"metric": m, "better": "higher" if sign < 0 else "lower"} for m, sign in ranking_rule
+        ],
         "models": models,
     }

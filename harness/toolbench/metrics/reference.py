@@ -1,8 +1,8 @@
-"""The README's metric reference, generated from the registry.
+"""The metric reference in docs/metrics.md, generated from the registry.
 
-``python -m toolbench.metrics.reference`` prints the Markdown table; the README holds it
+``python -m toolbench.metrics.reference`` prints the Markdown table; docs/metrics.md holds it
 between :data:`BEGIN` and :data:`END`, and a test fails when the two differ (rerun this
-and paste, or pass ``--write README.md`` to replace the section in place).
+and paste, or pass ``--write docs/metrics.md`` to replace the section in place).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def markdown_table() -> str:
 
 
 def section() -> str:
-    """The README section, markers included."""
+    """The generated section, markers included."""
     return f"{BEGIN}\n{markdown_table()}{END}"
 
 
@@ -58,7 +58,10 @@ def main(argv: list[str]) -> int:
         path.write_text(replace_section(path.read_text(encoding="utf-8")), encoding="utf-8")
         return 0
     if argv:
-        print("usage: python -m toolbench.metrics.reference [--write README.md]", file=sys.stderr)
+        print(
+            "usage: python -m toolbench.metrics.reference [--write docs/metrics.md]",
+            file=sys.stderr,
+        )
         return 2
     sys.stdout.write(markdown_table())
     return 0
