@@ -28,6 +28,7 @@ from toolbench.formats.base import (
     ModelReply,
     ParseResult,
     RenderedRequest,
+    Requirements,
     ToolCall,
 )
 from toolbench.formats.calls import CallCollector, failed_result
@@ -65,6 +66,7 @@ class Native(Format):
     name = "native"
     description = "The provider's own tool calling (tools= parameter, structured tool_calls)."
     native = True
+    requirements = Requirements(native_tools=True)
     markers = tuple(re.compile(re.escape(m)) for m in LEAK_MARKERS)
 
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
