@@ -138,8 +138,11 @@ FormatOptions = ShotsOptions
 class Requirements:
     """What a format needs from the provider that serves it.
 
-    A runner or provider layer reads these to refuse (or route) a format the provider
-    cannot serve, instead of sending a request whose meaning silently changes.
+    Declared by the format, read by whoever serves it: the runner starts the local
+    server's function-calling handler for ``native_tools``; a provider layer can refuse
+    (or route) a format a provider cannot serve instead of sending a request whose
+    meaning silently changes. ``raw_completion`` is declared for formats to come; no
+    built-in needs it.
     """
 
     native_tools: bool = False

@@ -310,11 +310,12 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
     async def endpoint_for(model: str, fmt: Format, live: bool) -> Endpoint:
         if is_local(model):
             alias = LOCAL_MODELS[model].alias
-            base = await pool.base_url(model, fmt.native) if live else LOCAL_BASE
+            native = fmt.requirements.native_tools  # the server's function-calling handler
+            base = await pool.base_url(model, native) if live else LOCAL_BASE
             return Endpoint(
                 f"openai/{alias}", base, LOCAL_KEY, {"max_tokens": max_tokens},
                 timeout_s=cfg.timeout_s or LOCAL_TIMEOUT_S,
-                on_timeout=(lambda: pool.discard(model, fmt.native)) if live else None,
+                on_timeout=(lambda: pool.discard(model, native)) if live else None,
             )  # fmt: skip
         return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY,
                         timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S)  # fmt: skip
