@@ -68,10 +68,12 @@ _INLINE_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (r
 
 
 def marker_texts(patterns: Sequence[re.Pattern[str]]) -> list[str]:
-    """Patterns as text for ``run.json``, flags written inline (``(?m)...``)."""
+    """Patterns as text for ``run.json``, flags written inline (``(?m)...``); a round trip
+    through :func:`compile_markers` gives the same texts."""
     out: list[str] = []
     for p in patterns:
-        flags = "".join(ch for flag, ch in _INLINE_FLAGS if p.flags & flag)
+        own = re.compile(p.pattern).flags  # flags the text already sets inline
+        flags = "".join(ch for flag, ch in _INLINE_FLAGS if p.flags & flag and not own & flag)
         out.append(f"(?{flags}){p.pattern}" if flags else p.pattern)
     return out
 
