@@ -112,6 +112,18 @@ class Attempt(BaseModel):
     """The fault in one short line (exception type and message, cut)."""
 
 
+class TrialSettings(BaseModel):
+    """The settings a trial's conversation actually ran with, stored so that scoring and
+    rescoring judge it by the limit it had (not the scenario's default)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int
+    """The conversation's turn limit (``--max-turns``, else the scenario's; 1 for
+    single-turn scenarios). A conversation that still calls at it is ``turns.exhausted``."""
+    retry_on_parse_error: bool = False
+
+
 class TrialResult(BaseModel):
     """One (model, format, scenario, sample) trial."""
 
@@ -147,6 +159,9 @@ class TrialResult(BaseModel):
     cassette: str | None = None
     started_at: str = ""
     finished_at: str = ""
+    settings: TrialSettings | None = None
+    """The effective conversation settings (None in results written before they were
+    stored: rescoring then takes ``run.json``'s ``max_turns`` or the scenario's)."""
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -171,6 +186,10 @@ class RunInfo(BaseModel):
     retry_on_parse_error: bool = False
     params: dict[str, Any] = Field(default_factory=dict)
     environment: dict[str, str] = Field(default_factory=dict)
+    markers: list[str] | None = None
+    """The leakage marker set the run is scored with (regex texts, fixed when the run
+    started; see :mod:`toolbench.scoring.leakage`). None in runs written before it was
+    recorded: they are rescored with the built-in formats' markers."""
 
 
 def results_path(run_dir: str | Path) -> Path:

@@ -1,17 +1,17 @@
 """Integration: real xml-format replies scored against bundled scenarios.
 
-The conversation is driven the way the runner drives it (parse, scripted results,
-should_continue), with hand-written model replies instead of a model.
+The conversation is driven by the runner's own engine (:mod:`toolbench.engine`), with
+hand-written model replies instead of a model.
 """
 
 from __future__ import annotations
 
 from toolbench import codes
+from toolbench.engine import Conversation, Exchange, effective_settings
 from toolbench.formats import ModelReply, get_format
-from toolbench.results import TrialScores, TurnRecord
+from toolbench.results import TrialScores
 from toolbench.scenarios.loader import bundled_dir, load_scenarios
 from toolbench.scenarios.model import Scenario
-from toolbench.scenarios.script import should_continue, tool_results
 from toolbench.scoring import score_trial
 
 FMT = get_format("xml")
@@ -20,21 +20,17 @@ SUITE = {sc.id: sc for sc in load_scenarios([bundled_dir()])}
 
 def converse(sc: Scenario, replies: list[str]) -> tuple[TrialScores, list[str]]:
     """Play the replies through the format; return the scores and the results fed back."""
-    request = FMT.render(sc.tools, [m.model_dump() for m in sc.messages])
-    messages = request.messages
-    turns: list[TurnRecord] = []
-    fed: list[str] = []
+    settings = effective_settings(sc)
+    conv = Conversation(FMT, sc, settings)
     for i, text in enumerate(replies):
+        request = conv.request()
         reply = ModelReply(text=text, finish_reason="stop")
-        parsed = FMT.parse_reply(reply, sc.tools)
-        turns.append(TurnRecord(request={"messages": list(messages)}, reply=reply, parsed=parsed))
-        if not should_continue(sc, i, parsed):
+        conv.feed(Exchange(reply=reply, request={"messages": list(request.messages)}))
+        if conv.done:
             assert i == len(replies) - 1, "the conversation stopped before the replies ran out"
-            break
-        results = tool_results(sc, i, parsed.calls)
-        fed.extend(r for _, r in results)
-        messages = FMT.continue_conversation(messages, reply, results)
-    return score_trial(sc, FMT, turns), fed
+    assert conv.done, "the replies ran out before the conversation ended"
+    fed = [r for _, r in conv.fed]
+    return score_trial(sc, FMT, conv.turns, settings), fed
 
 
 def tc(name: str, args: str) -> str:

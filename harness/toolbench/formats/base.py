@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -111,19 +112,61 @@ class RenderedRequest(BaseModel):
     tool_choice: Any = None
 
 
-class FormatOptions(BaseModel):
-    """Options shared by formats, given on the command line as ``name:key=value,...``."""
+class NoOptions(BaseModel):
+    """The options of a format that takes none: any option given is refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ShotsOptions(BaseModel):
+    """The options of a prompted format: ``shots`` worked examples in the system prompt.
+
+    Given on the command line as ``name:shots=2``.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     shots: int = Field(default=0, ge=0, le=8)
 
 
+FormatOptions = ShotsOptions
+"""The options model that every format shared before formats declared their own
+(kept as a name: ``FormatOptions(shots=2)`` still builds a prompted format's options)."""
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What a format needs from the provider that serves it.
+
+    Declared by the format, read by whoever serves it: the runner starts the local
+    server's function-calling handler for ``native_tools``; a provider layer can refuse
+    (or route) a format a provider cannot serve instead of sending a request whose
+    meaning silently changes. ``raw_completion`` is declared for formats to come; no
+    built-in needs it.
+    """
+
+    native_tools: bool = False
+    """The provider's own tool-calling API (``tools=`` and structured ``tool_calls``)."""
+    stop_sequences: bool = False
+    """Request ``stop`` sequences: the format stops the model before it invents results."""
+    raw_completion: bool = False
+    """A raw text completion (no chat template): the format writes the whole prompt."""
+
+
 class Format(ABC):
-    """Base class for a tool-calling format. Subclasses register with ``@register_format``."""
+    """Base class for a tool-calling format.
+
+    A format declares, as class attributes, its ``Options`` model (what ``name:k=v``
+    may set; a format that takes none keeps :class:`NoOptions`), its ``requirements``
+    and its ``markers``. Built-in formats and plugins alike register through the
+    ``toolbench.formats`` entry-point group (see :mod:`toolbench.formats.registry`).
+    """
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    Options: ClassVar[type[BaseModel]] = NoOptions
+    """This format's options model (pydantic, ``extra="forbid"``)."""
+    requirements: ClassVar[Requirements] = Requirements()
     markers: ClassVar[Sequence[re.Pattern[str]]] = ()
     """Patterns of this format's raw markers, used to detect leakage and to sanitize."""
     visible_markup: ClassVar[Sequence[re.Pattern[str]]] = ()
@@ -131,10 +174,19 @@ class Format(ABC):
     Answer:``). Raw leakage is a marker outside it: a marker match that one of these
     patterns also matches, from the same position to at least the same end, is no leak."""
     native: ClassVar[bool] = False
-    """True when the format uses the provider's own tool-calling API."""
+    """True when the format uses the provider's own tool-calling API
+    (``requirements.native_tools``; kept as its own flag for the runner)."""
 
-    def __init__(self, options: FormatOptions | None = None) -> None:
-        self.options = options or FormatOptions()
+    options: BaseModel
+
+    def __init__(self, options: BaseModel | None = None) -> None:
+        if options is None:
+            options = self.Options()
+        elif not isinstance(options, self.Options):
+            # Options built for another format (e.g. ShotsOptions for native) are
+            # re-validated against this format's model, so a meaningless one is refused.
+            options = self.Options.model_validate(options.model_dump(exclude_defaults=True))
+        self.options = options
 
     @property
     def spec(self) -> str:

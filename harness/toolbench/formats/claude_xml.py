@@ -27,7 +27,6 @@ from toolbench.formats.base import ParseResult
 from toolbench.formats.describe import type_name
 from toolbench.formats.dialect import DialectCollector, DialectFormat, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -81,7 +80,6 @@ def describe_tools_xml(tools: Sequence[ToolDef]) -> str:
     return "\n".join(out)
 
 
-@register_format
 class ClaudeXml(DialectFormat):
     name = "claude-xml"
     description = (

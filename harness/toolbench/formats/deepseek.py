@@ -22,7 +22,6 @@ from toolbench.formats.base import ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
 from toolbench.formats.jsonscan import loads_strict
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -51,7 +50,6 @@ def result_text(name: str, result: str) -> str:
     return f"{OUT_BEGIN}{result}{OUT_END}"
 
 
-@register_format
 class DeepSeek(DialectFormat):
     name = "deepseek"
     description = "DeepSeek V3/V3.1/R1: <｜tool▁calls▁begin｜> blocks (V3.2/V4 DSML also read)."

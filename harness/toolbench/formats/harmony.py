@@ -22,7 +22,6 @@ from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
 from toolbench.formats.jsonscan import loads_strict
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -108,7 +107,6 @@ def describe_namespace(tools: Sequence[ToolDef]) -> str:
     return "".join(out)
 
 
-@register_format
 class Harmony(DialectFormat):
     name = "harmony"
     description = (

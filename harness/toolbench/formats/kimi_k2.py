@@ -30,7 +30,6 @@ from toolbench.formats.dialect import (
     tools_json,
 )
 from toolbench.formats.jsonscan import loads_strict
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -64,7 +63,6 @@ def result_text(name: str, result: str) -> str:
     return f"## Return of functions.{name}:0\n{result}"
 
 
-@register_format
 class KimiK2(DialectFormat):
     name = "kimi-k2"
     description = "Kimi K2: <|tool_calls_section_begin|> sections of functions.name:0 calls."

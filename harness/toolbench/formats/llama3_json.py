@@ -20,7 +20,6 @@ from toolbench import codes
 from toolbench.formats.base import Message, ParseResult, ToolCall
 from toolbench.formats.dialect import DialectCollector, DialectFormat
 from toolbench.formats.jsonscan import Scan, loads_strict, scan_objects
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -45,7 +44,6 @@ def result_text(name: str, result: str) -> str:
     return result
 
 
-@register_format
 class Llama3Json(DialectFormat):
     name = "llama3-json"
     description = (

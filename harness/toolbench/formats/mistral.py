@@ -33,7 +33,6 @@ from toolbench.formats.dialect import (
     tools_json,
 )
 from toolbench.formats.jsonscan import Decoded, scan_objects
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -62,7 +61,6 @@ def result_text(name: str, result: str) -> str:
     return f"{RESULTS}{name}{CONTENT}{result}{RESULTS_END}"
 
 
-@register_format
 class Mistral(DialectFormat):
     name = "mistral"
     description = (

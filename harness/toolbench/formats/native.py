@@ -28,11 +28,11 @@ from toolbench.formats.base import (
     ModelReply,
     ParseResult,
     RenderedRequest,
+    Requirements,
     ToolCall,
 )
 from toolbench.formats.calls import CallCollector, failed_result
 from toolbench.formats.jsonscan import loads_strict
-from toolbench.formats.registry import register_format
 from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
@@ -60,11 +60,11 @@ CALL_OPENERS = tuple(m for m in LEAK_MARKERS if not m.startswith("</") and "_end
 """Markers that open a call: in the content they mean the server did not parse one."""
 
 
-@register_format
 class Native(Format):
     name = "native"
     description = "The provider's own tool calling (tools= parameter, structured tool_calls)."
     native = True
+    requirements = Requirements(native_tools=True)
     markers = tuple(re.compile(re.escape(m)) for m in LEAK_MARKERS)
 
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:

@@ -19,7 +19,6 @@ from toolbench.formats.calls import ARG_KEYS, CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import (
     MARKER_ROUNDS,
     Cutter,
@@ -47,7 +46,6 @@ def result_text(name: str, result: str) -> str:
     return f"{RESULT_PREFIX}{name}):\n{result}"
 
 
-@register_format
 class PromptJson(PromptedFormat):
     name = "prompt-json"
     description = 'Tools in the system prompt; calls as {"tool": ..., "arguments": {...}} JSON.'

@@ -18,6 +18,8 @@ from toolbench.formats.base import (
     ModelReply,
     ParseResult,
     RenderedRequest,
+    Requirements,
+    ShotsOptions,
     ToolCall,
 )
 from toolbench.formats.calls import failed_result
@@ -28,12 +30,23 @@ from toolbench.tools import ToolDef
 
 
 class PromptedFormat(Format):
-    """A format whose tools live in the system prompt and whose calls live in the text."""
+    """A format whose tools live in the system prompt and whose calls live in the text.
 
+    Its options are :class:`ShotsOptions`; it requires stop sequences exactly when it
+    declares some (set per subclass, unless the subclass declares ``requirements``).
+    """
+
+    Options = ShotsOptions
+    options: ShotsOptions
     stop_sequences: ClassVar[tuple[str, ...]] = ()
     """Sent as the request's ``stop`` (none when empty)."""
     result_separator: ClassVar[str] = "\n"
     """What joins the result blocks of one turn in the user message."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "requirements" not in cls.__dict__:
+            cls.requirements = Requirements(stop_sequences=bool(cls.stop_sequences))
 
     @abstractmethod
     def instructions(self, tools: Sequence[ToolDef]) -> str:

@@ -28,7 +28,6 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult, ToolCall
 from toolbench.formats.dialect import DialectCollector, DialectFormat
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -83,7 +82,6 @@ def result_text(name: str, result: str) -> str:
     return result
 
 
-@register_format
 class Pythonic(DialectFormat):
     name = "pythonic"
     description = "Llama 3.2/4 style: [func(a=1), g(b='x')], read with ast, never evaluated."

@@ -26,7 +26,6 @@ from toolbench.formats.dialect import (
     drop_block,
     param_schema,
 )
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -98,7 +97,6 @@ def _extra(d: dict[str, Any], handled: tuple[str, ...]) -> list[str]:
     return lines
 
 
-@register_format
 class Qwen3Coder(DialectFormat):
     name = "qwen3-coder"
     description = (

@@ -41,7 +41,6 @@ from toolbench.formats.calls import CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
 from toolbench.formats.prompted import PromptedFormat
-from toolbench.formats.registry import register_format
 from toolbench.formats.text import MARKER_ROUNDS, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -100,7 +99,6 @@ def answer_text(answer: str) -> str:
     return f"Thought: I now know the final answer.\nFinal Answer: {answer}"
 
 
-@register_format
 class React(PromptedFormat):
     name = "react"
     description = "ReAct text: Thought / Action / Action Input / Observation / Final Answer."

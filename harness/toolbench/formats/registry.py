@@ -1,29 +1,109 @@
-"""Formats registered by name; third parties extend it through the entry-point group
-``toolbench.formats`` (each entry point names a :class:`Format` subclass).
+"""Formats registered by name, all through the entry-point group ``toolbench.formats``.
+
+The built-in formats are listed in toolbench's own ``pyproject.toml`` under that group,
+exactly as a plugin lists its formats in its own, so there is one way in: each entry
+point names a :class:`Format` subclass (``module:Class``). A plugin that fails to import
+(or names something that is not a format) is named in one warning line and skipped; the
+other formats still work.
+
+A source checkout whose installed metadata predates its ``pyproject.toml`` (an editable
+install made before a format was added) reads toolbench's own entries from that file,
+so the code and its list of built-ins never disagree.
 
 A format spec on the command line is ``name`` or ``name:key=value,key=value``
-(for example ``prompt-json:shots=2``).
+(for example ``prompt-json:shots=2``); the options are validated by the format's own
+``Options`` model: an option the format does not take is refused with the options it
+does take, and a bad value with the model's reason.
 """
 
 from __future__ import annotations
 
+import logging
+import tomllib
+from dataclasses import dataclass
+from importlib import import_module
 from importlib.metadata import entry_points
+from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from toolbench.errors import UnknownNameError, UserError
-from toolbench.formats.base import Format, FormatOptions
+from toolbench.formats.base import Format
 
 ENTRY_POINT_GROUP = "toolbench.formats"
+DIST_NAME = "toolbench"
+
+log = logging.getLogger("toolbench.formats")
 
 _REGISTRY: dict[str, type[Format]] = {}
+_BUILTIN: set[str] = set()
 _loaded = False
 
 
+@dataclass(frozen=True)
+class FormatEntry:
+    """One entry point of the group: the format name, ``module:attr``, and its source."""
+
+    name: str
+    value: str
+    builtin: bool
+
+
 def register_format(cls: type[Format]) -> type[Format]:
-    """Class decorator: make a format available by its ``name``."""
+    """Class decorator: make a format available by its ``name`` (without an entry point)."""
     _REGISTRY[cls.name] = cls
     return cls
+
+
+def _checkout_entries() -> list[FormatEntry] | None:
+    """toolbench's own entries from the ``pyproject.toml`` of a source checkout, if any."""
+    path = Path(__file__).resolve().parents[3] / "pyproject.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    project = data.get("project", {})
+    if project.get("name") != DIST_NAME:
+        return None
+    table = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
+    return [FormatEntry(k, str(v), True) for k, v in table.items()]
+
+
+def format_entries() -> list[FormatEntry]:
+    """Every entry point of the group: toolbench's built-ins first, then plugins."""
+    own: list[FormatEntry] = []
+    plugins: list[FormatEntry] = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        dist = ep.dist.name if ep.dist is not None else ""
+        builtin = dist == DIST_NAME
+        (own if builtin else plugins).append(FormatEntry(ep.name, ep.value, builtin))
+    checkout = _checkout_entries()
+    if checkout is not None:
+        own = checkout
+    return [*own, *plugins]
+
+
+def _load_entry(entry: FormatEntry) -> type[Format] | None:
+    """The format class an entry names, or None (said in one warning line)."""
+    module, _, attr = entry.value.partition(":")
+    try:
+        obj: object = import_module(module.strip())
+        for part in filter(None, attr.strip().split(".")):
+            obj = getattr(obj, part)
+    except Exception as exc:  # a broken plugin must not take the other formats down
+        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        log.warning(
+            "warning: format plugin '%s' (%s) failed to load and is skipped: %s",
+            entry.name, entry.value, why.rstrip(": "),
+        )  # fmt: skip
+        return None
+    if not (isinstance(obj, type) and issubclass(obj, Format)):
+        log.warning(
+            "warning: format plugin '%s' (%s) is not a toolbench Format subclass; skipped",
+            entry.name, entry.value,
+        )  # fmt: skip
+        return None
+    return obj
 
 
 def _load() -> None:
@@ -31,19 +111,39 @@ def _load() -> None:
     if _loaded:
         return
     _loaded = True
-    # The built-in formats register themselves on import.
-    import toolbench.formats.families  # noqa: F401  (the model-family dialects)
-    from toolbench.formats import native, prompt_json, react, xml  # noqa: F401
+    for entry in format_entries():
+        cls = _load_entry(entry)
+        if cls is None:
+            continue
+        if entry.builtin:
+            _BUILTIN.add(cls.name)
+        elif cls.name in _BUILTIN:
+            log.warning(
+                "warning: format plugin '%s' (%s) reuses the built-in name '%s'; skipped",
+                entry.name, entry.value, cls.name,
+            )  # fmt: skip
+            continue
+        register_format(cls)
 
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        obj = ep.load()
-        if isinstance(obj, type) and issubclass(obj, Format):
-            register_format(obj)
+
+def reload_formats() -> None:
+    """Forget what was loaded and read the entry points again (tests, long sessions)."""
+    global _loaded
+    _REGISTRY.clear()
+    _BUILTIN.clear()
+    _loaded = False
+    _load()
 
 
 def format_names() -> list[str]:
     _load()
     return sorted(_REGISTRY)
+
+
+def builtin_format_names() -> list[str]:
+    """The formats toolbench itself ships (its own entry points)."""
+    _load()
+    return sorted(_BUILTIN)
 
 
 def format_class(name: str) -> type[Format]:
@@ -54,8 +154,12 @@ def format_class(name: str) -> type[Format]:
         raise UnknownNameError("format", name, _REGISTRY) from None
 
 
-def parse_spec(spec: str) -> tuple[str, FormatOptions]:
-    """Split ``name:k=v,...`` into a name and validated options."""
+def _option_list(model: type[BaseModel]) -> str:
+    return ", ".join(sorted(model.model_fields)) or "none"
+
+
+def parse_spec(spec: str) -> tuple[str, BaseModel]:
+    """Split ``name:k=v,...`` into a name and options validated by that format's model."""
     name, _, rest = spec.strip().partition(":")
     raw: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
@@ -63,13 +167,23 @@ def parse_spec(spec: str) -> tuple[str, FormatOptions]:
         if not eq:
             raise UserError(f"format '{spec}': option '{item}' must be key=value")
         raw[key.strip()] = value.strip()
+    model = format_class(name.strip()).Options
+    given = ",".join(f"{k}={v}" for k, v in raw.items())
+    if raw and not model.model_fields:
+        raise UserError(f"format '{name.strip()}' takes no options (got {given})")
+    unknown = [k for k in raw if k not in model.model_fields]
+    if unknown:
+        raise UserError(
+            f"format '{spec}': unknown option '{unknown[0]}' "
+            f"(format '{name.strip()}' takes: {_option_list(model)})"
+        )
     try:
-        options = FormatOptions.model_validate(raw)
+        options = model.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "options"
         raise UserError(f"format '{spec}': option {field}: {err['msg']}") from None
-    return name, options
+    return name.strip(), options
 
 
 def get_format(spec: str) -> Format:

@@ -27,7 +27,6 @@ from toolbench.formats.base import ParseResult
 from toolbench.formats.calls import CallCollector
 from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
-from toolbench.formats.registry import register_format
 from toolbench.formats.tagged import Block, BlockFinder, drop_blocks
 from toolbench.formats.text import Cutter, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
@@ -50,7 +49,6 @@ def result_text(name: str, result: str) -> str:
     return f"{RESP_OPEN}\n{result}\n{RESP_CLOSE}"
 
 
-@register_format
 class Xml(PromptedFormat):
     name = "xml"
     description = "Hermes/Qwen style: <tools> JSON in the system prompt, <tool_call> JSON tags."

@@ -2,7 +2,10 @@
 
 Useful after a parser or scorer fix: every ``ok`` trial's turns are re-parsed with
 ``get_format(trial.format).parse_reply(turn.reply, scenario.tools)`` and re-scored with
-``toolbench.scoring.score_trial(scenario, fmt, turns)``. Trials that did not reach the
+``toolbench.scoring.score_trial(scenario, fmt, turns, settings, markers)``: with the
+settings the trial ran with (stored on it; for older lines rebuilt from ``run.json``'s
+``max_turns``) and the marker set recorded in ``run.json`` (the built-in formats' set for
+older runs), so a plugin installed since does not change the scores. Trials that did not reach the
 model (status other than ``ok``) and trials whose scenario is no longer known are copied
 unchanged. The result is a new run directory (``run.json`` copied, new
 ``results.jsonl``), so ``toolbench report NEW --baseline OLD`` shows what changed.
@@ -12,19 +15,30 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import re
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from toolbench.engine import effective_settings
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
 from toolbench.outpath import prepare_dir
 from toolbench.redaction import redacted_json_line
 from toolbench.report.metrics import trial_outcome
-from toolbench.results import TrialResult, TrialScores, TurnRecord, iter_results, results_path
+from toolbench.results import (
+    RunInfo,
+    TrialResult,
+    TrialScores,
+    TrialSettings,
+    TurnRecord,
+    iter_results,
+    results_path,
+)
 from toolbench.scenarios.model import Scenario
+from toolbench.scoring.leakage import builtin_markers, compile_markers
 
 
 class Scorer(Protocol):
@@ -33,14 +47,53 @@ class Scorer(Protocol):
     ) -> TrialScores: ...
 
 
-def default_scorer() -> Scorer:
+class RunScorer(Protocol):
+    """A scorer that takes the trial's stored settings and the run's marker set."""
+
+    def __call__(
+        self,
+        scenario: Scenario,
+        fmt: Format,
+        turns: Sequence[TurnRecord],
+        settings: TrialSettings | None = None,
+        markers: Sequence[re.Pattern[str]] | None = None,
+    ) -> TrialScores: ...
+
+
+def default_scorer() -> RunScorer:
     """``toolbench.scoring.score_trial``, imported lazily (it may be absent in old trees)."""
     try:
         mod: Any = importlib.import_module("toolbench.scoring")
-        fn: Scorer = mod.score_trial
+        fn: RunScorer = mod.score_trial
     except (ImportError, AttributeError):
         raise UserError("rescore: toolbench.scoring.score_trial is not available") from None
     return fn
+
+
+def _run_info(run_dir: Path) -> RunInfo | None:
+    """The run's ``run.json`` when it is there and readable (older runs may lack one)."""
+    path = run_dir / "run.json"
+    try:
+        return RunInfo.model_validate_json(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def run_markers(info: RunInfo | None) -> tuple[re.Pattern[str], ...]:
+    """The marker set a run was scored with: the one its run.json recorded, else (a run
+    from before it was recorded) the built-in formats' set, never what is installed now."""
+    if info is not None and info.markers is not None:
+        return compile_markers(info.markers)
+    return builtin_markers()
+
+
+def trial_settings(trial: TrialResult, scenario: Scenario, info: RunInfo | None) -> TrialSettings:
+    """The settings the trial ran with: stored on it, else rebuilt from run.json's options."""
+    if trial.settings is not None:
+        return trial.settings
+    max_turns = info.max_turns if info is not None else None
+    retry = info.retry_on_parse_error if info is not None else False
+    return effective_settings(scenario, max_turns, retry)
 
 
 def default_get_format(spec: str) -> Format:
@@ -91,6 +144,13 @@ def rescore_trial(
     return trial.model_copy(update={"turns": turns, "scores": scores})
 
 
+def _bound(full: RunScorer, settings: TrialSettings, markers: Sequence[re.Pattern[str]]) -> Scorer:
+    def score(scenario: Scenario, fmt: Format, turns: Sequence[TurnRecord]) -> TrialScores:
+        return full(scenario, fmt, turns, settings, markers)
+
+    return score
+
+
 def rescore_run(
     run_dir: str | Path,
     out_dir: str | Path | None = None,
@@ -115,13 +175,15 @@ def rescore_run(
 
         scenarios = load_scenarios()
     by_id = {s.id: s for s in scenarios}
-    score = scorer or default_scorer()
+    info = _run_info(src.parent)
+    markers = run_markers(info)
+    full = default_scorer() if scorer is None else None
     getf = get_format or default_get_format
     formats: dict[str, Format] = {}
     prepare_dir(out)
-    info = src.parent / "run.json"
-    if info.is_file():
-        shutil.copyfile(info, out / "run.json")
+    info_file = src.parent / "run.json"
+    if info_file.is_file():
+        shutil.copyfile(info_file, out / "run.json")
     summary = RescoreSummary(out)
     with results_path(out).open("w", encoding="utf-8") as fh:
         for trial in itertools.chain([first] if first else [], trials):
@@ -136,6 +198,13 @@ def rescore_run(
             else:
                 if trial.format not in formats:
                     formats[trial.format] = getf(trial.format)
+                score: Scorer = (
+                    scorer
+                    if scorer is not None
+                    else _bound(
+                        cast("RunScorer", full), trial_settings(trial, scenario, info), markers
+                    )
+                )
                 new = rescore_trial(trial, scenario, formats[trial.format], score)
                 summary.rescored += 1
                 if new.scores != trial.scores:

@@ -20,6 +20,7 @@ import asyncio
 import dataclasses
 import os
 import platform
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -55,6 +56,12 @@ from toolbench.runner.provider import DEFAULT_TIMEOUT_S, Endpoint, missing_key
 from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
 from toolbench.scenarios.loader import select_scenarios
 from toolbench.scenarios.model import Scenario
+from toolbench.scoring.leakage import (
+    builtin_markers,
+    compile_markers,
+    installed_markers,
+    marker_texts,
+)
 
 DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
 """The four formats, plus prompt-json with two examples: small models differ most there."""
@@ -106,6 +113,8 @@ class Plan:
     """Held from planning (before the finished trials are read) to the end of the run."""
     not_run: int = 0
     """Trials not started because the ``--budget`` was used up (left for ``--resume``)."""
+    markers: tuple[re.Pattern[str], ...] = ()
+    """The run's leakage marker set: fixed when the run started, recorded in run.json."""
 
 
 def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
@@ -224,6 +233,7 @@ def _plan(
     if res.exists():
         done = {r.key for r in iter_results(run_dir)}
     run_id = run_dir.name
+    markers = _run_markers(run_dir, cfg.resume)
     specs: list[TrialSpec] = []
     skipped = 0
     for model in models:
@@ -239,6 +249,7 @@ def _plan(
                             max_turns=cfg.max_turns, retry_on_parse_error=cfg.retry_on_parse_error,
                             record=cfg.record,
                             cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
+                            markers=markers,
                         )
                     )  # fmt: skip
     needs_server = (
@@ -250,7 +261,23 @@ def _plan(
             "recording local models needs the local extra: pip install 'toolbench[local]' "
             "(or replay recorded cassettes with --record none)"
         )
-    return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock)
+    return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock,
+                markers=markers)  # fmt: skip
+
+
+def _run_markers(run_dir: Path, resume: bool) -> tuple[re.Pattern[str], ...]:
+    """The marker set of the run: a resumed run keeps the one its run.json recorded
+    (whatever was installed since), a new run takes the formats installed now."""
+    info = run_dir / "run.json"
+    if resume and info.is_file():
+        try:
+            recorded = RunInfo.model_validate_json(info.read_bytes()).markers
+        except ValueError:  # an unreadable run.json: scored as a new run would be
+            recorded = None
+        if recorded is not None:
+            return compile_markers(recorded)
+        return builtin_markers()
+    return installed_markers()
 
 
 def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
@@ -261,6 +288,7 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         scenarios=[s.id for s in plan.scenarios], samples=cfg.samples,
         max_turns=cfg.max_turns, record=cfg.record,
         retry_on_parse_error=cfg.retry_on_parse_error,
+        markers=marker_texts(plan.markers) if plan.markers else None,
         params={"temperature": 0, "concurrency": cfg.concurrency,
                 "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS,
                 "timeout_s": cfg.timeout_s, "budget_s": cfg.budget_s},
@@ -282,11 +310,12 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
     async def endpoint_for(model: str, fmt: Format, live: bool) -> Endpoint:
         if is_local(model):
             alias = LOCAL_MODELS[model].alias
-            base = await pool.base_url(model, fmt.native) if live else LOCAL_BASE
+            native = fmt.requirements.native_tools  # the server's function-calling handler
+            base = await pool.base_url(model, native) if live else LOCAL_BASE
             return Endpoint(
                 f"openai/{alias}", base, LOCAL_KEY, {"max_tokens": max_tokens},
                 timeout_s=cfg.timeout_s or LOCAL_TIMEOUT_S,
-                on_timeout=(lambda: pool.discard(model, fmt.native)) if live else None,
+                on_timeout=(lambda: pool.discard(model, native)) if live else None,
             )  # fmt: skip
         return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY,
                         timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S)  # fmt: skip

@@ -1,9 +1,9 @@
-"""One trial: the conversation loop for a (model, format, scenario, sample).
+"""One trial of a (model, format, scenario, sample): the engine driven by a provider.
 
-Render with the format, call the model, parse, and for multi-turn scenarios feed the
-scripted tool results back in the format's own way, up to ``max_turns``. With
-``retry_on_parse_error`` a parse failure is fed back once and the recovery is scored
-apart from first-try success. Scoring is the pure function :func:`score_trial`.
+The conversation itself (render, parse, scripted results, the turn limit, the retry
+after a parse error) is :mod:`toolbench.engine`; this module gives it a ``complete`` that
+goes through the trial's cassette to the provider, stores the effective settings on the
+trial, and scores it with them and the run's marker set (:func:`score_trial`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from toolbench import __version__, codes
+from toolbench.engine import Exchange, converse, effective_settings
 from toolbench.errors import (
     CassetteMissingError,
     CassetteUnreadableError,
@@ -24,8 +25,8 @@ from toolbench.errors import (
     InfraError,
     UnsupportedError,
 )
-from toolbench.formats.base import Format, Message, ModelReply, RenderedRequest
-from toolbench.results import Attempt, TrialResult, TurnRecord
+from toolbench.formats.base import Format, RenderedRequest
+from toolbench.results import Attempt, TrialResult, TrialSettings, TurnRecord
 from toolbench.runner.cassettes import (
     RecordOption,
     TrialCassette,
@@ -34,7 +35,6 @@ from toolbench.runner.cassettes import (
 )
 from toolbench.runner.provider import Completion, Endpoint, complete
 from toolbench.scenarios.model import Scenario
-from toolbench.scenarios.script import should_continue, tool_results
 from toolbench.scoring import score_trial
 
 BASE_SEED = 1234
@@ -84,6 +84,8 @@ class TrialSpec:
     retry_on_parse_error: bool
     record: RecordOption
     cassette: Path
+    markers: tuple[re.Pattern[str], ...] | None = None
+    """The run's leakage marker set (``run.json``); None: the formats installed now."""
 
 
 EndpointFor = Callable[[str, Format], Awaitable[Endpoint]]
@@ -93,51 +95,27 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _assistant_text(reply: ModelReply) -> Message:
-    return {"role": "assistant", "content": reply.text}
-
-
 async def _conversation(
     spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette, attempts: list[Attempt]
 ) -> list[TurnRecord]:
-    fmt, sc = spec.fmt, spec.scenario
-    rendered = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])
-    messages: list[Message] = list(rendered.messages)
-    limit = spec.max_turns or sc.expect.max_turns
-    if sc.expect.kind != "multi_turn":
-        limit = 1
-    turns: list[TurnRecord] = []
-    round_index = 0
-    retried = pending_retry = False
     seed = BASE_SEED + spec.sample
-    while True:
-        req = RenderedRequest(
-            messages=messages, stop=rendered.stop, tools=rendered.tools,
-            tool_choice=rendered.tool_choice,
-        )  # fmt: skip
+
+    async def send(req: RenderedRequest, turn: int) -> Exchange:
         before = tc.played()
-        done: Completion = await complete(endpoint, req, seed, tc, attempts, turn=len(turns))
-        latency = tc.latency(len(turns), done.latency_s, replayed=tc.played() > before)
-        parsed = fmt.parse_reply(done.reply, sc.tools)
-        turns.append(
-            TurnRecord(
-                request=done.request, reply=done.reply, parsed=parsed,
-                latency_s=None if latency is None else round(latency, 4),
-                prompt_tokens=done.prompt_tokens,
-                completion_tokens=done.completion_tokens, cost=done.cost,
-                retry=pending_retry,
-            )
+        done: Completion = await complete(endpoint, req, seed, tc, attempts, turn=turn)
+        latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
+        return Exchange(
+            reply=done.reply, request=done.request, latency_s=latency,
+            prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
+            cost=done.cost,
         )  # fmt: skip
-        if parsed.status == "failed" and spec.retry_on_parse_error and not retried:
-            retried = pending_retry = True
-            messages = [*messages, _assistant_text(done.reply), fmt.retry_message(parsed)]
-            continue
-        pending_retry = False
-        if round_index + 1 >= limit or not should_continue(sc, round_index, parsed):
-            return turns
-        results = tool_results(sc, round_index, parsed.calls)
-        messages = fmt.continue_conversation(messages, done.reply, results)
-        round_index += 1
+
+    return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
+
+
+def settings_of(spec: TrialSpec) -> TrialSettings:
+    """The settings this trial's conversation runs with (and is scored by)."""
+    return effective_settings(spec.scenario, spec.max_turns, spec.retry_on_parse_error)
 
 
 def _status(base: TrialResult, status: str, code: str, message: str) -> TrialResult:
@@ -184,7 +162,9 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
     try:
         # In a worker thread: a scenario's slow regex check (bounded, see timedregex)
         # or a big reply's schema validation must not stall the other trials' I/O.
-        base.scores = await asyncio.to_thread(score_trial, spec.scenario, spec.fmt, turns)
+        base.scores = await asyncio.to_thread(
+            score_trial, spec.scenario, spec.fmt, turns, base.settings, spec.markers
+        )
     except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
         return _harness(base, codes.HARNESS_SCORING, exc)
     lat = [t.latency_s for t in turns]
@@ -211,7 +191,7 @@ def _blank(spec: TrialSpec) -> TrialResult:
         run_id=spec.run_id, toolbench_version=__version__, model=spec.model,
         format=spec.fmt.spec, format_options=spec.fmt.options.model_dump(),
         scenario_id=spec.scenario.id, sample=spec.sample, started_at=_now(),
-        cassette=str(spec.cassette),
+        cassette=str(spec.cassette), settings=settings_of(spec),
     )  # fmt: skip
 
 

@@ -50,14 +50,14 @@ def tool_results(
     return out
 
 
-def should_continue(scenario: Scenario, turn_index: int, parsed: ParseResult) -> bool:
-    """Whether the runner sends another turn after turn ``turn_index`` (0-based).
+def should_continue(
+    scenario: Scenario, turn_index: int, parsed: ParseResult, max_turns: int | None = None
+) -> bool:
+    """Whether the engine sends another turn after turn ``turn_index`` (0-based).
 
     Only multi-turn scenarios go on, and only while the last reply made calls and the
-    next turn stays within ``expect.max_turns``.
+    next turn stays within the effective limit: ``max_turns`` (the trial's setting, e.g.
+    ``--max-turns``, which may lower or raise the scenario's) else ``expect.max_turns``.
     """
-    return (
-        scenario.expect.kind == "multi_turn"
-        and bool(parsed.calls)
-        and turn_index + 1 < scenario.expect.max_turns
-    )
+    limit = max_turns if max_turns is not None else scenario.expect.max_turns
+    return scenario.expect.kind == "multi_turn" and bool(parsed.calls) and turn_index + 1 < limit

@@ -7,7 +7,8 @@ no call. Its text is ``parsed.final_answer`` when the format marks one (ReAct's
 unless ``ignore_case: false``. The facts to check should only be knowable from the
 scripted tool results, so a model that ignores them fails.
 
-Codes: ``turns.exhausted`` (the last turn still called and ``max_turns`` was reached),
+Codes: ``turns.exhausted`` (the last turn still called and the conversation's effective
+turn limit was reached: ``--max-turns`` when given, else the scenario's ``max_turns``),
 ``answer.missing`` (no text answer: it ended on a call, a failed parse or empty text),
 ``answer.mismatch`` (the text fails the check), ``answer.regex_timeout`` (the regex ran
 out of time on this text: :mod:`toolbench.timedregex`).

@@ -1,8 +1,11 @@
 """Leakage: raw format markers or chat special tokens in the text a reply shows.
 
-The patterns are the union of every registered format's ``markers`` and the generic chat
-special tokens below, so a model that writes another format's syntax (or its own
-template's tokens) into its prose is caught whatever format is under test.
+The patterns are the union of every format's ``markers`` and the generic chat special
+tokens below, so a model that writes another format's syntax (or its own template's
+tokens) into its prose is caught whatever format is under test. Which formats: those
+installed when the run started, recorded in ``run.json`` (``RunInfo.markers``) and passed
+to every scorer of that run, rescoring included, so the same replies score the same on
+any machine and after any plugin is installed.
 
 * ``leak_raw``: markup outside what the format under test allows in its visible text: a
   marker in any turn's ``raw_content`` (text outside the calls, before sanitizing) that
@@ -19,9 +22,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 from toolbench import codes
+from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
 from toolbench.results import TurnRecord
 from toolbench.scoring.matchers import Problem
@@ -37,19 +40,47 @@ CHAT_SPECIAL_TOKENS: tuple[str, ...] = (
 )
 
 
-@lru_cache(maxsize=1)
-def registered_markers() -> tuple[re.Pattern[str], ...]:
-    """Every registered format's markers plus the chat special tokens (computed once)."""
+def installed_markers(names: Sequence[str] | None = None) -> tuple[re.Pattern[str], ...]:
+    """The chat special tokens plus the markers of the given formats (default: every
+    format installed now). A run fixes its set once (:func:`marker_texts`, recorded in
+    ``run.json``) and scores every trial with it, so what is installed later does not
+    change its scores."""
     from toolbench.formats.registry import format_class, format_names
 
     patterns = [re.compile(re.escape(tok)) for tok in CHAT_SPECIAL_TOKENS]
-    try:
-        names = format_names()
-    except ImportError:  # a built-in format missing from a partial install
-        names = []
-    for name in names:
-        patterns.extend(format_class(name).markers)
+    for name in format_names() if names is None else names:
+        try:
+            patterns.extend(format_class(name).markers)
+        except UnknownNameError:
+            continue
     return _dedupe(patterns)
+
+
+def builtin_markers() -> tuple[re.Pattern[str], ...]:
+    """The set of the formats toolbench ships: what a run recorded before ``run.json``
+    held its marker set is rescored with (no plugin's markers)."""
+    from toolbench.formats.registry import builtin_format_names
+
+    return installed_markers(builtin_format_names())
+
+
+_INLINE_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+
+
+def marker_texts(patterns: Sequence[re.Pattern[str]]) -> list[str]:
+    """Patterns as text for ``run.json``, flags written inline (``(?m)...``); a round trip
+    through :func:`compile_markers` gives the same texts."""
+    out: list[str] = []
+    for p in patterns:
+        own = re.compile(p.pattern).flags  # flags the text already sets inline
+        flags = "".join(ch for flag, ch in _INLINE_FLAGS if p.flags & flag and not own & flag)
+        out.append(f"(?{flags}){p.pattern}" if flags else p.pattern)
+    return out
+
+
+def compile_markers(texts: Sequence[str]) -> tuple[re.Pattern[str], ...]:
+    """The patterns of a recorded marker set (see :func:`marker_texts`)."""
+    return _dedupe([re.compile(t) for t in texts])
 
 
 def _dedupe(patterns: Sequence[re.Pattern[str]]) -> tuple[re.Pattern[str], ...]:
@@ -59,9 +90,11 @@ def _dedupe(patterns: Sequence[re.Pattern[str]]) -> tuple[re.Pattern[str], ...]:
     return tuple(seen.values())
 
 
-def markers_for(fmt: Format | None) -> tuple[re.Pattern[str], ...]:
-    """The registered markers, plus those of ``fmt`` if it is not registered."""
-    base = registered_markers()
+def markers_for(
+    fmt: Format | None, base: Sequence[re.Pattern[str]] | None = None
+) -> tuple[re.Pattern[str], ...]:
+    """The marker set ``base`` (default: the installed formats'), plus ``fmt``'s own."""
+    base = installed_markers() if base is None else tuple(base)
     if fmt is None:
         return base
     return _dedupe([*base, *type(fmt).markers])
@@ -101,10 +134,13 @@ def _covered(text: str, m: re.Match[str], allowed: Sequence[re.Pattern[str]]) ->
 
 
 def leakage(
-    turns: Sequence[TurnRecord], fmt: Format | None = None
+    turns: Sequence[TurnRecord],
+    fmt: Format | None = None,
+    markers: Sequence[re.Pattern[str]] | None = None,
 ) -> tuple[bool, bool, list[Problem]]:
-    """``(leak_raw, leak_sanitized, problems)`` over the given turns."""
-    patterns = markers_for(fmt)
+    """``(leak_raw, leak_sanitized, problems)`` over the given turns, with the run's
+    marker set ``markers`` (default: the formats installed now)."""
+    patterns = markers_for(fmt, markers)
     allowed = tuple(type(fmt).visible_markup) if fmt is not None else ()
     raw = sanitized = False
     problems: list[Problem] = []

@@ -15,7 +15,9 @@ with repair; None when no turn attempted one.
 **Calls** (:mod:`.calls`): a ``calls`` scenario compares the first effective turn with the
 expected calls; a multi-turn one compares effective turn *i* with round *i*, flags calls
 in turns past the last round (``call.extra``) and needs the final answer
-(:mod:`.answer`): its ``call_accuracy`` is every round matched and the answer ok.
+(:mod:`.answer`): its ``call_accuracy`` is every round matched and the answer ok. A
+conversation still calling at the turn limit it ran with (``settings.max_turns``: the
+``--max-turns`` flag, else the scenario's) is ``turns.exhausted``.
 No-call scenarios have ``call_accuracy`` None and ``no_call_correct``: true when no turn
 attempted a call (``call.unexpected`` for a parsed call, ``nocall.decode_failure`` for an
 attempt that did not parse, which is not an abstention).
@@ -27,11 +29,12 @@ own codes first, with one human reason each in ``reasons``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from toolbench import codes
 from toolbench.formats.base import Format, ParseResult, ParseStatus
-from toolbench.results import TrialScores, TurnRecord
+from toolbench.results import TrialScores, TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.answer import final_answer
 from toolbench.scoring.calls import match_round
@@ -121,9 +124,21 @@ def _no_call_problems(turns: Sequence[TurnRecord]) -> list[Problem]:
     return out
 
 
-def score_trial(scenario: Scenario, fmt: Format, turns: Sequence[TurnRecord]) -> TrialScores:
-    """Score one trial's turns against its scenario (see the module docstring)."""
+def score_trial(
+    scenario: Scenario,
+    fmt: Format,
+    turns: Sequence[TurnRecord],
+    settings: TrialSettings | None = None,
+    markers: Sequence[re.Pattern[str]] | None = None,
+) -> TrialScores:
+    """Score one trial's turns against its scenario (see the module docstring).
+
+    ``settings`` are the ones the conversation ran with (its turn limit decides
+    ``turns.exhausted``; default: the scenario's), ``markers`` the run's leakage marker
+    set (default: the formats installed now).
+    """
     eff = effective_turns(turns)
+    max_turns = settings.max_turns if settings is not None else scenario.expect.max_turns
     problems: list[Problem] = []
     total = len(eff)
 
@@ -149,7 +164,7 @@ def score_trial(scenario: Scenario, fmt: Format, turns: Sequence[TurnRecord]) ->
         call_accuracy = not found
         if kind == "multi_turn":
             final_answer_ok, answer_found = final_answer(
-                scenario.expect.final_answer, eff, scenario.expect.max_turns
+                scenario.expect.final_answer, eff, max_turns
             )
             problems.extend(answer_found)
             call_accuracy = call_accuracy and final_answer_ok
@@ -166,7 +181,7 @@ def score_trial(scenario: Scenario, fmt: Format, turns: Sequence[TurnRecord]) ->
 
     stop, stop_found = trial_stop(eff)
     problems.extend(stop_found)
-    leak_raw, leak_sanitized, leak_found = leakage(eff, fmt)
+    leak_raw, leak_sanitized, leak_found = leakage(eff, fmt, markers)
     problems.extend(leak_found)
 
     retried = any(t.retry for t in turns)

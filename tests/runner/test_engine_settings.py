@@ -1,0 +1,137 @@
+"""``--max-turns`` through ``toolbench run`` and ``rescore``: the limit the conversation ran
+with is the one scoring uses, stored on each trial, and honoured when rescored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_openai import FakeOpenAI
+from toolbench import codes
+from toolbench.cli.app import run_cli
+from toolbench.report.rescore import rescore_run
+from toolbench.results import RunInfo, TrialSettings, load_results
+from toolbench.scenarios.loader import load_scenarios
+from toolbench.scoring.leakage import installed_markers, marker_texts
+
+MT = """\
+id: mt
+tools:
+  - name: get_weather
+    description: Get the weather for a city.
+    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+messages:
+  - {role: user, content: "Temperature in Lisbon?"}
+expect:
+  max_turns: 3
+  rounds:
+    - calls:
+        - name: get_weather
+          arguments: {city: Lisbon}
+          result: {temperature: 23}
+  final_answer: {contains: ["23"]}
+"""
+CALL = '{"tool": "get_weather", "arguments": {"city": "Lisbon"}}'
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+
+
+@pytest.fixture
+def scen(tmp_path: Path) -> Path:
+    path = tmp_path / "mt.yaml"
+    path.write_text(MT, encoding="utf-8")
+    return path
+
+
+def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str, out: str = "run") -> int:
+    return run_cli([
+        "run", "--models", "openai/fake", "--formats", "prompt-json",
+        "--scenarios", str(scen), "--api-base", fake.base_url,
+        "--out", str(tmp / out), "--cassettes", str(tmp / "cas"),
+        "--quiet", "--no-report", *extra,
+    ])  # fmt: skip
+
+
+def test_max_turns_flag_raises_the_scenario_limit(
+    fake: FakeOpenAI, tmp_path: Path, scen: Path
+) -> None:
+    fake.enqueue(CALL, CALL, CALL, CALL, "It is 23 degrees.")
+    assert _run(fake, tmp_path, scen, "--max-turns", "5") == 0
+    (trial,) = load_results(tmp_path / "run")
+    assert len(trial.turns) == 5 and len(fake.received) == 5
+    assert trial.settings == TrialSettings(max_turns=5, retry_on_parse_error=False)
+    assert trial.scores is not None and trial.scores.final_answer_ok is True
+
+
+def test_capped_conversation_is_turns_exhausted(
+    fake: FakeOpenAI, tmp_path: Path, scen: Path
+) -> None:
+    fake.enqueue(CALL, CALL, CALL)
+    assert _run(fake, tmp_path, scen, "--max-turns", "2") == 0
+    (trial,) = load_results(tmp_path / "run")
+    assert len(trial.turns) == 2 and trial.settings is not None
+    assert trial.settings.max_turns == 2
+    assert trial.scores is not None
+    assert codes.TURNS_EXHAUSTED in trial.scores.errors
+    assert codes.ANSWER_MISSING not in trial.scores.errors
+
+
+def test_run_json_records_the_marker_set(fake: FakeOpenAI, tmp_path: Path, scen: Path) -> None:
+    fake.enqueue("It is 23 degrees.")
+    assert _run(fake, tmp_path, scen) == 0
+    info = RunInfo.model_validate_json((tmp_path / "run" / "run.json").read_bytes())
+    assert info.markers == marker_texts(installed_markers())
+
+
+def _capped_run(fake: FakeOpenAI, tmp_path: Path, scen: Path) -> Path:
+    fake.enqueue(CALL, CALL, CALL)
+    assert _run(fake, tmp_path, scen, "--max-turns", "2") == 0
+    return tmp_path / "run"
+
+
+def test_rescore_uses_the_stored_limit(fake: FakeOpenAI, tmp_path: Path, scen: Path) -> None:
+    run = _capped_run(fake, tmp_path, scen)
+    rescore_run(run, tmp_path / "new", load_scenarios([scen]))
+    (trial,) = load_results(tmp_path / "new")
+    assert trial.scores is not None and codes.TURNS_EXHAUSTED in trial.scores.errors
+    assert codes.ANSWER_MISSING not in trial.scores.errors
+
+
+def test_rescore_of_a_line_without_settings_takes_run_json_limit(
+    fake: FakeOpenAI, tmp_path: Path, scen: Path
+) -> None:
+    run = _capped_run(fake, tmp_path, scen)
+    # As written before settings were stored: drop the field from the line.
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    old = [json.loads(line) for line in lines]
+    for row in old:
+        del row["settings"]
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert json.loads((run / "run.json").read_text())["max_turns"] == 2
+    rescore_run(run, tmp_path / "new", load_scenarios([scen]))
+    (trial,) = load_results(tmp_path / "new")
+    assert trial.scores is not None and codes.TURNS_EXHAUSTED in trial.scores.errors
+
+
+def test_a_resumed_run_keeps_the_marker_set_it_recorded(tmp_path: Path) -> None:
+    from toolbench.runner.run import _run_markers
+    from toolbench.scoring.leakage import builtin_markers
+
+    info = RunInfo(
+        run_id="r", toolbench_version="0", created_at="", models=[], formats=[], scenarios=[],
+        markers=["<<X>>", "(?m)^Y:"],
+    )  # fmt: skip
+    (tmp_path / "run.json").write_text(info.model_dump_json(), encoding="utf-8")
+    assert marker_texts(_run_markers(tmp_path, resume=True)) == ["<<X>>", "(?m)^Y:"]
+    # A new run takes what is installed; a resumed run from before markers were
+    # recorded takes the built-in formats' set.
+    assert _run_markers(tmp_path, resume=False) == installed_markers()
+    (tmp_path / "run.json").write_text(
+        info.model_copy(update={"markers": None}).model_dump_json(), encoding="utf-8"
+    )
+    assert _run_markers(tmp_path, resume=True) == builtin_markers()
