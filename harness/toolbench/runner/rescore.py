@@ -6,13 +6,16 @@ Useful after a parser or scorer fix: every ``ok`` trial's turns are re-parsed wi
 model (status other than ``ok``) and trials whose scenario is no longer known are copied
 unchanged. The result is a new run directory (``run.json`` copied, new
 ``results.jsonl``), so ``toolbench report NEW --baseline OLD`` shows what changed.
+
+It lives in the runner layer, not in the reports, because it calls formats and scorers;
+it reads and writes the run through :mod:`toolbench.store` like ``run`` does (the
+redacting writer, schema migration on read).
 """
 
 from __future__ import annotations
 
 import importlib
 import itertools
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +24,10 @@ from typing import Any, Protocol
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
 from toolbench.outpath import prepare_dir
-from toolbench.redaction import redacted_json_line
-from toolbench.report.metrics import trial_outcome
-from toolbench.results import TrialResult, TrialScores, TurnRecord, iter_results, results_path
+from toolbench.results import TrialResult, TrialScores, TurnRecord
 from toolbench.scenarios.model import Scenario
+from toolbench.scoring.outcome import trial_outcome
+from toolbench.store import NewResults, copy_info, iter_results, read_info, results_path
 
 
 class Scorer(Protocol):
@@ -118,12 +121,11 @@ def rescore_run(
     score = scorer or default_scorer()
     getf = get_format or default_get_format
     formats: dict[str, Format] = {}
+    read_info(src.parent)  # refused when a newer toolbench wrote it
     prepare_dir(out)
-    info = src.parent / "run.json"
-    if info.is_file():
-        shutil.copyfile(info, out / "run.json")
+    copy_info(src.parent, out)
     summary = RescoreSummary(out)
-    with results_path(out).open("w", encoding="utf-8") as fh:
+    with NewResults(out) as sink:
         for trial in itertools.chain([first] if first else [], trials):
             summary.total += 1
             scenario = by_id.get(trial.scenario_id)
@@ -145,5 +147,5 @@ def rescore_run(
                     summary.outcome_changed += 1
                     summary.fail_to_pass += before == "fail" and after == "pass"
                     summary.pass_to_fail += before == "pass" and after == "fail"
-            fh.write(redacted_json_line(new.model_dump_json()))
+            sink.write(new)
     return summary
