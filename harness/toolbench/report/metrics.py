@@ -75,8 +75,8 @@ import pandas as pd
 
 from toolbench import codes
 from toolbench.errors import UnknownNameError
+from toolbench.outcome import trial_outcome
 from toolbench.results import RunInfo, TrialResult
-from toolbench.scoring.outcome import trial_outcome
 from toolbench.store import read_info, read_projected, read_trials_at
 
 OVERALL = "overall"

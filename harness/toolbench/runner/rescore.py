@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
+from toolbench.outcome import trial_outcome
 from toolbench.outpath import prepare_dir
 from toolbench.results import TrialResult, TrialScores, TurnRecord
 from toolbench.scenarios.model import Scenario
-from toolbench.scoring.outcome import trial_outcome
 from toolbench.store import NewResults, copy_info, iter_results, read_info, results_path
 
 

@@ -1,8 +1,8 @@
 """A trial's outcome: ``pass``, ``fail``, or its status when it never got an answer.
 
-Defined once, below the runner and the reports, because both need it: the reports count
-passes (:mod:`toolbench.report.metrics`) and ``rescore`` counts the trials whose outcome
-a new parser or scorer changed.
+Defined once, in the ground layer, because the reports count passes
+(:mod:`toolbench.report.metrics`) and ``rescore`` (runner layer) counts the trials whose
+outcome a new parser or scorer changed; importing it costs nothing (no scorer imports).
 """
 
 from __future__ import annotations
