@@ -337,3 +337,21 @@ def test_merge_refuses_with_one_line(
     code, out, err = cli(argv, capsys)
     assert (code, out, err) == (2, "", error + "\n")
     assert not Path("m").exists()
+
+
+def test_a_failed_merge_leaves_no_results_file(tmp_path: Path) -> None:
+    """The second pass validates what it writes; a bad kept line fails the merge whole."""
+    a, b, _ = halves(tmp_path)
+    set_line(b / "results.jsonl", 4, {"status": "exploded"})
+    with pytest.raises(UserError) as err:
+        merge_runs([a, b], tmp_path / "m")
+    assert str(err.value).startswith(f"{b / 'results.jsonl'}:4: status: Input should be")
+    assert list((tmp_path / "m").iterdir()) == []
+
+
+def test_new_results_appears_only_when_complete(tmp_path: Path) -> None:
+    with NewResults(tmp_path) as sink:
+        sink.write(make_trial("m", "xml", "s"))
+        assert not (tmp_path / "results.jsonl").exists()
+    assert len(list(iter_results(tmp_path))) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.jsonl"]

@@ -8,7 +8,9 @@ one run every report reads as usual.
 Which line a trial keeps: the first run given that holds it, except that a trial that
 reached the model (status ``ok``) replaces one that did not (an infra, cassette or
 harness error), so re-running failed trials and merging the re-run repairs a run.
-Runs whose matrices differ are refused, naming the field and both runs.
+Runs whose matrices differ are refused, naming the field and both runs. Trials keep
+their ``run_id`` (the run that produced them); the merged ``run.json`` lists the runs
+in ``merged_from``. Output order: run by run as given, each in its file order.
 """
 
 from __future__ import annotations
@@ -22,8 +24,16 @@ from typing import Any
 from toolbench import __version__
 from toolbench.errors import UserError
 from toolbench.outpath import prepare_dir
-from toolbench.results import RunInfo, TrialResult
-from toolbench.store.reader import TrialKey, info_path, iter_results, read_info, results_path
+from toolbench.results import RunInfo
+from toolbench.store.reader import (
+    TrialKey,
+    info_path,
+    iter_trials_at,
+    read_info,
+    read_projected,
+    results_path,
+    trial_key,
+)
 from toolbench.store.writer import NewResults, write_info
 
 MATRIX_FIELDS: tuple[str, ...] = (
@@ -115,18 +125,8 @@ def merge_runs(runs: Sequence[str | Path], out_dir: str | Path) -> MergeSummary:
         raise UserError(f"-o: '{out}' is one of the runs being merged; choose a new directory")
     if results_path(out).exists():
         raise UserError(f"-o: {results_path(out)} already exists; choose a new directory")
-    kept: dict[TrialKey, TrialResult] = {}
     summary = MergeSummary(out, runs=len(paths))
-    for run_dir, _ in infos:
-        for trial in iter_results(run_dir):
-            old = kept.get(trial.key)
-            if old is None:
-                kept[trial.key] = trial
-                continue
-            summary.duplicates += 1
-            if old.status != "ok" and trial.status == "ok":
-                kept[trial.key] = trial
-                summary.replaced += 1
+    picks = _pick(infos, summary)
     prepare_dir(out)
     first = infos[0][1]
     info = first.model_copy(
@@ -138,8 +138,36 @@ def merge_runs(runs: Sequence[str | Path], out_dir: str | Path) -> MergeSummary:
         }
     )
     with NewResults(out) as sink:
-        for trial in kept.values():
-            sink.write(trial)
+        for (run_dir, _), (offsets, lines) in zip(infos, picks, strict=True):
+            for trial in iter_trials_at(results_path(run_dir), offsets, lines):
+                sink.write(trial)
+        summary.trials = sink.written
     write_info(out, info)
-    summary.trials = len(kept)
     return summary
+
+
+def _pick(
+    infos: Sequence[tuple[Path, RunInfo]], summary: MergeSummary
+) -> list[tuple[list[int], list[int]]]:
+    """Which line of which run each trial keeps: per run, (byte offsets, line numbers).
+
+    A first pass over keys and statuses only (the projected reader), so merging large
+    runs never holds their trials in memory; the second pass validates what it writes.
+    """
+    won: dict[TrialKey, tuple[int, int, int, bool]] = {}  # run index, offset, line, ok
+    for i, (run_dir, _) in enumerate(infos):
+        read = read_projected(run_dir, lambda d: (trial_key(d), d.get("status", "ok") == "ok"))
+        for (key, ok), off, n in zip(read.rows, read.offsets, read.lines, strict=True):
+            old = won.get(key)
+            if old is None:
+                won[key] = (i, off, n, ok)
+                continue
+            summary.duplicates += 1
+            if ok and not old[3]:
+                won[key] = (i, off, n, ok)
+                summary.replaced += 1
+    picks: list[tuple[list[int], list[int]]] = [([], []) for _ in infos]
+    for i, off, n, _ in sorted(won.values()):
+        picks[i][0].append(off)
+        picks[i][1].append(n)
+    return picks

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -88,7 +88,8 @@ def _decode(path: Path, n: int, line: str) -> dict[str, Any]:
     return upgrade("trial", d, f"{path}:{n}")
 
 
-def _key(d: dict[str, Any]) -> TrialKey:
+def trial_key(d: dict[str, Any]) -> TrialKey:
+    """A decoded line's trial key (model, format, scenario, sample), as ``TrialResult.key``."""
     return (d["model"], d["format"], d["scenario_id"], int(d.get("sample", 0)))
 
 
@@ -147,15 +148,26 @@ def load_results(run: str | Path) -> list[TrialResult]:
     return list(iter_results(run))
 
 
-def read_trials_at(path: Path, offsets: Iterator[int] | list[int]) -> list[TrialResult]:
+def read_trials_at(path: Path, offsets: Iterable[int]) -> list[TrialResult]:
     """The validated trials whose lines start at these byte offsets (drill-downs)."""
-    out: list[TrialResult] = []
+    return list(iter_trials_at(path, offsets))
+
+
+def iter_trials_at(
+    path: Path, offsets: Iterable[int], lines: Iterable[int] | None = None
+) -> Iterator[TrialResult]:
+    """Validate the lines at these byte offsets one at a time (``lines``: their numbers,
+    for errors), so a caller that picked lines need not hold them all."""
+    numbers = iter(lines) if lines is not None else None
     with path.open("rb") as fh:
         for off in offsets:
+            n = next(numbers) if numbers is not None else 0
             fh.seek(int(off))
             line = fh.readline().decode("utf-8", errors="replace")
-            out.append(_validate(path, 0, line))
-    return out
+            try:
+                yield _validate(path, n, line)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise _bad_line(path, n, exc) from None
 
 
 # --------------------------------------------------------------------------- projected
@@ -169,6 +181,8 @@ class Projected(Generic[Row]):
     rows: list[Row] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
     """Byte offset of each row's line (for :func:`read_trials_at`)."""
+    lines: list[int] = field(default_factory=list)
+    """Line number of each row (from 1)."""
     duplicates: int = 0
     """Lines that repeated an earlier trial's key and were left out."""
 
@@ -200,7 +214,7 @@ def read_projected(run: str | Path, project: Callable[[dict[str, Any]], Row]) ->
                 ) from None
             try:
                 d = _decode(path, n, text)
-                key = _key(d)
+                key = trial_key(d)
                 row = project(d)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 if not raw.endswith(b"\n"):
@@ -212,6 +226,7 @@ def read_projected(run: str | Path, project: Callable[[dict[str, Any]], Row]) ->
             seen.add(key)
             out.rows.append(row)
             out.offsets.append(start)
+            out.lines.append(n)
     out.duplicates = len(duplicates)
     warn_duplicates(path, duplicates)
     return out

@@ -10,6 +10,7 @@ may echo what a server was sent.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from types import TracebackType
@@ -69,21 +70,29 @@ class NewResults:
     """The results file of a new run directory, written trial by trial.
 
     Refuses a directory that already holds results (``-o`` of rescore and merge must be a
-    new run); the file is created exclusively, so two writers cannot share it.
+    new run). Lines go to ``results.jsonl.partial``, renamed into place when the writing
+    ends without an error and removed when it fails: a failed rescore or merge leaves no
+    half-written run for a report to read.
     """
 
     def __init__(self, run_dir: Path, option: str = "-o") -> None:
         self.path = results_path(run_dir)
+        self._partial = self.path.with_name(self.path.name + ".partial")
         self._option = option
         self._fh: IO[str] | None = None
         self.written = 0
 
+    def _refuse_existing(self) -> None:
+        if self.path.exists():
+            raise UserError(f"{self._option}: {self.path} already exists; choose a new directory")
+
     def __enter__(self) -> NewResults:
+        self._refuse_existing()
         try:
-            self._fh = self.path.open("x", encoding="utf-8")
+            self._fh = self._partial.open("x", encoding="utf-8")
         except FileExistsError:
             raise UserError(
-                f"{self._option}: {self.path} already exists; choose a new directory"
+                f"{self._option}: {self._partial} exists: another toolbench is writing there"
             ) from None
         except OSError as exc:
             raise UserError(f"{self.path}: cannot write: {exc.strerror}") from None
@@ -100,5 +109,15 @@ class NewResults:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._fh is not None:
-            self._fh.close()
+        if self._fh is None:
+            return
+        self._fh.close()
+        if exc_type is not None:
+            self._partial.unlink(missing_ok=True)
+            return
+        try:
+            self._refuse_existing()
+        except UserError:
+            self._partial.unlink(missing_ok=True)
+            raise
+        os.replace(self._partial, self.path)
