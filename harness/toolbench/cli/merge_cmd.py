@@ -10,7 +10,8 @@ import typer
 
 def merge(
     runs: Annotated[
-        list[Path], typer.Argument(help="Two or more run directories of the same matrix.")
+        list[Path],
+        typer.Argument(help="Two or more run directories of the same matrix."),
     ],
     out: Annotated[Path, typer.Option("-o", "--out", help="New run directory to write.")],
 ) -> None:
