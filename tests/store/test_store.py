@@ -355,3 +355,13 @@ def test_new_results_appears_only_when_complete(tmp_path: Path) -> None:
         assert not (tmp_path / "results.jsonl").exists()
     assert len(list(iter_results(tmp_path))) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.jsonl"]
+
+
+def test_a_last_line_torn_inside_a_character_is_skipped_by_both_modes(runs: Path) -> None:
+    """A kill mid-write can cut a multi-byte character; that was a "not UTF-8" error, and
+    resuming the run (which reads it before cutting the torn tail) failed."""
+    path = Path("r1/results.jsonl")
+    line = make_trial("m", "xml", "s", reply="café").model_dump_json().encode()
+    path.write_bytes(path.read_bytes() + line[: line.index(b"\xc3") + 1])
+    assert len(list(iter_results("r1"))) == 24
+    assert len(load_table("r1").df) == 24

@@ -17,6 +17,7 @@ naming the file (and line).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -104,12 +105,18 @@ def iter_results(run: str | Path) -> Iterator[TrialResult]:
     """
     path = existing_results(run)
     try:
-        text = path.read_bytes().decode("utf-8")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    cut = data.rfind(b"\n") + 1
+    try:
+        text = data[:cut].decode("utf-8")
     except UnicodeDecodeError as exc:
         why = f"not a results file: not UTF-8 text (offset {exc.start})"
         raise UserError(f"{path}: {why}") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    # A torn last line cut inside a character is skipped like any torn line.
+    with contextlib.suppress(UnicodeDecodeError):
+        text += data[cut:].decode("utf-8")
     seen: set[TrialKey] = set()
     duplicates: list[int] = []
     start, n = 0, 0
@@ -209,6 +216,8 @@ def read_projected(run: str | Path, project: Callable[[dict[str, Any]], Row]) ->
                 # UTF-8, so decode it as such and say so when it is not.
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
+                if not raw.endswith(b"\n"):
+                    break  # the last line, torn inside a character
                 raise UserError(
                     f"{path}:{n}: not a results file: not UTF-8 text (offset {start + exc.start})"
                 ) from None
