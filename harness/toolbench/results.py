@@ -2,22 +2,32 @@
 and ``runs/<id>/run.json`` (:class:`RunInfo`). Both carry a schema version.
 
 Reports, gates, comparisons and rescoring read only these, so a run can be analysed
-anywhere without model access.
+anywhere without model access. Reading and writing them is :mod:`toolbench.store`'s job
+(versions, migrations, redaction). A new or changed field here needs a bump of
+:data:`RESULTS_SCHEMA_VERSION` and one migration per record kind in
+:mod:`toolbench.store.schema` (an identity when the new field has a default), so the
+previous toolbench refuses the new records with one line instead of misreading them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, Literal
+import importlib
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from toolbench.errors import UserError
 from toolbench.formats.base import ModelReply, ParseResult
-from toolbench.redaction import redacted_json_line
 
-RESULTS_SCHEMA_VERSION = 1
+if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
+    from toolbench.store import append_result as append_result
+    from toolbench.store import drop_torn_tail as drop_torn_tail
+    from toolbench.store import iter_results as iter_results
+    from toolbench.store import load_results as load_results
+    from toolbench.store import results_path as results_path
+
+RESULTS_SCHEMA_VERSION = 2
+"""The version of the stored run this toolbench writes (2: ``run.json`` got
+``merged_from``); older records are migrated on read, newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -190,63 +200,18 @@ class RunInfo(BaseModel):
     """The leakage marker set the run is scored with (regex texts, fixed when the run
     started; see :mod:`toolbench.scoring.leakage`). None in runs written before it was
     recorded: they are rescored with the built-in formats' markers."""
+    merged_from: list[str] = Field(default_factory=list)
+    """The run ids a merged run was made of (``toolbench merge``), in the order given."""
 
 
-def results_path(run_dir: str | Path) -> Path:
-    p = Path(run_dir)
-    return p if p.suffix == ".jsonl" else p / "results.jsonl"
+_MOVED = frozenset(
+    {"append_result", "drop_torn_tail", "iter_results", "load_results", "results_path"}
+)
 
 
-def iter_results(run: str | Path) -> Iterator[TrialResult]:
-    """Read a results file line by line; a torn last line (a killed run) is skipped."""
-    path = results_path(run)
-    if not path.is_file():
-        raise UserError(f"{path}: no results file (is '{run}' a run directory?)")
-    try:
-        with path.open(encoding="utf-8") as fh:
-            lines = fh.readlines()
-    except UnicodeDecodeError as exc:
-        why = f"not a results file: not UTF-8 text (offset {exc.start})"
-        raise UserError(f"{path}: {why}") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            yield TrialResult.model_validate_json(line)
-        except ValidationError as exc:
-            if n == len(lines) and not line.endswith("\n"):
-                return  # interrupted mid-write: the trial is redone by --resume
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise UserError(f"{path}:{n}: {loc}: {err['msg']}") from None
-
-
-def load_results(run: str | Path) -> list[TrialResult]:
-    return list(iter_results(run))
-
-
-def drop_torn_tail(path: Path) -> None:
-    """Cut a last line that a killed run left half-written, so appends start clean."""
-    if not path.is_file():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as fh:
-            fh.truncate(data.rfind(b"\n") + 1)
-
-
-def append_result(path: Path, result: TrialResult) -> None:
-    """Append one trial and flush, so a kill at any moment loses no finished trial.
-
-    Secrets are redacted here, the one door to the file: every known secret value
-    (environment, command line) everywhere in the line, and anything shaped like a
-    credential in the error text, which may echo what a server was sent.
-    """
-    line = redacted_json_line(result.model_dump_json())
-    # Flushed to the OS at once: a killed process loses nothing. No fsync: it would block
-    # the event loop for every trial and only guards against a power cut.
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(line)
-        fh.flush()
+def __getattr__(name: str) -> Any:
+    """The functions that moved to :mod:`toolbench.store`, for older imports (lazy: the
+    store imports this module)."""
+    if name in _MOVED:
+        return getattr(importlib.import_module("toolbench.store"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

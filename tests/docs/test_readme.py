@@ -37,3 +37,15 @@ def test_relative_links_resolve(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     for target in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", text):
         assert (path.parent / target).exists(), f"{path.name}: broken link {target}"
+
+
+@pytest.mark.parametrize("model", ["RunInfo", "TrialResult"])
+def test_every_stored_field_is_documented(model: str) -> None:
+    """docs/run-format.md describes every field a run stores (a new field needs a row)."""
+    from toolbench import results
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "run-format.md").read_text(
+        encoding="utf-8"
+    )
+    missing = [f for f in getattr(results, model).model_fields if f"`{f}`" not in page]
+    assert missing == []

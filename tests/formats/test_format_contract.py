@@ -221,8 +221,8 @@ def _run_with_a_reply(run: Path, text: str, markers: list[str] | None) -> Scenar
 def test_rescore_after_a_plugin_is_installed_reproduces_the_scores(
     plugins: list[EntryPoint], tmp_path: Path, recorded: bool
 ) -> None:
-    from toolbench.report.rescore import rescore_run
     from toolbench.results import load_results
+    from toolbench.runner.rescore import rescore_run
     from toolbench.scoring import score_trial
     from toolbench.scoring.leakage import installed_markers, marker_texts
 

@@ -11,8 +11,8 @@ import pytest
 from tests.support.fake_openai import FakeOpenAI
 from toolbench import codes
 from toolbench.cli.app import run_cli
-from toolbench.report.rescore import rescore_run
 from toolbench.results import RunInfo, TrialSettings, load_results
+from toolbench.runner.rescore import rescore_run
 from toolbench.scenarios.loader import load_scenarios
 from toolbench.scoring.leakage import installed_markers, marker_texts
 

@@ -10,7 +10,7 @@ import pytest
 from tests.runner.conftest import GOOD_CALL
 from tests.support.fake_openai import FakeOpenAI, Fault
 from toolbench.cli.app import run_cli
-from toolbench.results import load_results
+from toolbench.results import RESULTS_SCHEMA_VERSION, load_results
 
 
 def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:
@@ -134,7 +134,7 @@ def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file
     assert info["models"] == ["openai/fake"]
     assert info["formats"] == ["prompt-json"]
     assert sorted(info["scenarios"]) == ["chat", "weather"]
-    assert info["schema_version"] == 1
+    assert info["schema_version"] == RESULTS_SCHEMA_VERSION == 2
 
 
 def test_retry_on_parse_error_feeds_the_error_back_once(

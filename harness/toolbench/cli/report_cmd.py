@@ -278,7 +278,7 @@ def rescore(
     ] = None,
 ) -> None:
     """Re-parse and re-score stored replies into a new run directory (no model calls)."""
-    from toolbench.report.rescore import rescore_run
+    from toolbench.runner.rescore import rescore_run
     from toolbench.scenarios.loader import load_scenarios
 
     scs = load_scenarios(scenarios) if scenarios else None

@@ -31,9 +31,7 @@ The per-cell metrics are registered objects, each defined once in
 
 from __future__ import annotations
 
-import json
 import math
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,10 +40,11 @@ from typing import Any
 import pandas as pd
 
 from toolbench import codes
-from toolbench.errors import UserError
 from toolbench.metrics import registry
 from toolbench.metrics.registry import score_flags
-from toolbench.results import RunInfo, TrialResult, results_path
+from toolbench.outcome import trial_outcome
+from toolbench.results import RunInfo, TrialResult
+from toolbench.store import read_info, read_projected, read_trials_at
 
 OVERALL = "overall"
 """Model and format label of the cell that pools every trial."""
@@ -60,7 +59,6 @@ STATUS_CODES: dict[str, str] = {
     "harness_error": codes.HARNESS_ERROR,
 }
 
-_FAIL_FLAGS = ("call_accuracy", "no_call_correct", "final_answer_ok", "parse_ok")
 _BASE_COLUMNS = ("model", "format", "scenario_id", "sample", "status")
 _TAIL_COLUMNS = ("latency_s", "prompt_tokens", "completion_tokens", "cost", "errors", "outcome")
 
@@ -135,18 +133,7 @@ class TrialTable:
 
     def trials(self, offsets: Iterable[int]) -> list[TrialResult]:
         """The full records at these byte offsets (for drill-downs and rescoring)."""
-        out: list[TrialResult] = []
-        with self.path.open("rb") as fh:
-            for off in offsets:
-                fh.seek(int(off))
-                out.append(TrialResult.model_validate_json(fh.readline()))
-        return out
-
-
-def trial_outcome(status: str, flags: dict[str, Any]) -> str:
-    if status != "ok":
-        return status
-    return "fail" if any(flags.get(f) is False for f in _FAIL_FLAGS) else "pass"
+        return read_trials_at(self.path, list(offsets))
 
 
 def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
@@ -191,76 +178,18 @@ def frame(rows: Sequence[tuple[Any, ...]], offsets: Sequence[int] | None = None)
     return df
 
 
-def read_info(run_dir: Path) -> RunInfo | None:
-    p = run_dir / "run.json"
-    if not p.is_file():
-        return None
-    try:
-        return RunInfo.model_validate_json(p.read_bytes())
-    except ValueError as exc:
-        raise UserError(f"{p}: not a valid run.json: {str(exc).splitlines()[0]}") from None
-
-
 def load_table(run: str | Path) -> TrialTable:
     """Read ``runs/<id>/results.jsonl`` into a :class:`TrialTable`.
 
-    Lines are decoded with :mod:`json` and projected, never validated in full: that is
-    what keeps a 50,000-trial run fast. A torn last line (a killed run) is skipped. A
-    trial written twice is counted once (the first line) and a warning names the file.
+    Through the store's projected reader: lines are decoded with :mod:`json` and
+    projected by :func:`trial_row`, never validated in full, which keeps a 50,000-trial
+    run fast. A torn last line (a killed run) is skipped; a trial written twice is counted
+    once (the first line) and a warning names the file; older schemas are migrated.
     """
-    path = results_path(run)
-    if not path.is_file():
-        raise UserError(f"{path}: no results file (is '{run}' a run directory?)")
-    run_dir = path.parent
-    rows: list[tuple[Any, ...]] = []
-    offsets: list[int] = []
-    seen: set[tuple[Any, ...]] = set()
-    duplicates: list[int] = []
-    pos = 0
-    with path.open("rb") as fh:
-        for n, line in enumerate(fh, 1):
-            start = pos
-            pos += len(line)
-            if not line.strip():
-                continue
-            try:
-                # json.loads of bytes guesses UTF-16/32 from NUL bytes; a results file is
-                # UTF-8, so decode it as such and say so when it is not.
-                text = line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise UserError(
-                    f"{path}:{n}: not a results file: not UTF-8 text (offset {start + exc.start})"
-                ) from None
-            try:
-                d = json.loads(text)
-                if not isinstance(d, dict):
-                    raise ValueError("expected a JSON object")
-                row = trial_row(d)
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                if not line.endswith(b"\n"):  # the last line, torn: interrupted mid-write
-                    break
-                if isinstance(exc, KeyError):
-                    what = f"{exc.args[0]}: field required"
-                elif isinstance(exc, json.JSONDecodeError):
-                    what = f"not a results file: not a JSON line ({exc})"
-                else:
-                    what = str(exc)
-                raise UserError(f"{path}:{n}: {what}") from None
-            key = row[:4]  # model, format, scenario_id, sample
-            if key in seen:
-                duplicates.append(n)
-                continue
-            seen.add(key)
-            rows.append(row)
-            offsets.append(start)
-    if duplicates:
-        print(
-            f"warning: {path}: {len(duplicates)} duplicated trial(s) counted once "
-            f"(line {', '.join(map(str, duplicates[:5]))}{', ...' if len(duplicates) > 5 else ''})",
-            file=sys.stderr,
-        )
-    table = TrialTable(run_dir, path, frame(rows, offsets), read_info(run_dir), len(duplicates))
-    return table
+    read = read_projected(run, trial_row)
+    run_dir = read.path.parent
+    df = frame(read.rows, read.offsets)
+    return TrialTable(run_dir, read.path, df, read_info(run_dir), read.duplicates)
 
 
 # --------------------------------------------------------------------------- statistics

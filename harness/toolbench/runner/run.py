@@ -34,14 +34,7 @@ from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
 from toolbench.redaction import register_url_secrets
-from toolbench.results import (
-    RunInfo,
-    TrialResult,
-    append_result,
-    drop_torn_tail,
-    iter_results,
-    results_path,
-)
+from toolbench.results import RunInfo, TrialResult
 from toolbench.runner.cassettes import LOCAL_BASE, RecordOption, router
 from toolbench.runner.compact import compact
 from toolbench.runner.local import (
@@ -61,6 +54,14 @@ from toolbench.scoring.leakage import (
     compile_markers,
     installed_markers,
     marker_texts,
+)
+from toolbench.store import (
+    append_result,
+    drop_torn_tail,
+    iter_results,
+    read_info,
+    results_path,
+    write_info,
 )
 
 DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
@@ -231,6 +232,7 @@ def _plan(
     res = results_path(run_dir)
     done: set[tuple[str, str, str, int]] = set()
     if res.exists():
+        read_info(run_dir)  # a run.json of a newer toolbench is refused before any trial
         done = {r.key for r in iter_results(run_dir)}
     run_id = run_dir.name
     markers = _run_markers(run_dir, cfg.resume)
@@ -368,7 +370,7 @@ def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
             lock.acquire()
         info_path = plan.run_dir / "run.json"
         if not (cfg.resume and info_path.exists()):
-            info_path.write_text(_run_info(cfg, plan).model_dump_json(indent=2), encoding="utf-8")
+            write_info(plan.run_dir, _run_info(cfg, plan))
         drop_torn_tail(results_path(plan.run_dir))
         results_path(plan.run_dir).touch()
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

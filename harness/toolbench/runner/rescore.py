@@ -9,6 +9,10 @@ older runs), so a plugin installed since does not change the scores. Trials that
 model (status other than ``ok``) and trials whose scenario is no longer known are copied
 unchanged. The result is a new run directory (``run.json`` copied, new
 ``results.jsonl``), so ``toolbench report NEW --baseline OLD`` shows what changed.
+
+It lives in the runner layer, not in the reports, because it calls formats and scorers;
+it reads and writes the run through :mod:`toolbench.store` like ``run`` does (the
+redacting writer, schema migration on read).
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from __future__ import annotations
 import importlib
 import itertools
 import re
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,20 +28,12 @@ from typing import Any, Protocol, cast
 from toolbench.engine import effective_settings
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
+from toolbench.outcome import trial_outcome
 from toolbench.outpath import prepare_dir
-from toolbench.redaction import redacted_json_line
-from toolbench.report.metrics import trial_outcome
-from toolbench.results import (
-    RunInfo,
-    TrialResult,
-    TrialScores,
-    TrialSettings,
-    TurnRecord,
-    iter_results,
-    results_path,
-)
+from toolbench.results import RunInfo, TrialResult, TrialScores, TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import builtin_markers, compile_markers
+from toolbench.store import NewResults, copy_info, iter_results, read_info, results_path
 
 
 class Scorer(Protocol):
@@ -68,15 +63,6 @@ def default_scorer() -> RunScorer:
     except (ImportError, AttributeError):
         raise UserError("rescore: toolbench.scoring.score_trial is not available") from None
     return fn
-
-
-def _run_info(run_dir: Path) -> RunInfo | None:
-    """The run's ``run.json`` when it is there and readable (older runs may lack one)."""
-    path = run_dir / "run.json"
-    try:
-        return RunInfo.model_validate_json(path.read_bytes())
-    except (OSError, ValueError):
-        return None
 
 
 def run_markers(info: RunInfo | None) -> tuple[re.Pattern[str], ...]:
@@ -175,17 +161,15 @@ def rescore_run(
 
         scenarios = load_scenarios()
     by_id = {s.id: s for s in scenarios}
-    info = _run_info(src.parent)
+    info = read_info(src.parent)  # migrated; refused when a newer toolbench wrote it
     markers = run_markers(info)
     full = default_scorer() if scorer is None else None
     getf = get_format or default_get_format
     formats: dict[str, Format] = {}
     prepare_dir(out)
-    info_file = src.parent / "run.json"
-    if info_file.is_file():
-        shutil.copyfile(info_file, out / "run.json")
+    copy_info(src.parent, out)
     summary = RescoreSummary(out)
-    with results_path(out).open("w", encoding="utf-8") as fh:
+    with NewResults(out) as sink:
         for trial in itertools.chain([first] if first else [], trials):
             summary.total += 1
             scenario = by_id.get(trial.scenario_id)
@@ -214,5 +198,5 @@ def rescore_run(
                     summary.outcome_changed += 1
                     summary.fail_to_pass += before == "fail" and after == "pass"
                     summary.pass_to_fail += before == "pass" and after == "fail"
-            fh.write(redacted_json_line(new.model_dump_json()))
+            sink.write(new)
     return summary

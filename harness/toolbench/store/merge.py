@@ -1,0 +1,173 @@
+"""``toolbench merge``: several run directories of one matrix into one run, each trial once.
+
+Runs of the same matrix (the same models, formats, scenarios and samples, and the same
+settings that change what a trial measures) can be written in parts: on two machines,
+after a ``--budget`` stop, or again for the trials a provider failed. Merging them gives
+one run every report reads as usual.
+
+Which line a trial keeps: the first run given that holds it, except that a trial that
+reached the model (status ``ok``) replaces one that did not (an infra, cassette or
+harness error), so re-running failed trials and merging the re-run repairs a run.
+Runs whose matrices differ are refused, naming the field and both runs. Trials keep
+their ``run_id`` (the run that produced them); the merged ``run.json`` lists the runs
+in ``merged_from``. Output order: run by run as given, each in its file order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from toolbench import __version__
+from toolbench.errors import UserError
+from toolbench.outpath import prepare_dir
+from toolbench.results import RunInfo
+from toolbench.store.reader import (
+    TrialKey,
+    info_path,
+    iter_trials_at,
+    read_info,
+    read_projected,
+    results_path,
+    trial_key,
+)
+from toolbench.store.writer import NewResults, write_info
+
+MATRIX_FIELDS: tuple[str, ...] = (
+    "models",
+    "formats",
+    "scenarios",
+    "samples",
+    "max_turns",
+    "retry_on_parse_error",
+)
+"""``run.json`` fields two merged runs must agree on (lists compared as sets)."""
+MATRIX_PARAMS: tuple[str, ...] = ("temperature", "local_max_tokens")
+"""``run.json`` ``params`` that change a trial's reply, so they must agree too."""
+
+
+@dataclass
+class MergeSummary:
+    out_dir: Path
+    runs: int = 0
+    trials: int = 0
+    duplicates: int = 0
+    """Trials held by more than one run (each written once)."""
+    replaced: int = 0
+    """Of those, failed trials replaced by a later run's ``ok`` trial."""
+
+    def render(self) -> str:
+        return (
+            f"merged {self.trials} trials from {self.runs} runs into {self.out_dir}\n"
+            f"  {self.duplicates} trial(s) held by more than one run written once "
+            f"({self.replaced} non-ok replaced by an ok trial)"
+        )
+
+
+def _matrix(info: RunInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in MATRIX_FIELDS:
+        value = getattr(info, name)
+        out[name] = sorted(value) if isinstance(value, list) else value
+    for name in MATRIX_PARAMS:
+        out[f"params.{name}"] = info.params.get(name)
+    return out
+
+
+def _show(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else repr(value)
+
+
+def check_same_matrix(infos: Sequence[tuple[Path, RunInfo]]) -> None:
+    """Raise a one-line :class:`UserError` at the first field two runs disagree on."""
+    (first_dir, first), *rest = infos
+    want = _matrix(first)
+    for run_dir, info in rest:
+        got = _matrix(info)
+        for name, value in want.items():
+            if got[name] != value:
+                raise UserError(
+                    f"merge: {info_path(run_dir)}: {name} ({_show(got[name])}) differs from "
+                    f"{info_path(first_dir)} ({_show(value)}); only runs of one matrix merge"
+                )
+
+
+def _infos(runs: Sequence[Path]) -> list[tuple[Path, RunInfo]]:
+    out: list[tuple[Path, RunInfo]] = []
+    seen: dict[Path, Path] = {}
+    for run in runs:
+        run_dir = results_path(run).parent
+        real = run_dir.resolve()
+        if real in seen:
+            raise UserError(f"merge: {run} is given twice (as {seen[real]})")
+        seen[real] = run
+        if not results_path(run).is_file():
+            raise UserError(f"{results_path(run)}: no results file (is '{run}' a run directory?)")
+        info = read_info(run_dir)
+        if info is None:
+            raise UserError(f"{info_path(run_dir)}: no run.json (merge needs each run's matrix)")
+        out.append((run_dir, info))
+    return out
+
+
+def merge_runs(runs: Sequence[str | Path], out_dir: str | Path) -> MergeSummary:
+    """Merge ``runs`` (two or more run directories of one matrix) into ``out_dir``."""
+    paths = [Path(r) for r in runs]
+    out = Path(out_dir)
+    if len(paths) < 2:
+        raise UserError("merge: give at least two runs")
+    infos = _infos(paths)
+    check_same_matrix(infos)
+    if any(out.resolve() == d.resolve() for d, _ in infos):
+        raise UserError(f"-o: '{out}' is one of the runs being merged; choose a new directory")
+    if results_path(out).exists():
+        raise UserError(f"-o: {results_path(out)} already exists; choose a new directory")
+    summary = MergeSummary(out, runs=len(paths))
+    picks = _pick(infos, summary)
+    prepare_dir(out)
+    first = infos[0][1]
+    info = first.model_copy(
+        update={
+            "run_id": out.name,
+            "toolbench_version": __version__,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "merged_from": [i.run_id for _, i in infos],
+        }
+    )
+    with NewResults(out) as sink:
+        for (run_dir, _), (offsets, lines) in zip(infos, picks, strict=True):
+            for trial in iter_trials_at(results_path(run_dir), offsets, lines):
+                sink.write(trial)
+        summary.trials = sink.written
+    write_info(out, info)
+    return summary
+
+
+def _pick(
+    infos: Sequence[tuple[Path, RunInfo]], summary: MergeSummary
+) -> list[tuple[list[int], list[int]]]:
+    """Which line of which run each trial keeps: per run, (byte offsets, line numbers).
+
+    A first pass over keys and statuses only (the projected reader), so merging large
+    runs never holds their trials in memory; the second pass validates what it writes.
+    """
+    won: dict[TrialKey, tuple[int, int, int, bool]] = {}  # run index, offset, line, ok
+    for i, (run_dir, _) in enumerate(infos):
+        read = read_projected(run_dir, lambda d: (trial_key(d), d.get("status", "ok") == "ok"))
+        for (key, ok), off, n in zip(read.rows, read.offsets, read.lines, strict=True):
+            old = won.get(key)
+            if old is None:
+                won[key] = (i, off, n, ok)
+                continue
+            summary.duplicates += 1
+            if ok and not old[3]:
+                won[key] = (i, off, n, ok)
+                summary.replaced += 1
+    picks: list[tuple[list[int], list[int]]] = [([], []) for _ in infos]
+    for i, off, n, _ in sorted(won.values()):
+        picks[i][0].append(off)
+        picks[i][1].append(n)
+    return picks

@@ -1,0 +1,260 @@
+"""The one reader of a stored run: ``results.jsonl`` and ``run.json``.
+
+Two modes over the same rules:
+
+* :func:`iter_results` (validated): every line becomes a :class:`TrialResult`. For
+  rescoring, resuming, merging and drill-downs.
+* :func:`read_projected` (fast): every line is decoded with :mod:`json` and handed, as a
+  plain dict, to a projection the caller gives (the report's trial table); nothing is
+  validated in full, which keeps a 50,000-trial run fast.
+
+Rules both modes keep: every line is migrated from an older schema and refused when
+newer (:mod:`.schema`); a torn last line (a run killed mid-write) is skipped; a trial
+written twice is kept once (the first line) with one warning naming the file and lines;
+a file that is not UTF-8, or a line that is not a JSON object, is one :class:`UserError`
+naming the file (and line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import ValidationError
+
+from toolbench.errors import UserError
+from toolbench.results import RunInfo, TrialResult
+from toolbench.store.schema import CURRENT, upgrade
+
+Row = TypeVar("Row")
+TrialKey = tuple[str, str, str, int]
+
+_CURRENT_PREFIX = f'{{"schema_version":{CURRENT},'
+"""How a line written by this version starts: such a line is validated from its text
+directly (pydantic's parser), with no :mod:`json` decode first."""
+
+
+def results_path(run_dir: str | Path) -> Path:
+    """``RUN/results.jsonl``, or the path itself when it names a ``.jsonl`` file."""
+    p = Path(run_dir)
+    return p if p.suffix == ".jsonl" else p / "results.jsonl"
+
+
+def info_path(run: str | Path) -> Path:
+    return results_path(run).parent / "run.json"
+
+
+def existing_results(run: str | Path) -> Path:
+    """The run's results file, or the one-line error every command gives without one."""
+    path = results_path(run)
+    if not path.is_file():
+        raise UserError(f"{path}: no results file (is '{run}' a run directory?)")
+    return path
+
+
+def warn_duplicates(path: Path, lines: list[int]) -> None:
+    if lines:
+        shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+        print(
+            f"warning: {path}: {len(lines)} duplicated trial(s) counted once (line {shown})",
+            file=sys.stderr,
+        )
+
+
+def _bad_line(path: Path, n: int, exc: Exception) -> UserError:
+    if isinstance(exc, KeyError):
+        what = f"{exc.args[0]}: field required"
+    elif isinstance(exc, json.JSONDecodeError):
+        what = f"not a results file: not a JSON line ({exc})"
+    elif isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        what = f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+    else:
+        what = str(exc)
+    return UserError(f"{path}:{n}: {what}")
+
+
+def _decode(path: Path, n: int, line: str) -> dict[str, Any]:
+    """One line as a current-schema dict (migrated; refused when newer)."""
+    d = json.loads(line)
+    if not isinstance(d, dict):
+        raise ValueError("expected a JSON object")
+    if d.get("schema_version") == CURRENT:
+        return d
+    return upgrade("trial", d, f"{path}:{n}")
+
+
+def trial_key(d: dict[str, Any]) -> TrialKey:
+    """A decoded line's trial key (model, format, scenario, sample), as ``TrialResult.key``."""
+    return (d["model"], d["format"], d["scenario_id"], int(d.get("sample", 0)))
+
+
+# --------------------------------------------------------------------------- validated
+
+
+def iter_results(run: str | Path) -> Iterator[TrialResult]:
+    """Every trial of a run, validated, in file order (see the module's rules).
+
+    The whole file is checked to be UTF-8 before the first trial is yielded, so a
+    command that writes what it reads (rescore, merge) never starts on a binary file.
+    """
+    path = existing_results(run)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    cut = data.rfind(b"\n") + 1
+    try:
+        text = data[:cut].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        why = f"not a results file: not UTF-8 text (offset {exc.start})"
+        raise UserError(f"{path}: {why}") from None
+    # A torn last line cut inside a character is skipped like any torn line.
+    with contextlib.suppress(UnicodeDecodeError):
+        text += data[cut:].decode("utf-8")
+    seen: set[TrialKey] = set()
+    duplicates: list[int] = []
+    start, n = 0, 0
+    while start < len(text):
+        end = text.find("\n", start)
+        torn = end < 0
+        line = text[start:] if torn else text[start : end + 1]
+        start = len(text) if torn else end + 1
+        n += 1
+        if not line.strip():
+            continue
+        try:
+            trial = _validate(path, n, line)
+        except (ValueError, KeyError, TypeError) as exc:
+            if torn:
+                break  # interrupted mid-write: the trial is redone by --resume
+            raise _bad_line(path, n, exc) from None
+        if trial.key in seen:
+            duplicates.append(n)
+            continue
+        seen.add(trial.key)
+        yield trial
+    warn_duplicates(path, duplicates)
+
+
+def _validate(path: Path, n: int, line: str) -> TrialResult:
+    if line.startswith(_CURRENT_PREFIX):
+        try:
+            return TrialResult.model_validate_json(line)
+        except ValidationError:
+            pass  # decoded again below, for the error's wording
+    return TrialResult.model_validate(_decode(path, n, line))
+
+
+def load_results(run: str | Path) -> list[TrialResult]:
+    return list(iter_results(run))
+
+
+def read_trials_at(path: Path, offsets: Iterable[int]) -> list[TrialResult]:
+    """The validated trials whose lines start at these byte offsets (drill-downs)."""
+    return list(iter_trials_at(path, offsets))
+
+
+def iter_trials_at(
+    path: Path, offsets: Iterable[int], lines: Iterable[int] | None = None
+) -> Iterator[TrialResult]:
+    """Validate the lines at these byte offsets one at a time (``lines``: their numbers,
+    for errors), so a caller that picked lines need not hold them all."""
+    numbers = iter(lines) if lines is not None else None
+    with path.open("rb") as fh:
+        for off in offsets:
+            n = next(numbers) if numbers is not None else 0
+            fh.seek(int(off))
+            line = fh.readline().decode("utf-8", errors="replace")
+            try:
+                yield _validate(path, n, line)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise _bad_line(path, n, exc) from None
+
+
+# --------------------------------------------------------------------------- projected
+
+
+@dataclass
+class Projected(Generic[Row]):
+    """What :func:`read_projected` read: one row per distinct trial."""
+
+    path: Path
+    rows: list[Row] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    """Byte offset of each row's line (for :func:`read_trials_at`)."""
+    lines: list[int] = field(default_factory=list)
+    """Line number of each row (from 1)."""
+    duplicates: int = 0
+    """Lines that repeated an earlier trial's key and were left out."""
+
+
+def read_projected(run: str | Path, project: Callable[[dict[str, Any]], Row]) -> Projected[Row]:
+    """Every distinct trial as ``project(line_as_dict)``, with its line's byte offset.
+
+    ``project`` may raise ``KeyError`` (a missing field), ``ValueError``, ``TypeError`` or
+    ``AttributeError`` on a malformed line: that is reported as the file's bad line.
+    """
+    path = existing_results(run)
+    out: Projected[Row] = Projected(path)
+    seen: set[TrialKey] = set()
+    duplicates: list[int] = []
+    pos = 0
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            start = pos
+            pos += len(raw)
+            if not raw.strip():
+                continue
+            try:
+                # json.loads of bytes guesses UTF-16/32 from NUL bytes; a results file is
+                # UTF-8, so decode it as such and say so when it is not.
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if not raw.endswith(b"\n"):
+                    break  # the last line, torn inside a character
+                raise UserError(
+                    f"{path}:{n}: not a results file: not UTF-8 text (offset {start + exc.start})"
+                ) from None
+            try:
+                d = _decode(path, n, text)
+                key = trial_key(d)
+                row = project(d)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                if not raw.endswith(b"\n"):
+                    break  # the last line, torn: interrupted mid-write
+                raise _bad_line(path, n, exc) from None
+            if key in seen:
+                duplicates.append(n)
+                continue
+            seen.add(key)
+            out.rows.append(row)
+            out.offsets.append(start)
+            out.lines.append(n)
+    out.duplicates = len(duplicates)
+    warn_duplicates(path, duplicates)
+    return out
+
+
+# --------------------------------------------------------------------------- run.json
+
+
+def read_info(run: str | Path) -> RunInfo | None:
+    """The run's ``run.json`` (migrated; refused when newer), or None when it has none."""
+    p = info_path(run)
+    if not p.is_file():
+        return None
+    try:
+        d = json.loads(p.read_bytes().decode("utf-8"))
+        if not isinstance(d, dict):
+            raise ValueError("expected a JSON object")
+        return RunInfo.model_validate(upgrade("run", d, str(p)))
+    except UnicodeDecodeError:
+        raise UserError(f"{p}: not a valid run.json: not UTF-8 text") from None
+    except ValueError as exc:
+        raise UserError(f"{p}: not a valid run.json: {str(exc).splitlines()[0]}") from None

@@ -1,0 +1,93 @@
+"""Schema versions of the stored run, and the migrations between them.
+
+Every stored record (a ``results.jsonl`` line, ``run.json``) carries ``schema_version``.
+On read, a record of an older version is migrated one version at a time by the functions
+registered here, before it is validated or projected; a record of a newer version is
+refused with one line, because this toolbench cannot know what its fields mean (reading
+it anyway would silently mislabel them).
+
+A change of a stored shape is: bump :data:`~toolbench.results.RESULTS_SCHEMA_VERSION`,
+then register one function per record kind that turns a version ``N - 1`` record into a
+version ``N`` one (a fixture of the old version keeps it tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from toolbench.errors import UserError
+from toolbench.results import RESULTS_SCHEMA_VERSION
+
+RecordKind = Literal["trial", "run"]
+"""``trial``: a line of ``results.jsonl``; ``run``: ``run.json``."""
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+CURRENT = RESULTS_SCHEMA_VERSION
+OLDEST = 1
+"""The first schema toolbench wrote; records that carry no version are this one."""
+
+_MIGRATIONS: dict[RecordKind, dict[int, Migration]] = {"trial": {}, "run": {}}
+
+
+def migration(kind: RecordKind, from_version: int) -> Callable[[Migration], Migration]:
+    """Register ``fn`` as the migration of a ``kind`` record from ``from_version`` to the
+    next version. The function gets the decoded record and returns the new one (it may
+    change its argument: the reader owns it); :func:`upgrade` sets the new version."""
+
+    def register(fn: Migration) -> Migration:
+        table = _MIGRATIONS[kind]
+        if from_version in table:
+            raise ValueError(f"a {kind} migration from schema {from_version} is registered")
+        table[from_version] = fn
+        return fn
+
+    return register
+
+
+def version_of(record: dict[str, Any], where: str) -> int:
+    """The record's schema version; a missing one is the first (1)."""
+    v = record.get("schema_version", OLDEST)
+    if isinstance(v, bool) or not isinstance(v, int) or v < OLDEST:
+        raise UserError(f"{where}: schema_version: {v!r} is not a schema version")
+    return v
+
+
+def upgrade(kind: RecordKind, record: dict[str, Any], where: str) -> dict[str, Any]:
+    """``record`` at the :data:`CURRENT` version: migrated when older, refused when newer.
+
+    ``where`` names the file (and line) in the error.
+    """
+    v = version_of(record, where)
+    if v == CURRENT:
+        return record
+    if v > CURRENT:
+        raise UserError(
+            f"{where}: written by a newer toolbench (schema {v}); this one reads up to {CURRENT}"
+        )
+    table = _MIGRATIONS[kind]
+    while v < CURRENT:
+        step = table.get(v)
+        if step is None:  # a bug of ours, not the user's: every version has its step
+            raise RuntimeError(f"no {kind} migration from schema {v}")
+        record = step(record)
+        v += 1
+        record["schema_version"] = v
+    return record
+
+
+# --------------------------------------------------------------------------- migrations
+
+
+@migration("trial", 1)
+def _trial_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 changed ``run.json`` only (``merged_from``); a trial line is unchanged."""
+    return record
+
+
+@migration("run", 1)
+def _run_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 records which runs a merged run came from; a schema-1 run was not merged."""
+    record.setdefault("merged_from", [])
+    return record

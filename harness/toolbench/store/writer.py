@@ -1,0 +1,123 @@
+"""The one writer of a stored run: every byte passes the redaction of secrets.
+
+``run`` appends one trial at a time (:func:`append_result`); ``rescore`` and ``merge``
+write a new run (:class:`NewResults`, :func:`write_info`). Each line is the trial's JSON
+at the current schema version, with every known secret value (environment, command line)
+removed everywhere and anything shaped like a credential removed from error texts, which
+may echo what a server was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from toolbench.errors import UserError
+from toolbench.redaction import redacted_json_line
+from toolbench.results import RunInfo, TrialResult
+from toolbench.store.reader import info_path, results_path
+from toolbench.store.schema import CURRENT
+
+
+def result_line(result: TrialResult) -> str:
+    """One trial as its redacted, newline-terminated ``results.jsonl`` line."""
+    if result.schema_version != CURRENT:
+        result = result.model_copy(update={"schema_version": CURRENT})
+    return redacted_json_line(result.model_dump_json())
+
+
+def append_result(path: Path, result: TrialResult) -> None:
+    """Append one trial and flush, so a kill at any moment loses no finished trial."""
+    line = result_line(result)
+    # Flushed to the OS at once: a killed process loses nothing. No fsync: it would block
+    # the event loop for every trial and only guards against a power cut.
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+
+
+def drop_torn_tail(path: Path) -> None:
+    """Cut a last line that a killed run left half-written, so appends start clean."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as fh:
+            fh.truncate(data.rfind(b"\n") + 1)
+
+
+def write_info(run_dir: Path, info: RunInfo) -> None:
+    """Write ``run_dir/run.json`` (redacted, at the current schema version)."""
+    if info.schema_version != CURRENT:
+        info = info.model_copy(update={"schema_version": CURRENT})
+    data = json.loads(redacted_json_line(info.model_dump_json()))
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    info_path(run_dir).write_text(text, encoding="utf-8")
+
+
+def copy_info(src_run: Path, dst_dir: Path) -> None:
+    """Copy a run's ``run.json`` byte for byte (a rescored run is the same matrix)."""
+    src = info_path(src_run)
+    if src.is_file():
+        shutil.copyfile(src, dst_dir / "run.json")
+
+
+class NewResults:
+    """The results file of a new run directory, written trial by trial.
+
+    Refuses a directory that already holds results (``-o`` of rescore and merge must be a
+    new run). Lines go to ``results.jsonl.partial``, renamed into place when the writing
+    ends without an error and removed when it fails: a failed rescore or merge leaves no
+    half-written run for a report to read.
+    """
+
+    def __init__(self, run_dir: Path, option: str = "-o") -> None:
+        self.path = results_path(run_dir)
+        self._partial = self.path.with_name(self.path.name + ".partial")
+        self._option = option
+        self._fh: IO[str] | None = None
+        self.written = 0
+
+    def _refuse_existing(self) -> None:
+        if self.path.exists():
+            raise UserError(f"{self._option}: {self.path} already exists; choose a new directory")
+
+    def __enter__(self) -> NewResults:
+        self._refuse_existing()
+        try:
+            self._fh = self._partial.open("x", encoding="utf-8")
+        except FileExistsError:
+            raise UserError(
+                f"{self._option}: {self._partial} exists: another toolbench is writing there"
+            ) from None
+        except OSError as exc:
+            raise UserError(f"{self.path}: cannot write: {exc.strerror}") from None
+        return self
+
+    def write(self, result: TrialResult) -> None:
+        assert self._fh is not None, "NewResults is used as a context manager"
+        self._fh.write(result_line(result))
+        self.written += 1
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._fh is None:
+            return
+        self._fh.close()
+        if exc_type is not None:
+            self._partial.unlink(missing_ok=True)
+            return
+        try:
+            self._refuse_existing()
+        except UserError:
+            self._partial.unlink(missing_ok=True)
+            raise
+        os.replace(self._partial, self.path)
