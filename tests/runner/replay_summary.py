@@ -18,7 +18,8 @@ EXPECTED = Path(__file__).resolve().parents[1] / "data" / "expected_replay.json"
 
 
 def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
-    """One row per trial: its outcome and the scores that define it."""
+    """One row per trial: its outcome, every score that defines it, the reasons given,
+    and the tokens and latency recorded with its cassettes."""
     rows = []
     for r in sorted(results, key=lambda r: r.key):
         row: dict[str, Any] = {
@@ -27,20 +28,31 @@ def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
             "scenario": r.scenario_id,
             "sample": r.sample,
             "status": r.status,
+            "error_code": r.error_code,
             "turns": len(r.turns),
+            "prompt_tokens": r.prompt_tokens,
+            "completion_tokens": r.completion_tokens,
+            "latency_s": r.latency_s,
         }
         if r.scores is not None:
             s = r.scores
             row.update(
                 parse=s.parse,
+                parse_strict_ok=s.parse_strict_ok,
+                parse_ok=s.parse_ok,
                 call_accuracy=s.call_accuracy,
                 no_call_correct=s.no_call_correct,
                 final_answer_ok=s.final_answer_ok,
                 args_schema_valid=s.args_schema_valid,
                 stop=s.stop,
+                stop_compliant=s.stop_compliant,
                 leak_raw=s.leak_raw,
                 leak_sanitized=s.leak_sanitized,
+                retried=s.retried,
+                retry_recovered=s.retry_recovered,
+                first_try_ok=s.first_try_ok,
                 errors=sorted(s.errors),
+                reasons=sorted(s.reasons),
             )
         rows.append(row)
     return rows
