@@ -65,6 +65,7 @@ _COMMAND_MODULES = (
     "toolbench.cli.cassettes_cmd",
     "toolbench.cli.report_cmd",
     "toolbench.cli.merge_cmd",
+    "toolbench.cli.import_cmd",
 )
 
 for _mod in _COMMAND_MODULES:

@@ -65,6 +65,19 @@ class ArgMatcher(BaseModel):
     absent: bool = False
     """The argument must be left out."""
     ignore_case: bool = False
+    normalize: bool = False
+    """Compare strings as BFCL does: lowercase, spaces and ``,./-_*^`` removed, ``'`` as
+    ``"`` (for the value itself, the items of a list value, and dict values)."""
+    strict_type: bool = False
+    """With ``type``: ``integer`` refuses ``3.0`` and ``number`` accepts ints (BFCL's
+    Python type check after its int-to-float conversion)."""
+    fields: dict[str, ArgMatcher] | None = None
+    """The value is an object; each key it has is named here and matches, each named key
+    it lacks may be missing (BFCL's nested dict answers)."""
+    items: list[ArgMatcher] | None = None
+    """The value is a list of exactly these items, each matched in order."""
+    alternatives: list[ArgMatcher] | None = None
+    """Any one of these matchers matches (BFCL's several dict or list-of-dict answers)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -94,15 +107,21 @@ class ArgMatcher(BaseModel):
             self.has_exact,
             self.any_of is not None,
             self.regex is not None,
-            self.type is not None,
             self.approx is not None,
+            self.fields is not None,
+            self.items is not None,
+            self.alternatives is not None,
         ]
         n = sum(checks)
         if self.absent:
-            if n:
+            if n or self.type is not None:
                 raise ValueError("'absent' cannot be combined with a value check")
-        elif n != 1:
-            raise ValueError("give exactly one of exact, any_of, regex, type, approx (or absent)")
+        elif n > 1 or (n == 0 and self.type is None):
+            # ``type`` alone is a check; beside another one it is a guard checked first.
+            raise ValueError(
+                "give exactly one of exact, any_of, regex, approx, fields, items,"
+                " alternatives (optionally with type), or type alone (or absent)"
+            )
         if self.regex is not None:
             problem = compile_problem(self.regex)
             if problem is not None:

@@ -14,6 +14,15 @@ Values are compared as JSON values, because that is what a model emits:
   integral float such as ``3.0`` (as JSON Schema does); ``number`` accepts both.
 * ``approx``: a number (not a boolean) within ``tol`` of the target (``abs(v - x) <= tol``).
 * ``absent``: the argument must be left out.
+* ``fields``: an object whose every key is named and matches; a named key it lacks must
+  be one that may be missing. ``items``: a list of exactly these items, in order.
+  ``alternatives``: any one of the listed matchers.
+* ``type`` beside another check is a guard checked first (``{any_of: [...], type:
+  integer}``); ``strict_type`` makes it Python's check as BFCL runs it: ``integer`` refuses
+  ``3.0``, ``boolean`` is never a number.
+* ``normalize``: strings compare as BFCL's ``standardize_string`` leaves them (lowercase;
+  spaces and ``,./-_*^`` removed; ``'`` read as ``"``), for the value itself and the
+  top-level items of a list value, as BFCL's string and list checkers do.
 
 A missing argument is fine when the matcher is ``optional``, ``absent``, or ``any_of``
 contains ``""``; otherwise it is ``args.missing_required``.
@@ -22,6 +31,7 @@ contains ``""``; otherwise it is ``args.missing_required``.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from toolbench import codes
@@ -86,6 +96,36 @@ def type_matches(value: Any, want: str) -> bool:
     return json_type(value) == want
 
 
+_BFCL_PUNCT = re.compile(r"[ ,./\-_*^]")
+
+
+def normalize_string(text: str) -> str:
+    """BFCL's ``standardize_string``: ``"April 1, 2024"`` and ``"april 1 2024"`` agree."""
+    return _BFCL_PUNCT.sub("", text).lower().replace("'", '"')
+
+
+def _norm(value: Any) -> Any:
+    """Normalise a string, or the string items of a list (one level, as BFCL does)."""
+    if isinstance(value, str):
+        return normalize_string(value)
+    if isinstance(value, list | tuple):
+        return [normalize_string(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def _equal(m: ArgMatcher, value: Any, want: Any) -> bool:
+    if m.normalize:
+        return json_equal(_norm(value), _norm(want), m.ignore_case)
+    return json_equal(value, want, m.ignore_case)
+
+
+def strict_type_matches(value: Any, want: str) -> bool:
+    """Python's type check as BFCL runs it (an int passes as a number, 3.0 is no integer)."""
+    if want == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return type_matches(value, want)
+
+
 def may_be_missing(m: ArgMatcher) -> bool:
     return m.absent or m.optional or (m.any_of is not None and "" in m.any_of)
 
@@ -102,19 +142,36 @@ def value_matches(m: ArgMatcher, value: Any) -> bool:
     """
     if m.absent:
         return False
+    if m.type is not None:
+        ok = strict_type_matches(value, m.type) if m.strict_type else type_matches(value, m.type)
+        if not ok:
+            return False
     if m.has_exact:
-        return json_equal(value, m.exact, m.ignore_case)
+        return _equal(m, value, m.exact)
     if m.any_of is not None:
-        return any(json_equal(value, v, m.ignore_case) for v in m.any_of)
+        return any(_equal(m, value, v) for v in m.any_of)
+    if m.fields is not None:
+        if not isinstance(value, dict) or any(k not in m.fields for k in value):
+            return False
+        return all(
+            value_matches(f, value[k]) if k in value else may_be_missing(f)
+            for k, f in m.fields.items()
+        )
+    if m.items is not None:
+        return (
+            isinstance(value, list)
+            and len(value) == len(m.items)
+            and all(value_matches(f, v) for f, v in zip(m.items, value, strict=True))
+        )
+    if m.alternatives is not None:
+        return any(value_matches(a, value) for a in m.alternatives)
     if m.regex is not None:
         if not isinstance(value, str):
             return False
         return matches(m.regex, value, ignore_case=m.ignore_case)
-    if m.type is not None:
-        return type_matches(value, m.type)
     if m.approx is not None:
         return is_number(value) and math.isfinite(value) and abs(value - m.approx) <= m.tol
-    return False
+    return m.type is not None  # the type guard above was the whole check
 
 
 def describe(m: ArgMatcher) -> str:
@@ -125,6 +182,12 @@ def describe(m: ArgMatcher) -> str:
         return _show(m.exact)
     if m.any_of is not None:
         return "one of " + _show(m.any_of)
+    if m.fields is not None:
+        return "an object with keys " + _show(sorted(m.fields))
+    if m.items is not None:
+        return f"a list of {len(m.items)} matching items"
+    if m.alternatives is not None:
+        return "one of " + " | ".join(describe(a) for a in m.alternatives)
     if m.regex is not None:
         return f"matching /{m.regex}/"
     if m.type is not None:

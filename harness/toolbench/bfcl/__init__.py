@@ -1,0 +1,1 @@
+"""Reading the Berkeley Function Calling Leaderboard's data as toolbench scenarios."""

@@ -1,0 +1,168 @@
+"""One BFCL entry (question line + possible-answer line) as a toolbench scenario.
+
+The matchers reproduce BFCL's AST checker (``bfcl_eval/eval_checker/ast_eval``):
+
+* a string (or ``any``) parameter: ``any_of`` the string answers with ``normalize`` and a
+  strict ``string`` type guard (BFCL's ``string_checker``);
+* ``integer``, ``float``, ``boolean``: ``any_of`` with a strict type guard (BFCL converts an
+  int to a float where a float is expected, and refuses ``3.0`` for an integer);
+* ``array`` / ``tuple``: ``any_of`` the answer lists, normalised item by item
+  (``list_checker``); a list of dicts: ``alternatives`` of ``items`` of ``fields``
+  (``list_dict_checker``);
+* ``dict``: ``alternatives`` of ``fields`` (``dict_checker``);
+* ``""`` among the answers: the argument may be left out.
+
+Function names with dots are written with underscores, as BFCL shows them to models that
+do not accept dots (its ``underscore_to_dot`` models) and as its checker then expects.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from toolbench.errors import UserError
+
+BFCL_TYPES = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "string": "string",
+    "integer": "integer",
+    "boolean": "boolean",
+    "array": "array",
+    "object": "object",
+    "number": "number",
+    "null": "null",
+}
+"""BFCL's type names as JSON Schema types; ``any`` drops the ``type`` keyword."""
+
+_PY_TYPE = {
+    "string": str,
+    "any": str,
+    "integer": int,
+    "float": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+}
+"""BFCL's ``PYTHON_TYPE_MAPPING``: the Python type its checker requires."""
+
+_GUARD = {
+    "string": "string",
+    "any": "string",
+    "integer": "integer",
+    "float": "number",
+    "boolean": "boolean",
+    "array": "array",
+    "tuple": "array",
+    "dict": "object",
+}
+
+_ID_BAD = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+class SkipEntry(Exception):
+    """This entry cannot become a faithful scenario; the message says why."""
+
+
+class BadInput(UserError):
+    """A BFCL file that is not what BFCL writes (one line naming file and line)."""
+
+
+def tool_name(name: str) -> str:
+    """The name as BFCL shows it to models without dots in names."""
+    return name.replace(".", "_")
+
+
+def scenario_id(raw: str) -> str:
+    """A BFCL id as a toolbench id (``[A-Za-z0-9][A-Za-z0-9_.-]*``, at most 128)."""
+    out = _ID_BAD.sub("_", raw)
+    if not out or not out[0].isalnum():
+        out = "bfcl_" + out
+    return out[:128]
+
+
+def json_schema(node: Any) -> Any:
+    """BFCL's parameter schema as valid JSON Schema (types renamed at every level)."""
+    if isinstance(node, list):
+        return [json_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "type" and isinstance(value, str):
+            if value == "any":
+                continue
+            if value not in BFCL_TYPES:
+                raise SkipEntry(f"unknown BFCL type '{value}'")
+            out[key] = BFCL_TYPES[value]
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {k: json_schema(v) for k, v in value.items()}
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            out[key] = json_schema(value)
+        elif key == "required" and not isinstance(value, list):
+            continue  # BFCL sometimes marks a property ``required: true``; not JSON Schema
+        else:
+            out[key] = value
+    return out
+
+
+def _answer_type(alts: list[Any]) -> type | None:
+    for a in alts:
+        if a != "":
+            return type(a)
+    return None
+
+
+def _fields(answer: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: {"any_of": list(v) if isinstance(v, list) else [v], "normalize": True}
+        for k, v in answer.items()
+    }
+
+
+def arg_matcher(param: str, alts: list[Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """The matcher (as YAML data) for one parameter's list of acceptable values."""
+    if not isinstance(alts, list):
+        raise SkipEntry(f"answer for '{param}' is not a list of values")
+    btype = spec.get("type") if isinstance(spec, dict) else None
+    if btype not in _PY_TYPE:
+        raise SkipEntry(f"parameter '{param}' has BFCL type {btype!r}, which the checker refuses")
+    want = _PY_TYPE[btype]
+    atype = _answer_type(alts)
+    if atype is not None and atype is not want and not (want is float and atype is int):
+        # BFCL's "variable" case: the answer's own type is accepted, compared with ==.
+        return {"any_of": list(alts)}
+    guard = {"type": _GUARD[btype], "strict_type": True}
+    if want is str:
+        return {**guard, "any_of": [a for a in alts if isinstance(a, str)], "normalize": True}
+    if want is dict:
+        dict_options = [{"fields": _fields(a)} for a in alts if isinstance(a, dict)]
+        out: dict[str, Any] = {**guard, "alternatives": dict_options}
+        if "" in alts:
+            out["optional"] = True
+        return out
+    if want is list:
+        items: Any = spec.get("items")
+        if isinstance(items, dict) and items.get("type") == "dict":
+            options: list[dict[str, Any]] = []
+            for a in alts:
+                if a == "":
+                    options.append({"items": []})
+                elif isinstance(a, list):
+                    options.append(
+                        {
+                            "items": [
+                                {"fields": _fields(d)} if isinstance(d, dict) else {"exact": d}
+                                for d in a
+                            ]
+                        }
+                    )
+            optional = {"optional": True} if "" in alts else {}
+            return {**guard, "alternatives": options, **optional}
+        values = [a if a != "" else [] for a in alts]
+        optional = {"optional": True} if "" in alts else {}
+        return {**guard, "any_of": values, "normalize": True, **optional}
+    return {**guard, "any_of": list(alts)}

@@ -1,0 +1,297 @@
+"""``toolbench import bfcl``: BFCL's single-turn JSON-lines files as scenario files.
+
+Layouts read: ``BFCL_v3_<category>.json`` or ``BFCL_v4_<category>.json`` question files with
+``possible_answer/`` beside them (same names). Output: ``<category>-NNN.yaml`` files, each
+under the 1 MiB scenario-file limit, written to a temporary folder that is renamed to the
+output folder only when everything was read: bad input leaves nothing half-written.
+The same input gives byte-identical output (input order, fixed YAML settings).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from toolbench.bfcl.convert import (
+    BadInput,
+    SkipEntry,
+    arg_matcher,
+    json_schema,
+    scenario_id,
+    tool_name,
+)
+from toolbench.scenarios.model import Scenario
+from toolbench.scenarios.toolschema import schema_problem
+from toolbench.scenarios.yamlfile import MAX_FILE_BYTES
+
+FILE_RE = re.compile(r"^BFCL_v([34])_(?P<cat>[a-z_]+)\.json$")
+
+IMPORTED = {
+    "simple",
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "live_irrelevance",
+}
+NO_CALL = {"irrelevance", "live_irrelevance"}
+
+SKIPPED_CATEGORIES = {
+    "java": "Java values are compared as BFCL's typed strings, not implemented yet",
+    "simple_java": "Java values are compared as BFCL's typed strings, not implemented yet",
+    "javascript": "JavaScript typed strings are not implemented yet",
+    "simple_javascript": "JavaScript typed strings are not implemented yet",
+    "live_relevance": "the expectation 'call at least one function' has no scenario form",
+}
+"""Single-turn categories not imported, with the reason. Anything else (multi_turn_*,
+memory, web_search, format_sensitivity, exec_*, rest, sql...) needs state or execution."""
+
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_FILE_BUDGET = MAX_FILE_BYTES - 64 * 1024
+
+
+@dataclass
+class ImportReport:
+    """What an import did: counts per category and every skip with its reason."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    skipped_categories: list[str] = field(default_factory=list)
+    files: int = 0
+
+    def render(self) -> str:
+        lines = [f"{cat}: {n} scenarios" for cat, n in sorted(self.counts.items())]
+        lines += [f"skipped category {line}" for line in self.skipped_categories]
+        lines += [f"skipped {line}" for line in self.skipped]
+        total = sum(self.counts.values())
+        lines.append(
+            f"{total} scenarios in {self.files} files; {len(self.skipped)} entries skipped"
+        )
+        return "\n".join(lines)
+
+
+def _read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read: {exc}") from None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{path}:{n}: malformed JSON line: {exc.msg}") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
+            raise BadInput(f"{path}:{n}: expected a JSON object with a string 'id'")
+        out.append((n, obj))
+    return out
+
+
+def _messages(question: Any) -> list[dict[str, str]]:
+    if not isinstance(question, list) or len(question) != 1 or not isinstance(question[0], list):
+        raise SkipEntry("not a single-turn question")
+    out = []
+    for m in question[0]:
+        if not isinstance(m, dict) or not isinstance(m.get("content"), str):
+            raise SkipEntry("a message without text content")
+        out.append({"role": str(m.get("role")), "content": m["content"]})
+    return out
+
+
+def _tools(functions: list[Any]) -> list[dict[str, Any]]:
+    tools = []
+    for f in functions:
+        params = json_schema(f.get("parameters") or {"type": "dict", "properties": {}})
+        problem = schema_problem(params)
+        if problem is not None:
+            raise SkipEntry(f"function '{f.get('name')}': {problem}")
+        tools.append(
+            {
+                "name": tool_name(str(f["name"])),
+                "description": str(f.get("description", "")),
+                "parameters": params,
+            }
+        )
+    return tools
+
+
+def _expected(answers: Any, functions: list[Any], where: str) -> list[dict[str, Any]]:
+    by_name = {f["name"]: f for f in functions}
+    if not isinstance(answers, list) or not answers:
+        raise BadInput(f"{where}: 'ground_truth' must be a non-empty list")
+    calls = []
+    for ans in answers:
+        if not isinstance(ans, dict) or len(ans) != 1:
+            raise BadInput(f"{where}: each ground-truth call must map one function name")
+        ((name, args),) = ans.items()
+        if name not in by_name:
+            raise BadInput(f"{where}: possible answer names unknown function '{name}'")
+        if not isinstance(args, dict):
+            raise BadInput(f"{where}: arguments of '{name}' must be an object")
+        props = (by_name[name].get("parameters") or {}).get("properties") or {}
+        matchers = {}
+        for param, alts in args.items():
+            if param not in props:
+                raise SkipEntry(f"answer names parameter '{param}' that '{name}' does not have")
+            matchers[param] = arg_matcher(param, alts, props[param])
+        calls.append({"name": tool_name(name), "arguments": matchers})
+    return calls
+
+
+def _scenario(
+    cat: str, q: dict[str, Any], answer: dict[str, Any] | None, where: str, a_where: str
+) -> dict[str, Any]:
+    functions = q.get("function")
+    # An irrelevance question may offer no function at all (BFCL has four such lines);
+    # any other question without functions cannot be answered by a call.
+    if not isinstance(functions, list) or (not functions and cat not in NO_CALL):
+        raise BadInput(f"{where}: question '{q['id']}' has no functions")
+    for f in functions:
+        if not isinstance(f, dict) or not isinstance(f.get("name"), str) or not f["name"]:
+            raise BadInput(f"{where}: every function needs a 'name'")
+    names = [tool_name(f["name"]) for f in functions]
+    if len(set(names)) != len(names):
+        raise SkipEntry("two functions have the same name once dots become underscores")
+    expect: dict[str, Any]
+    if cat in NO_CALL:
+        expect = {"no_call": True}
+    else:
+        assert answer is not None
+        calls = _expected(answer.get("ground_truth"), functions, a_where)
+        expect = {"calls": calls}
+        if "parallel" in cat:
+            expect["order"] = "any"
+    data = {
+        "id": scenario_id(q["id"]),
+        "tags": ["bfcl", f"bfcl-{cat}"],
+        "tools": _tools(functions),
+        "messages": _messages(q.get("question")),
+        "expect": expect,
+    }
+    try:
+        Scenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise SkipEntry(err["msg"].removeprefix("Value error, ")) from None
+    return data
+
+
+def _dump(data: Any) -> str:
+    text: str = yaml.dump(
+        data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=1_000_000
+    )
+    return text
+
+
+def _category_files(cat: str, scenarios: list[dict[str, Any]]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    chunk: list[str] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal chunk, size
+        if chunk:
+            files[f"{cat}-{len(files) + 1:03d}.yaml"] = "scenarios:\n" + "".join(chunk)
+        chunk, size = [], 0
+
+    for sc in scenarios:
+        text = _dump([sc])
+        piece = "\n".join("  " + line if line else line for line in text.splitlines()) + "\n"
+        n = len(piece.encode("utf-8"))
+        if size + n > _FILE_BUDGET:
+            flush()
+        chunk.append(piece)
+        size += n
+    flush()
+    return files
+
+
+def find_files(path: Path) -> list[tuple[str, Path, Path | None]]:
+    """(category, question file, answer file) for each BFCL question file under ``path``."""
+    if path.is_file():
+        candidates = [path]
+    elif path.is_dir():
+        candidates = sorted(path.iterdir())
+    else:
+        raise BadInput(f"{path}: no such file or directory")
+    out = []
+    for f in candidates:
+        m = FILE_RE.match(f.name)
+        if not m or not f.is_file():
+            continue
+        ans = f.parent / "possible_answer" / f.name
+        out.append((m["cat"], f, ans if ans.is_file() else None))
+    if not out:
+        raise BadInput(f"{path}: no BFCL question files (BFCL_v3_*.json or BFCL_v4_*.json)")
+    return out
+
+
+def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
+    """Read everything; return file name -> text and the report (nothing written)."""
+    report = ImportReport()
+    out: dict[str, str] = {}
+    for cat, qfile, afile in find_files(path):
+        if cat not in IMPORTED:
+            reason = SKIPPED_CATEGORIES.get(cat, "multi-turn or executable: not supported")
+            report.skipped_categories.append(f"{cat} ({qfile.name}): {reason}")
+            continue
+        answers: dict[str, tuple[int, dict[str, Any]]] = {}
+        if cat not in NO_CALL:
+            if afile is None:
+                raise BadInput(f"{qfile}: no possible_answer/{qfile.name} beside it")
+            answers = {obj["id"]: (n, obj) for n, obj in _read_lines(afile)}
+        scenarios = []
+        for n, q in _read_lines(qfile):
+            where = f"{qfile}:{n}"
+            ans = answers.get(q["id"])
+            a_where = f"{afile}:{ans[0]}" if ans else where
+            if cat not in NO_CALL and ans is None:
+                report.skipped.append(f"{q['id']} ({where}): no possible answer")
+                continue
+            try:
+                scenarios.append(_scenario(cat, q, ans[1] if ans else None, where, a_where))
+            except SkipEntry as exc:
+                report.skipped.append(f"{q['id']} ({where}): {exc}")
+        report.counts[cat] = len(scenarios)
+        out.update(_category_files(cat, scenarios))
+    report.files = len(out)
+    return out, report
+
+
+def import_bfcl(path: Path, out_dir: Path) -> ImportReport:
+    """Convert ``path`` and write the files to ``out_dir`` all at once (a rename)."""
+    files, report = convert(path)
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise BadInput(f"{out_dir}: output folder exists and is not empty")
+    parent = out_dir.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".bfcl-import-", dir=parent))
+    except OSError as exc:
+        raise BadInput(f"{out_dir}: cannot write: {exc.strerror}") from None
+    try:
+        for name, text in files.items():
+            (tmp / name).write_bytes(text.encode("utf-8"))
+        if out_dir.exists():
+            out_dir.rmdir()
+        os.replace(tmp, out_dir)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise BadInput(f"{out_dir}: cannot write: {exc.strerror}") from None
+    return report
