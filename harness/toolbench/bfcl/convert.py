@@ -123,8 +123,18 @@ def _fields(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def arg_matcher(param: str, alts: list[Any], spec: dict[str, Any]) -> dict[str, Any]:
+def arg_matcher(
+    param: str, alts: list[Any], spec: dict[str, Any], required: bool = False
+) -> dict[str, Any]:
     """The matcher (as YAML data) for one parameter's list of acceptable values."""
+    out = _matcher(param, alts, spec)
+    if required and "" in alts:
+        out["required"] = True
+        out.pop("optional", None)
+    return out
+
+
+def _matcher(param: str, alts: list[Any], spec: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(alts, list):
         raise SkipEntry(f"answer for '{param}' is not a list of values")
     btype = spec.get("type") if isinstance(spec, dict) else None
@@ -134,7 +144,8 @@ def arg_matcher(param: str, alts: list[Any], spec: dict[str, Any]) -> dict[str, 
     atype = _answer_type(alts)
     if atype is not None and atype is not want and not (want is float and atype is int):
         # BFCL's "variable" case: the answer's own type is accepted, compared with ==.
-        return {"any_of": list(alts)}
+        own = {int: "integer", str: "string", bool: "boolean"}.get(atype)
+        return {"any_of": list(alts), **({"type": own, "strict_type": True} if own else {})}
     guard = {"type": _GUARD[btype], "strict_type": True}
     if want is str:
         return {**guard, "any_of": [a for a in alts if isinstance(a, str)], "normalize": True}

@@ -144,19 +144,23 @@ def _expected(answers: Any, functions: list[Any], where: str) -> list[dict[str, 
             raise BadInput(f"{where}: possible answer names unknown function '{name}'")
         if not isinstance(args, dict):
             raise BadInput(f"{where}: arguments of '{name}' must be an object")
-        props = (by_name[name].get("parameters") or {}).get("properties") or {}
+        schema = by_name[name].get("parameters") or {}
+        props = schema.get("properties") or {}
+        req: Any = schema.get("required")
+        required: list[Any] = req if isinstance(req, list) else []
         matchers = {}
         for param, alts in args.items():
             if param not in props:
                 raise SkipEntry(f"answer names parameter '{param}' that '{name}' does not have")
-            matchers[param] = arg_matcher(param, alts, props[param])
+            matchers[param] = arg_matcher(param, alts, props[param], param in required)
         calls.append({"name": tool_name(name), "arguments": matchers})
     return calls
 
 
-def _scenario(
+def entry_scenario(
     cat: str, q: dict[str, Any], answer: dict[str, Any] | None, where: str, a_where: str
 ) -> dict[str, Any]:
+    """The scenario (YAML data, validated) for one question line and its answer line."""
     functions = q.get("function")
     # An irrelevance question may offer no function at all (BFCL has four such lines);
     # any other question without functions cannot be answered by a call.
@@ -265,7 +269,7 @@ def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
                 report.skipped.append(f"{q['id']} ({where}): no possible answer")
                 continue
             try:
-                scenarios.append(_scenario(cat, q, ans[1] if ans else None, where, a_where))
+                scenarios.append(entry_scenario(cat, q, ans[1] if ans else None, where, a_where))
             except SkipEntry as exc:
                 report.skipped.append(f"{q['id']} ({where}): {exc}")
         report.counts[cat] = len(scenarios)

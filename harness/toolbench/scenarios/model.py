@@ -64,6 +64,9 @@ class ArgMatcher(BaseModel):
     """The argument may be left out (BFCL's ``""`` among acceptable values)."""
     absent: bool = False
     """The argument must be left out."""
+    required: bool = False
+    """The argument must be given even when ``any_of`` holds ``""`` (BFCL checks the
+    schema's required list before the answers)."""
     ignore_case: bool = False
     normalize: bool = False
     """Compare strings as BFCL does: lowercase, spaces and ``,./-_*^`` removed, ``'`` as

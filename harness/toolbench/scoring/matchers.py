@@ -25,7 +25,7 @@ Values are compared as JSON values, because that is what a model emits:
   top-level items of a list value, as BFCL's string and list checkers do.
 
 A missing argument is fine when the matcher is ``optional``, ``absent``, or ``any_of``
-contains ``""``; otherwise it is ``args.missing_required``.
+contains ``""`` (unless ``required``); otherwise it is ``args.missing_required``.
 """
 
 from __future__ import annotations
@@ -127,6 +127,8 @@ def strict_type_matches(value: Any, want: str) -> bool:
 
 
 def may_be_missing(m: ArgMatcher) -> bool:
+    if m.required:
+        return False
     return m.absent or m.optional or (m.any_of is not None and "" in m.any_of)
 
 

@@ -1,0 +1,27 @@
+"""Toolbench's verdict on one reply's calls, as a trial would judge them.
+
+Used to measure agreement with BFCL's own ``ast_checker`` (tests/data/bfcl/): a reply
+passes when its calls match the expected round, which is what a trial's
+``call_accuracy`` (or ``no_call_correct``) says. Schema validity is a separate metric
+(``args_schema_valid``) that BFCL has no counterpart for: it never checks ``enum``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from toolbench.formats.base import ToolCall
+from toolbench.scenarios.model import Scenario
+from toolbench.scoring.calls import match_round
+
+
+def verdict(scenario: Scenario, calls: Sequence[dict[str, Any]]) -> bool:
+    """Whether ``calls`` (``[{name: args}]``, BFCL's shape) pass ``scenario``."""
+    made = [ToolCall(name=name, arguments=args) for c in calls for name, args in c.items()]
+    if scenario.expect.no_call:
+        return not made
+    rounds = scenario.expect.expected_rounds()
+    if len(rounds) != 1:
+        return False
+    return not match_round(rounds[0], made)
