@@ -110,6 +110,27 @@ def scratch(d: Path) -> None:
         fh.write(GOOD + "description: '" + "x" * MAX_FILE_BYTES + "'\n")
     (d / "fifo").mkdir()
     os.mkfifo(d / "fifo" / "blocks.yaml")
+    bfcl_inputs(d)
+
+
+BFCL_Q = (
+    '{"id": "simple_python_0", "question": [[{"role": "user", "content": "hi"}]],'
+    ' "function": [{"name": "f.g", "parameters": {"type": "dict", "properties": {}}}]}\n'
+)
+BFCL_A = '{"id": "simple_python_0", "ground_truth": [{"f.g": {}}]}\n'
+
+
+def bfcl_inputs(d: Path) -> None:
+    """BFCL folders with one fault each (``import bfcl``)."""
+    cases = {
+        "malformed": (BFCL_Q + "{oops\n", BFCL_A),
+        "unknownfn": (BFCL_Q, BFCL_A.replace('"f.g"', '"h"')),
+        "nofunc": (BFCL_Q.replace('"function": [', '"function": [], "x": ['), BFCL_A),
+    }
+    for name, (question, answer) in cases.items():
+        (d / "bfcl" / name / "possible_answer").mkdir(parents=True)
+        (d / "bfcl" / name / "BFCL_v4_simple_python.json").write_text(question)
+        (d / "bfcl" / name / "possible_answer" / "BFCL_v4_simple_python.json").write_text(answer)
 
 
 # (argv, the exact stderr line); the scratch directory is the working directory.
@@ -342,6 +363,43 @@ CASES: dict[str, tuple[list[str], str]] = {
     "validate-fifo": (
         ["scenarios", "validate", "fifo"],
         "fifo/blocks.yaml: not a regular file",
+    ),
+    # import bfcl: bad BFCL data names the file and line; nothing is written
+    "import-bfcl-malformed-line": (
+        ["import", "bfcl", "bfcl/malformed", "-o", "out"],
+        "error: bfcl/malformed/BFCL_v4_simple_python.json:2: malformed JSON line: Expecting"
+        " property name enclosed in double quotes",
+    ),
+    "import-bfcl-unknown-function": (
+        ["import", "bfcl", "bfcl/unknownfn", "-o", "out"],
+        "error: bfcl/unknownfn/possible_answer/BFCL_v4_simple_python.json:1: possible answer"
+        " names unknown function 'h'",
+    ),
+    "import-bfcl-no-functions": (
+        ["import", "bfcl", "bfcl/nofunc", "-o", "out"],
+        "error: bfcl/nofunc/BFCL_v4_simple_python.json:1: question 'simple_python_0' has no"
+        " functions",
+    ),
+    "import-bfcl-no-files": (
+        ["import", "bfcl", "s", "-o", "out"],
+        "error: s: no BFCL question files (BFCL_v3_*.json or BFCL_v4_*.json)",
+    ),
+    "import-bfcl-missing-path": (
+        ["import", "bfcl", "nope", "-o", "out"],
+        "error: nope: no such file or directory",
+    ),
+    "import-bfcl-out-not-empty": (
+        ["import", "bfcl", "bfcl/malformed", "-o", "s"],
+        "error: --out: s exists and is not empty",
+    ),
+    "import-bfcl-out-is-a-file": (
+        ["import", "bfcl", "bfcl/malformed", "-o", "afile"],
+        "error: --out: afile is a file, not a directory",
+    ),
+    "import-bfcl-no-out": (
+        ["import", "bfcl", "bfcl/malformed"],
+        "error: toolbench import bfcl: Missing option '-o' / '--out'. (see 'toolbench import"
+        " bfcl --help')",
     ),
     # run's own options, refused before any model call
     "run-formats-empty": (["run", "--formats", ""], "error: --formats: no format given in ''"),

@@ -280,15 +280,18 @@ def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
 
 def import_bfcl(path: Path, out_dir: Path) -> ImportReport:
     """Convert ``path`` and write the files to ``out_dir`` all at once (a rename)."""
+    # The output is checked first: no point reading thousands of lines to refuse it.
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInput(f"--out: {out_dir} is a file, not a directory")
+    if out_dir.exists() and any(out_dir.iterdir()):
+        raise BadInput(f"--out: {out_dir} exists and is not empty")
     files, report = convert(path)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise BadInput(f"{out_dir}: output folder exists and is not empty")
     parent = out_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".bfcl-import-", dir=parent))
     except OSError as exc:
-        raise BadInput(f"{out_dir}: cannot write: {exc.strerror}") from None
+        raise BadInput(f"--out: {out_dir}: cannot write: {exc.strerror}") from None
     try:
         for name, text in files.items():
             (tmp / name).write_bytes(text.encode("utf-8"))
@@ -297,5 +300,5 @@ def import_bfcl(path: Path, out_dir: Path) -> ImportReport:
         os.replace(tmp, out_dir)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise BadInput(f"{out_dir}: cannot write: {exc.strerror}") from None
+        raise BadInput(f"--out: {out_dir}: cannot write: {exc.strerror}") from None
     return report
