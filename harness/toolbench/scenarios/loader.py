@@ -7,6 +7,7 @@ Every error names the file and the field path, e.g.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from toolbench.errors import ScenarioError, UnknownNameError
-from toolbench.scenarios.model import Scenario, ToolRef
+from toolbench.scenarios.model import ID_PATTERN, Scenario, ToolRef
 from toolbench.scenarios.toolschema import schema_problem
 from toolbench.scenarios.yamlfile import read_yaml
 from toolbench.tools import ToolDef
@@ -229,8 +230,22 @@ def validate_paths(paths: Iterable[str | Path]) -> list[str]:
     return errors
 
 
+def opt_in_suites() -> dict[str, Path]:
+    """Sub-folders of the bundled suite (``bfcl-smoke``): never in the default run, which
+    reads only the top folder's files; ``--scenarios NAME`` selects one by its name."""
+    root = bundled_dir()
+    if not root.is_dir():
+        return {}
+    return {
+        p.name: p
+        for p in sorted(root.iterdir())
+        if p.is_dir() and p.name != TOOLS_DIRNAME and re.fullmatch(ID_PATTERN, p.name)
+    }
+
+
 def select_scenarios(selectors: Sequence[str] | None) -> list[Scenario]:
-    """``--scenarios``: paths load files; other words pick bundled scenarios by id or tag."""
+    """``--scenarios``: paths load files; a word naming an opt-in suite (a sub-folder of
+    the bundled suite) loads it; other words pick bundled scenarios by id or tag."""
     if not selectors:
         return load_scenarios()
     picked: dict[str, Scenario] = {}
@@ -240,12 +255,17 @@ def select_scenarios(selectors: Sequence[str] | None) -> list[Scenario]:
             for sc in load_scenarios([sel]):
                 picked.setdefault(sc.id, sc)
             continue
+        suites = opt_in_suites()
+        if sel in suites:
+            for sc in load_scenarios([suites[sel]]):
+                picked.setdefault(sc.id, sc)
+            continue
         if bundled is None:
             bundled = load_scenarios()
         hits = [sc for sc in bundled if sc.id == sel or sel in sc.tags]
         if not hits:
             choices = {sc.id for sc in bundled} | {t for sc in bundled for t in sc.tags}
-            raise UnknownNameError("scenario or tag", sel, choices)
+            raise UnknownNameError("scenario or tag", sel, choices | set(suites))
         for sc in hits:
             picked.setdefault(sc.id, sc)
     return list(picked.values())
