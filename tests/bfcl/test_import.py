@@ -195,6 +195,40 @@ BAD = {
 }
 
 
+def test_hostile_shapes_are_skipped_not_crashes(tmp_path: Path) -> None:
+    rows = [
+        {"id": "simple_python_0", "question": "x", "function": [{"name": "f"}]},
+        {"id": "simple_python_1", "question": [[{"role": "user", "content": 1}]],
+         "function": [{"name": "f"}]},
+        {"id": "simple_python_2", "question": [[{"role": "user", "content": "x"}]],
+         "function": [{"name": "f", "parameters": [1]}]},
+        {"id": "simple_python_3", "question": [[{"role": "tool", "content": "x"}]],
+         "function": [{"name": "f"}]},
+        {"id": "simple_python_4", "question": [[{"role": "user", "content": "x"}]],
+         "function": [{"name": "f", "parameters": {"type": "dict", "properties": {
+             "a": {"type": "weird"}}}}]},
+    ]  # fmt: skip
+    answers = [
+        {"id": r["id"], "ground_truth": [{"f": {"a": [1]} if i in (2, 4) else {}}]}
+        for i, r in enumerate(rows)
+    ]
+    src = _layout(
+        tmp_path,
+        "".join(json.dumps(r) + "\n" for r in rows),
+        "".join(json.dumps(a) + "\n" for a in answers),
+    )
+    report = import_bfcl(src, tmp_path / "out")
+    assert report.counts == {"simple_python": 0}
+    reasons = [line.split("): ", 1)[1] for line in report.skipped]
+    assert reasons == [
+        "not a single-turn question",
+        "a message without text content",
+        "function 'f' has no parameter schema object",
+        "Input should be 'system', 'user' or 'assistant'",
+        "parameter 'a' has BFCL type 'weird', which the checker refuses",
+    ]
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, case: str) -> None:
     question, answer, message = BAD[case]

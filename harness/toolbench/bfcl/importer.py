@@ -97,6 +97,8 @@ def _read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{path}:{n}: malformed JSON line: {exc.msg}") from None
+        except RecursionError:
+            raise BadInput(f"{path}:{n}: malformed JSON line: nested too deeply") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
             raise BadInput(f"{path}:{n}: expected a JSON object with a string 'id'")
         out.append((n, obj))
@@ -145,6 +147,8 @@ def _expected(answers: Any, functions: list[Any], where: str) -> list[dict[str, 
         if not isinstance(args, dict):
             raise BadInput(f"{where}: arguments of '{name}' must be an object")
         schema = by_name[name].get("parameters") or {}
+        if not isinstance(schema, dict) or not isinstance(schema.get("properties", {}), dict):
+            raise SkipEntry(f"function '{name}' has no parameter schema object")
         props = schema.get("properties") or {}
         req: Any = schema.get("required")
         required: list[Any] = req if isinstance(req, list) else []
