@@ -57,7 +57,8 @@ scenarios:
     "bad-matcher-two-checks": (
         GOOD.replace("{x: a}", "{x: {exact: a, regex: a}}"),
         "expect.calls[0].arguments.x: "
-        "give exactly one of exact, any_of, regex, type, approx (or absent)",
+        "give exactly one of exact, any_of, regex, approx, fields, items, alternatives"
+        " (optionally with type), or type alone (or absent)",
     ),
     "bad-matcher-regex": (
         GOOD.replace("{x: a}", "{x: {regex: '('}}"),
