@@ -229,6 +229,34 @@ def test_hostile_shapes_are_skipped_not_crashes(tmp_path: Path) -> None:
     ]
 
 
+def test_duplicate_ids_and_categories_and_oversized_entries_are_skipped(tmp_path: Path) -> None:
+    q = json.loads(GOOD_Q)
+    big = {
+        **q,
+        "id": "simple_python_big",
+        "question": [[{"role": "user", "content": "x" * 1_100_000}]],
+    }
+    rows = [q, {**q, "id": "simple python 0"}, {**q, "id": "simple_python_0"}, big]
+    answers = [{"id": r["id"], "ground_truth": [{"f": {}}]} for r in rows]
+    src = _layout(
+        tmp_path,
+        "".join(json.dumps(r) + "\n" for r in rows),
+        "".join(json.dumps(a) + "\n" for a in answers),
+    )
+    for folder in (src, src / "possible_answer"):
+        shutil.copy(folder / "BFCL_v4_simple_python.json", folder / "BFCL_v3_simple_python.json")
+    report = import_bfcl(src, tmp_path / "out")
+    assert report.counts == {"simple_python": 1}
+    text = report.render()
+    assert "id 'simple_python_0' already used at" in text
+    assert "simple_python_big: 1100" in text and "scenario-file limit" in text
+    assert (
+        "skipped category simple_python (BFCL_v4_simple_python.json): already imported from"
+        " BFCL_v3_simple_python.json"
+    ) in text
+    assert validate_paths([tmp_path / "out"]) == []
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, case: str) -> None:
     question, answer, message = BAD[case]

@@ -207,7 +207,10 @@ def _dump(data: Any) -> str:
     return text
 
 
-def _category_files(cat: str, scenarios: list[dict[str, Any]]) -> dict[str, str]:
+def _category_files(
+    cat: str, scenarios: list[dict[str, Any]], report: ImportReport
+) -> dict[str, str]:
+    """One category's scenarios as ``<cat>-NNN.yaml`` texts, each under the file limit."""
     files: dict[str, str] = {}
     chunk: list[str] = []
     size = 0
@@ -222,6 +225,12 @@ def _category_files(cat: str, scenarios: list[dict[str, Any]]) -> dict[str, str]
         text = _dump([sc])
         piece = "\n".join("  " + line if line else line for line in text.splitlines()) + "\n"
         n = len(piece.encode("utf-8"))
+        if n > _FILE_BUDGET:
+            report.skipped.append(
+                f"{sc['id']}: {n} bytes as YAML, over the {MAX_FILE_BYTES}-byte scenario-file limit"
+            )
+            report.counts[cat] -= 1
+            continue
         if size + n > _FILE_BUDGET:
             flush()
         chunk.append(piece)
@@ -254,7 +263,14 @@ def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
     """Read everything; return file name -> text and the report (nothing written)."""
     report = ImportReport()
     out: dict[str, str] = {}
+    seen_ids: dict[str, str] = {}
+    done: dict[str, str] = {}
     for cat, qfile, afile in find_files(path):
+        if cat in done:
+            report.skipped_categories.append(
+                f"{cat} ({qfile.name}): already imported from {done[cat]}"
+            )
+            continue
         if cat not in IMPORTED:
             reason = SKIPPED_CATEGORIES.get(cat, "multi-turn or executable: not supported")
             report.skipped_categories.append(f"{cat} ({qfile.name}): {reason}")
@@ -273,11 +289,20 @@ def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
                 report.skipped.append(f"{q['id']} ({where}): no possible answer")
                 continue
             try:
-                scenarios.append(entry_scenario(cat, q, ans[1] if ans else None, where, a_where))
+                sc = entry_scenario(cat, q, ans[1] if ans else None, where, a_where)
             except SkipEntry as exc:
                 report.skipped.append(f"{q['id']} ({where}): {exc}")
+                continue
+            if sc["id"] in seen_ids:
+                report.skipped.append(
+                    f"{q['id']} ({where}): id '{sc['id']}' already used at {seen_ids[sc['id']]}"
+                )
+                continue
+            seen_ids[sc["id"]] = where
+            scenarios.append(sc)
+        done[cat] = qfile.name
         report.counts[cat] = len(scenarios)
-        out.update(_category_files(cat, scenarios))
+        out.update(_category_files(cat, scenarios, report))
     report.files = len(out)
     return out, report
 
