@@ -44,7 +44,7 @@ def compare(path: Path) -> tuple[int, int, list[dict[str, Any]]]:
 if __name__ == "__main__":
     total, agree, diffs = compare(Path(sys.argv[1]))
     show = int(sys.argv[sys.argv.index("--show") + 1]) if "--show" in sys.argv else 20
-    print(f"{agree}/{total} agree ({agree / total:.2%})")
+    print(f"{agree}/{total} agree ({agree / total:.3%})")
     print(Counter(d["case"].split(":")[0] + (" bfcl=" + str(d["bfcl"])) for d in diffs))
     for d in diffs[:show]:
         print(d)
