@@ -224,8 +224,8 @@ def recommend(
         typer.Option(
             "--to",
             metavar=choices(RECOMMEND_KINDS),
-            help="text: the ranking and its reasons; yaml: each model's format, the file "
-            "run --formats-from reads (stdout without -o).",
+            help="text: the ranking and its reasons; yaml: each model's format, a file "
+            "toolbench run reads back (stdout without -o).",
         ),
     ] = "text",
     out: Annotated[
