@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from fmt_helpers import TOOLS, calls_of
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolbench import codes
 from toolbench.errors import UnknownNameError, UserError
@@ -115,3 +117,21 @@ def test_a_plain_format_records_no_path() -> None:
 def test_both_parts_must_be_known_formats(spec: str, error: type[Exception]) -> None:
     with pytest.raises(error):
         get_format(spec)
+
+
+PIECES = st.sampled_from(
+    ["<tool_call>", "</tool_call>", "[TOOL_CALLS]", '{"name": "search", "arguments": {',
+     '"q": "x"}}', "[search(q=", ")]", "<|python_tag|>", "text ", "\n", '{"tool": "search"'],
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(PIECES, max_size=12).map("".join), st.sampled_from(["native|xml", "xml|native",
+       "mistral|prompt-json", "native|pythonic|llama3-json"]))  # fmt: skip
+def test_a_composition_never_raises_and_always_says_its_path(text: str, spec: str) -> None:
+    fmt = get_format(spec)
+    got = fmt.parse_reply(ModelReply(text=text), TOOLS)
+    assert got.via in ("primary", "fallback")
+    assert got.via == "primary" or got.calls
+    fmt.sanitize(text)
+    fmt.continue_conversation([], ModelReply(text=text), [])

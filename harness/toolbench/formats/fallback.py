@@ -48,6 +48,9 @@ class Fallback(Format):
     def __init__(self, primary: Format, fallback: Format) -> None:
         super().__init__()
         self.primary, self.fallback = primary, fallback
+        self._last: tuple[ModelReply, str | None] | None = None
+        """The last reply parsed and its path: the conversation continues the way its
+        parse (with the scenario's tools) went, without parsing it again."""
 
     @property
     def spec(self) -> str:
@@ -57,6 +60,11 @@ class Fallback(Format):
         return self.primary.render(tools, messages)
 
     def parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        got = self._parse_reply(reply, tools)
+        self._last = (reply, got.via)
+        return got
+
+    def _parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None) -> ParseResult:
         first = self.primary.parse_reply(reply, tools)
         if first.calls or not (reply.text or "").strip():
             return first.model_copy(update={"via": "primary"})
@@ -74,7 +82,11 @@ class Fallback(Format):
         reply: ModelReply,
         results: Sequence[tuple[ToolCall, str]],
     ) -> list[Message]:
-        if self.parse_reply(reply).via == "fallback":
+        last = self._last
+        via = (
+            last[1] if last is not None and last[0] is reply else self._parse_reply(reply, None).via
+        )
+        if via == "fallback":
             return self.fallback.continue_conversation(messages, reply, results)
         return self.primary.continue_conversation(messages, reply, results)
 
