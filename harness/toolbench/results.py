@@ -14,7 +14,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from toolbench.formats.base import ModelReply, ParseResult
 
@@ -77,9 +83,20 @@ class TrialScores(BaseModel):
     retried: bool = False
     retry_recovered: bool | None = None
     first_try_ok: bool | None = None
+    fallback_rescued: bool | None = None
+    """Under a fallback composition (``native|xml``): whether the fallback's parser
+    produced the calls of at least one reply. None for other formats, and then left out
+    of the stored scores."""
     errors: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
     """Human-readable reasons, one per error, for the drill-down."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_fallback(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("fallback_rescued") is None:
+            data.pop("fallback_rescued", None)
+        return data
 
 
 class TurnRecord(BaseModel):
@@ -202,6 +219,16 @@ class RunInfo(BaseModel):
     recorded: they are rescored with the built-in formats' markers."""
     merged_from: list[str] = Field(default_factory=list)
     """The run ids a merged run was made of (``toolbench merge``), in the order given."""
+    auto_formats: dict[str, str] = Field(default_factory=dict)
+    """Per model, the concrete format spec ``--formats auto`` resolved to (the trials carry
+    that spec); empty when ``auto`` was not asked for, and then left out of the file."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_auto(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("auto_formats"):
+            data.pop("auto_formats", None)
+        return data
 
 
 _MOVED = frozenset(

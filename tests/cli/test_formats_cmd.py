@@ -109,3 +109,25 @@ def test_show_errors(
     captured = capsys.readouterr()
     assert captured.err.strip() == error
     assert captured.out == ""
+
+
+def test_detect_prints_choice_and_reason_per_model(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["formats", "detect", "ollama/qwen3-coder:30b", "gpt-oss-20b", "mystery"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "ollama/qwen3-coder:30b  qwen3-coder  "
+        "(name matches 'qwen3-coder': Qwen3-Coder/3.5 write XML calls)",
+        "gpt-oss-20b             harmony  "
+        "(name matches 'gpt-oss': gpt-oss speaks the harmony channel format)",
+        "mystery                 prompt-json  "
+        "(no known model family in the name; using the default prompt-json)",
+    ]
+
+
+def test_show_renders_a_fallback_as_its_primary(
+    sdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--scenario", "weather-one", "--scenarios-dir", str(sdir), "--json"]
+    assert run_cli(["formats", "show", "native|xml", *args]) == 0
+    composed = capsys.readouterr().out
+    assert run_cli(["formats", "show", "native", *args]) == 0
+    assert composed == capsys.readouterr().out

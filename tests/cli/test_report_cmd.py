@@ -41,7 +41,8 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         (
             ["gate", "runs/r1", "--min", "parse_sucess=0.9"],
             "error: unknown metric 'parse_sucess'. Did you mean 'parse_success'? Available: "
-            "call_accuracy, completion_tokens_mean, cost_total, final_answer_accuracy, "
+            "call_accuracy, completion_tokens_mean, cost_total, fallback_rescue_rate, "
+            "final_answer_accuracy, "
             "harness_error_rate, infra_error_rate, latency_p50, latency_p95, leak_rate, "
             "leak_rate_raw, n_trials, no_call_accuracy, parse_success, parse_success_repaired, "
             "prompt_tokens_mean, retry_recovery, schema_validity, stop_compliance\n",

@@ -108,6 +108,8 @@ def scratch(d: Path) -> None:
     (d / "s" / "useslatin1.yaml").write_text(GOOD.replace("{ref: t}", "{ref: latin1}"))
     with (d / "s" / "big.yaml").open("w") as fh:
         fh.write(GOOD + "description: '" + "x" * MAX_FILE_BYTES + "'\n")
+    (d / "formats-v2.yaml").write_text("version: 2\nmodels: {m: {tool_format: xml}}\n")
+    (d / "formats-bad.yaml").write_text("version: 1\nmodels: {m: {format: xml}}\n")
     (d / "fifo").mkdir()
     os.mkfifo(d / "fifo" / "blocks.yaml")
     bfcl_inputs(d)
@@ -190,6 +192,42 @@ CASES: dict[str, tuple[list[str], str]] = {
         ["formats", "show", "nope", "--scenario", "weather-paris"],
         "error: unknown format 'nope'. Available: claude-xml, deepseek, harmony, kimi-k2, "
         "llama3-json, mistral, native, prompt-json, pythonic, qwen3-coder, react, xml",
+    ),
+    # issue 11: auto, --formats-from, fallback compositions, formats detect
+    "formats-from-newer-version": (
+        ["run", "--formats-from", "formats-v2.yaml"],
+        "error: --formats-from: formats-v2.yaml: version: 2 is not a formats-file version"
+        " (this toolbench reads version 1)",
+    ),
+    "formats-from-bad-field": (
+        ["run", "--formats-from", "formats-bad.yaml"],
+        "error: --formats-from: formats-bad.yaml: models.m.tool_format: Field required",
+    ),
+    "formats-from-missing-file": (
+        ["run", "--formats-from", "nofile.yaml"],
+        "error: --formats-from: nofile.yaml: cannot read: No such file or directory",
+    ),
+    "fallback-unknown-part": (
+        ["run", "--formats", "native|nope"],
+        "error: unknown format 'nope'. Available: claude-xml, deepseek, harmony, kimi-k2, "
+        "llama3-json, mistral, native, prompt-json, pythonic, qwen3-coder, react, xml",
+    ),
+    "fallback-empty-part": (
+        ["run", "--formats", "native|"],
+        "error: format 'native|': a fallback needs a format on each side of '|'",
+    ),
+    "auto-with-options": (
+        ["run", "--formats", "auto:shots=2"],
+        "error: --formats: auto takes no options (got 'auto:shots=2')",
+    ),
+    "formats-detect-no-model": (
+        ["formats", "detect"],
+        "error: toolbench formats detect: Missing argument 'MODEL...'."
+        " (see 'toolbench formats detect --help')",
+    ),
+    "recommend-out-without-yaml": (
+        ["recommend", "runs/r1", "-o", "x.yaml"],
+        "error: recommend: -o writes the --to yaml file; give --to yaml with it",
     ),
     # output kinds (docs/cli.md, "Conventions")
     "report-to-unknown": (
@@ -483,3 +521,21 @@ def test_no_arguments_show_help(argv: list[str], workdir: Path) -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr + done.stdout
     assert "Usage: toolbench" in done.stdout + done.stderr
+
+
+def test_auto_warns_once_for_an_unknown_model(workdir: Path) -> None:
+    """Not an error: the run goes on with the default format, said in one line (not per
+    trial), and the trials carry the concrete format."""
+    got = toolbench(
+        ["run", "--record", "none", "--models", "openai/mystery", "--formats", "auto",
+         "--scenarios", "weather-paris,stock-aapl", "--out", "runs/auto", "--quiet",
+         "--no-report"],
+        workdir,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert got.stderr.splitlines() == [
+        "warning: --formats auto: no known model family for openai/mystery; "
+        "using the default prompt-json"
+    ]
+    lines = (workdir / "runs" / "auto" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all('"format":"prompt-json"' in line for line in lines)

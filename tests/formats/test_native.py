@@ -138,7 +138,7 @@ LEAK_CASES: list[tuple[str, ModelReply, list[tuple[str, dict[str, Any]]], str, l
         [],
         "failed",
         [codes.CALL_IN_CONTENT],
-        '[{"name": "search", "arguments": {}}]',
+        "",  # the call is cut as mistral's own parser reads it, not only its marker
     ),
     (
         "closing_tag_alone_is_no_attempt",
@@ -258,3 +258,89 @@ def test_continue_builds_message_when_raw_missing() -> None:
         ],
     }
     assert out[1] == {"role": "tool", "tool_call_id": "call_0", "content": "res"}
+
+
+# Issue 11: every dialect's own call syntax left in a native reply's content is a call the
+# server failed to parse (an attempt and a leak), read with that dialect's own markers.
+# (id, content, the opener the error names, what a user still sees)
+DIALECT_LEAKS: list[tuple[str, str, str, str]] = [
+    ("mistral_v11", 'Sure. [TOOL_CALLS]search[ARGS]{"q": "x"}', "[TOOL_CALLS]", "Sure."),
+    (
+        "llama3_tag",
+        '<|python_tag|>{"name": "search", "parameters": {"q": "x"}}',
+        "<|python_tag|>",
+        "",
+    ),
+    (
+        "llama3_bare_json",
+        'I will search. {"name": "search", "parameters": {"q": "x"}}',
+        '{"name": "search", "parameters":',
+        "I will search.",
+    ),
+    ("pythonic_list", '[search(q="x"), get_weather(city="Paris")]', "[search(q=", ""),
+    (
+        "qwen3_coder",
+        "<tool_call>\n<function=search>\n<parameter=q>\nx\n</parameter>\n</function>\n</tool_call>",
+        "<tool_call>",
+        "",
+    ),
+    (
+        "deepseek",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n```json\n"
+        '{"q": "x"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        "<｜tool▁calls▁begin｜>",
+        "",
+    ),
+    (
+        "kimi_k2",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0"
+        '<|tool_call_argument_begin|>{"q": "x"}<|tool_call_end|><|tool_calls_section_end|>',
+        "<|tool_calls_section_begin|>",
+        "",
+    ),
+    (
+        "harmony",
+        '<|channel|>commentary to=functions.search <|constrain|>json<|message|>{"q": "x"}<|call|>',
+        "<|channel|>",
+        "",
+    ),
+    (
+        "claude_xml",
+        'Checking. <function_calls><invoke name="search"><parameter name="q">x</parameter>'
+        "</invoke></function_calls>",
+        "<function_calls>",
+        "Checking.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "opener", "content"), [c[1:] for c in DIALECT_LEAKS], ids=[c[0] for c in DIALECT_LEAKS]
+)
+def test_dialect_syntax_in_content_is_an_attempt_and_a_leak(
+    text: str, opener: str, content: str
+) -> None:
+    from toolbench.scoring.leakage import find_marker, installed_markers
+
+    got = F.parse_reply(ModelReply(text=text), TOOLS)
+    assert (got.status, got.attempted, got.calls) == ("failed", True, [])
+    assert got.codes() == [codes.CALL_IN_CONTENT]
+    assert f"content holds {opener!r} call syntax" in got.errors[0].message
+    assert got.content == content
+    markers = installed_markers()
+    assert find_marker(got.raw_content, markers) is not None  # a raw leak
+    assert find_marker(got.content, markers) is None  # nothing raw left for the user
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The list [a, b] has two items.",
+        "Use d[f(x)] in code.",
+        "Call me at [09:00].",
+        "I used the search tool earlier.",
+    ],
+)
+def test_prose_that_only_resembles_a_dialect_is_an_abstention(text: str) -> None:
+    got = F.parse_reply(ModelReply(text=text), TOOLS)
+    assert (got.status, got.attempted, got.codes(), got.content) == ("no_call", False, [], text)

@@ -20,7 +20,7 @@ BUILT_IN = (
     "stop_compliance", "leak_rate", "leak_rate_raw", "no_call_accuracy",
     "final_answer_accuracy", "retry_recovery", "infra_error_rate", "harness_error_rate",
     "latency_p50", "latency_p95", "prompt_tokens_mean", "completion_tokens_mean",
-    "cost_total", "n_trials",
+    "cost_total", "n_trials", "fallback_rescue_rate",
 )  # fmt: skip
 
 

@@ -54,5 +54,6 @@ def test_recommend_on_run(run_dir: Path) -> None:
 def test_emit_yaml(run_dir: Path) -> None:
     data = yaml.safe_load(emit_yaml(recommend(load_table(run_dir))))
     assert data == {
-        "models": {"m-alpha": {"tool_format": "xml"}, "m-beta": {"tool_format": "prompt-json"}}
+        "version": 1,
+        "models": {"m-alpha": {"tool_format": "xml"}, "m-beta": {"tool_format": "prompt-json"}},
     }

@@ -1,4 +1,5 @@
-"""``toolbench formats list|show``: what formats exist and exactly what one would send.
+"""``toolbench formats list|show|detect``: what formats exist, exactly what one would
+send, and which one ``--formats auto`` picks for a model.
 
 ``show`` renders a scenario's first request through a format, so a prompt can be read
 (or diffed with ``--json``) before any model is called.
@@ -94,6 +95,21 @@ def show_cmd(
         return
     typer.echo(f"format: {fmt.spec}\nscenario: {sc.id}")
     typer.echo(render_text(req))
+
+
+@formats_app.command("detect", cls=Command)
+def detect_cmd(
+    models: Annotated[
+        list[str], typer.Argument(metavar="MODEL...", help="Model names (LiteLLM strings).")
+    ],
+) -> None:
+    """Print the format --formats auto gives each model, and why."""
+    from toolbench.formats.auto import choose_format
+
+    width = max(len(m) for m in models)
+    for model in models:
+        d = choose_format(model)
+        typer.echo(f"{model.ljust(width)}  {d.format}  ({d.reason})")
 
 
 def register(app: typer.Typer) -> None:

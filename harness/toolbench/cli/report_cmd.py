@@ -224,9 +224,14 @@ def recommend(
         typer.Option(
             "--to",
             metavar=choices(RECOMMEND_KINDS),
-            help="text: the ranking and its reasons; yaml: a config snippet only.",
+            help="text: the ranking and its reasons; yaml: each model's format, a file "
+            "toolbench run reads back (stdout without -o).",
         ),
     ] = "text",
+    out: Annotated[
+        Path | None,
+        typer.Option("-o", "--out", metavar="FILE", help="Write the --to yaml file here."),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the recommendations as one JSON object.")
     ] = False,
@@ -251,9 +256,20 @@ def recommend(
         raise UnknownNameError("recommend --to value", to, RECOMMEND_KINDS)
     if as_json and to != "text":
         raise UserError(f"recommend: --json and --to {to} are exclusive (give one)")
+    if out is not None and to != "yaml":
+        raise UserError("recommend: -o writes the --to yaml file; give --to yaml with it")
     recs = rec(load_table(run))
     if as_json:
         typer.echo(dumps(recommendations_json(recs)))
+    elif to == "yaml" and out is not None:
+        from toolbench.outpath import prepare_file
+
+        prepare_file(out)
+        try:
+            out.write_text(emit_yaml(recs), encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{out}: cannot write: {exc.strerror}") from None
+        typer.echo(f"wrote {out}")
     elif to == "yaml":
         typer.echo(emit_yaml(recs), nl=False)
     else:

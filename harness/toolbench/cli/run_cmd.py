@@ -28,8 +28,16 @@ def run_cmd(
         None,
         "--formats",
         metavar="SPEC,SPEC",
-        help="Comma-separated format specs, e.g. xml,prompt-json:shots=2 "
+        help="Comma-separated format specs, e.g. xml,prompt-json:shots=2; auto: each "
+        "model's own dialect; A|B: B parses what A finds no call in "
         "(default: prompt-json, prompt-json:shots=2, react, xml, native).",
+    ),
+    formats_from: Path = typer.Option(
+        None,
+        "--formats-from",
+        metavar="FILE",
+        help="YAML file of recommend --to yaml: each model's format (its models are the "
+        "default --models).",
     ),
     scenarios: list[str] = typer.Option(
         None,
@@ -84,6 +92,7 @@ def run_cmd(
     """Run scenarios against models x formats; record or replay cassettes."""
     from toolbench.cli.run_view import print_summary, progress_hook
     from toolbench.errors import UserError
+    from toolbench.formats.auto import read_formats_file
     from toolbench.runner.run import DEFAULT_FORMATS, RunConfig, execute_run, plan_run
 
     if record not in RECORD_MODES:
@@ -99,8 +108,11 @@ def run_cmd(
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
         resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
         timeout_s=timeout, budget_s=budget,
+        formats_from=read_formats_file(formats_from).formats() if formats_from else None,
     )  # fmt: skip
     plan = plan_run(cfg)
+    for line in plan.warnings:
+        typer.echo(line, err=True)
     with progress_hook(len(plan.specs), quiet) as hook:
         run_dir = execute_run(cfg, plan, hook)
     if plan.not_run:

@@ -83,6 +83,18 @@ class ParseResult(BaseModel):
     """Stop-compliance codes seen while parsing (``stop.text_after_call`` ...)."""
     final_answer: str | None = None
     """The answer when the reply is a final answer (ReAct's ``Final Answer:``, else content)."""
+    via: Literal["primary", "fallback"] | None = None
+    """Which part of a fallback composition (``native|xml``) produced this result:
+    ``fallback`` when the primary found no call and the fallback's parser read calls.
+    None for a plain format; left out of the serialized result then, so stored results
+    only change where a composition ran."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_via(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("via") is None:
+            data.pop("via", None)
+        return data
 
     def codes(self) -> list[str]:
         return [e.code for e in self.errors]

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from toolbench import codes
 from toolbench.formats.base import (
@@ -36,6 +37,9 @@ from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
+
+if TYPE_CHECKING:
+    from toolbench.formats.dialect import DialectFormat
 
 DEFAULT_SYSTEM = "You are a helpful assistant. Use the provided tools when they help."
 
@@ -58,6 +62,38 @@ LEAK_MARKERS = (
 )
 CALL_OPENERS = tuple(m for m in LEAK_MARKERS if not m.startswith("</") and "_end|" not in m)
 """Markers that open a call: in the content they mean the server did not parse one."""
+
+
+@lru_cache(maxsize=1)
+def dialects() -> tuple[DialectFormat, ...]:
+    """The dialect formats whose own call syntax (``call_openers``, ``pattern_markers``:
+    ``[TOOL_CALLS]``, ``<|python_tag|>``, a pythonic ``[f(a=1)]`` list, ...) in a native
+    reply's content is a call the server failed to parse. Imported here, not looked up in
+    the registry, so the rule is the same on every machine."""
+    from toolbench.formats.claude_xml import ClaudeXml
+    from toolbench.formats.deepseek import DeepSeek
+    from toolbench.formats.harmony import Harmony
+    from toolbench.formats.kimi_k2 import KimiK2
+    from toolbench.formats.llama3_json import Llama3Json
+    from toolbench.formats.mistral import Mistral
+    from toolbench.formats.pythonic import Pythonic
+    from toolbench.formats.qwen3_coder import Qwen3Coder
+
+    classes = (Mistral, Llama3Json, Pythonic, Qwen3Coder, DeepSeek, KimiK2, Harmony, ClaudeXml)
+    return tuple(cls() for cls in classes)
+
+
+def dialect_in(text: str) -> tuple[DialectFormat, str] | None:
+    """The first dialect whose call syntax occurs in ``text``, and what matched."""
+    for fmt in dialects():
+        for tok in fmt.call_openers:
+            if tok in text:
+                return fmt, tok
+        for pat in fmt.pattern_markers:
+            m = pat.search(text)
+            if m:
+                return fmt, m.group(0)
+    return None
 
 
 class Native(Format):
@@ -102,6 +138,9 @@ class Native(Format):
         split = split_think(reply.text or "")
         raw = tidy(split.text)
         opener = next((m for m in CALL_OPENERS if m in raw), None)
+        dialect = dialect_in(raw) if opener != "<tool_call>" else None
+        if opener is None and dialect is not None:
+            opener = dialect[1][:40]
         if opener is not None:
             col.fail(
                 codes.CALL_IN_CONTENT,
@@ -112,7 +151,8 @@ class Native(Format):
         extra = reply.raw_message.get("reasoning_content") if reply.raw_message else None
         if isinstance(extra, str) and extra.strip():
             reasoning = extra.strip() if reasoning is None else f"{extra.strip()}\n{reasoning}"
-        return col.result(content=self._clean(raw), raw_content=raw, reasoning=reasoning)
+        content = self._clean(dialect[0].sanitize(raw) if dialect is not None else raw)
+        return col.result(content=content, raw_content=raw, reasoning=reasoning)
 
     def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
         """Parse a JSON assistant message, a JSON list of tool calls, or plain text."""

@@ -187,6 +187,19 @@ def parse_spec(spec: str) -> tuple[str, BaseModel]:
 
 
 def get_format(spec: str) -> Format:
-    """Instantiate a format from its command-line spec."""
+    """Instantiate a format from its command-line spec.
+
+    ``a|b`` is a fallback composition (:mod:`toolbench.formats.fallback`): both parts
+    must be known formats (each may carry its options); ``a|b|c`` is ``a|(b|c)``.
+    """
+    head, sep, rest = spec.partition("|")
+    if sep:
+        from toolbench.formats.fallback import compose
+
+        if not head.strip() or not rest.strip():
+            raise UserError(
+                f"format '{spec.strip()}': a fallback needs a format on each side of '|'"
+            )
+        return compose(get_format(head), get_format(rest))
     name, options = parse_spec(spec)
     return format_class(name)(options)

@@ -39,6 +39,7 @@ BUILTIN_ENTRY_POINTS: tuple[EntryPoint, ...] = tuple(
         ("latency", "toolbench.metrics.latency:METRICS"),
         ("usage", "toolbench.metrics.usage:METRICS"),
         ("volume", "toolbench.metrics.volume:METRICS"),
+        ("fallback", "toolbench.metrics.fallback:METRICS"),
     )
 )
 """The built-in groups, in table order: the same entries pyproject.toml declares under

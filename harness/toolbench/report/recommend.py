@@ -20,8 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import yaml
-
+from toolbench.formats.auto import FormatsFile, ModelChoice
 from toolbench.metrics import get_metric, view
 from toolbench.report.compare import ALPHA, PairedTest, paired_tests
 from toolbench.report.metrics import OVERALL, CellStats, TrialTable, aggregate, fmt_value
@@ -133,7 +132,12 @@ def render(recs: list[Recommendation]) -> str:
     return "\n".join(lines)
 
 
+def formats_file(recs: list[Recommendation]) -> FormatsFile:
+    """The winners as the file ``run --formats-from`` reads back (schema-versioned)."""
+    models = {r.model: ModelChoice(tool_format=r.winner.format) for r in recs}
+    return FormatsFile(models=models)
+
+
 def emit_yaml(recs: list[Recommendation]) -> str:
-    """A config snippet: ``models: {<model>: {tool_format: <format>}}``."""
-    data = {"models": {r.model: {"tool_format": r.winner.format} for r in recs}}
-    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False)
+    """``version: 1`` and ``models: {<model>: {tool_format: <format>}}`` (:class:`FormatsFile`)."""
+    return formats_file(recs).dump()

@@ -17,6 +17,7 @@ import contextvars
 import copy
 import json
 import os
+import shlex
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -461,7 +462,9 @@ def router() -> Iterator[None]:
 
 
 def record_command(model: str, fmt: str, scenario: str) -> str:
-    return f"toolbench run --models {model} --formats {fmt} --scenarios {scenario} --record new"
+    """The command that records a missing cassette (shell-quoted: ``native|xml``)."""
+    m, f, s = (shlex.quote(x) for x in (model, fmt, scenario))
+    return f"toolbench run --models {m} --formats {f} --scenarios {s} --record new"
 
 
 @contextmanager

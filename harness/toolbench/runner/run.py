@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from toolbench import __version__
 from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
+from toolbench.formats.auto import resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
 from toolbench.redaction import register_url_secrets
@@ -97,6 +98,8 @@ class RunConfig:
     """Per-request timeout (``--timeout``); None: 120 s remote, 60 s for local models."""
     budget_s: float | None = None
     """Run wall-time budget (``--budget``): no trial starts after it is used up."""
+    formats_from: dict[str, str] | None = None
+    """Per model, its format (``--formats-from FILE``); its models are the default models."""
 
 
 @dataclass
@@ -116,6 +119,12 @@ class Plan:
     """Trials not started because the ``--budget`` was used up (left for ``--resume``)."""
     markers: tuple[re.Pattern[str], ...] = ()
     """The run's leakage marker set: fixed when the run started, recorded in run.json."""
+    by_model: dict[str, list[Format]] = field(default_factory=dict)
+    """Each model's formats (``auto`` resolved per model); empty: every model, ``formats``."""
+    auto: dict[str, str] = field(default_factory=dict)
+    """What ``auto`` resolved to per model (recorded in run.json's ``auto_formats``)."""
+    warnings: list[str] = field(default_factory=list)
+    """Lines to print once before the run (an unknown model under ``auto``)."""
 
 
 def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
@@ -170,6 +179,8 @@ def _check_options(cfg: RunConfig) -> None:
     if not [f for f in cfg.formats if f.strip()]:
         raise UserError("--formats: give at least one format")
     for spec in cfg.formats:
+        if spec.strip().startswith("auto:"):
+            raise UserError(f"--formats: auto takes no options (got '{spec.strip()}')")
         if spec.strip().endswith(":"):
             name = spec.strip()[:-1]
             raise UserError(f"--formats: '{spec}' has a ':' but no options (write '{name}')")
@@ -195,10 +206,13 @@ def plan_run(cfg: RunConfig) -> Plan:
     register_url_secrets(cfg.api_base)
     _check_options(cfg)
     # Repeats on the command line would run (and count) the same trials twice.
-    models = list(dict.fromkeys(cfg.models or DEFAULT_MODELS))
-    formats = list({f.spec: f for f in map(get_format, cfg.formats)}.values())
+    models = list(dict.fromkeys(cfg.models or list(cfg.formats_from or ()) or DEFAULT_MODELS))
+    resolved = resolve_formats(models, cfg.formats, cfg.formats_from)
+    built = {s: get_format(s) for spec in resolved.specs.values() for s in spec}
+    formats = list({f.spec: f for f in built.values()}.values())
     if not formats:
         raise UserError("--formats: give at least one format")
+    by_model = {m: [built[s] for s in specs] for m, specs in resolved.specs.items()}
     scenarios = select_scenarios(cfg.scenarios)
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
@@ -219,15 +233,19 @@ def plan_run(cfg: RunConfig) -> Plan:
     lock = RunLock(run_dir)
     lock.acquire()
     try:
-        return _plan(cfg, run_dir, models, formats, scenarios, lock)
+        plan = _plan(cfg, run_dir, models, formats, scenarios, lock, by_model)
     except BaseException:
         lock.release()
         raise
+    plan.auto = {m: d.format for m, d in resolved.auto.items()}
+    warning = resolved.warning()
+    plan.warnings = [warning] if warning else []
+    return plan
 
 
 def _plan(
     cfg: RunConfig, run_dir: Path, models: list[str], formats: list[Format],
-    scenarios: list[Scenario], lock: RunLock,
+    scenarios: list[Scenario], lock: RunLock, by_model: dict[str, list[Format]] | None = None,
 ) -> Plan:  # fmt: skip
     res = results_path(run_dir)
     done: set[tuple[str, str, str, int]] = set()
@@ -239,7 +257,7 @@ def _plan(
     specs: list[TrialSpec] = []
     skipped = 0
     for model in models:
-        for fmt in formats:
+        for fmt in (by_model or {}).get(model, formats):
             for sc in scenarios:
                 for k in range(cfg.samples):
                     if (model, fmt.spec, sc.id, k) in done:
@@ -264,7 +282,7 @@ def _plan(
             "(or replay recorded cassettes with --record none)"
         )
     return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock,
-                markers=markers)  # fmt: skip
+                markers=markers, by_model=dict(by_model or {}))  # fmt: skip
 
 
 def _run_markers(run_dir: Path, resume: bool) -> tuple[re.Pattern[str], ...]:
@@ -291,6 +309,7 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         max_turns=cfg.max_turns, record=cfg.record,
         retry_on_parse_error=cfg.retry_on_parse_error,
         markers=marker_texts(plan.markers) if plan.markers else None,
+        auto_formats=plan.auto,
         params={"temperature": 0, "concurrency": cfg.concurrency,
                 "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS,
                 "timeout_s": cfg.timeout_s, "budget_s": cfg.budget_s},

@@ -25,6 +25,10 @@ attempt that did not parse, which is not an abstention).
 **Schema** (:mod:`.schema`), **stop** (:mod:`.stop`) and **leakage** (:mod:`.leakage`)
 are judged over all effective turns. ``errors`` lists every code found, the parser's
 own codes first, with one human reason each in ``reasons``.
+
+**Fallback.** Under a fallback composition (``native|xml``) every parse says which part
+produced it; ``fallback_rescued`` is true when the fallback produced the calls of an
+effective turn (None for other formats).
 """
 
 from __future__ import annotations
@@ -194,6 +198,9 @@ def score_trial(
             and no_call_correct is not False
         )
 
+    vias = [t.parsed.via for t in eff if t.parsed.via is not None]
+    fallback_rescued = ("fallback" in vias) if vias else None
+
     return TrialScores(
         parse=parse,
         parse_strict_ok=strict_ok,
@@ -209,6 +216,7 @@ def score_trial(
         retried=retried,
         retry_recovered=retry_recovered,
         first_try_ok=first_try_ok,
+        fallback_rescued=fallback_rescued,
         errors=[code for code, _ in problems],
         reasons=[why for _, why in problems],
     )

@@ -45,9 +45,7 @@ def main(argv: list[str]) -> int:
             picked.append(sc)
     out = Path(argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    text = yaml.dump(
-        {"scenarios": picked}, sort_keys=False, allow_unicode=True, width=1_000_000
-    )
+    text = yaml.dump({"scenarios": picked}, sort_keys=False, allow_unicode=True, width=1_000_000)
     header = (
         "# bfcl-smoke: BFCL v4 entries imported by `toolbench import bfcl` (Apache-2.0,\n"
         "# ShishirPatil/gorilla); regenerate with tests/data/bfcl/make_smoke.py.\n"

@@ -1,0 +1,143 @@
+"""``auto``: each model gets the dialect of its family, and the file that fixes a choice.
+
+``--formats auto`` is not a format: before a run is planned, :func:`resolve_formats`
+replaces it, per model, by the concrete spec :func:`~toolbench.formats.detect.detect_format`
+picks from the model's name (``auto`` may sit beside other specs: ``auto,native``). Trials
+carry the concrete spec, so reports, resume, replay and rescore never see ``auto``; the
+choice is recorded in ``run.json`` (``auto_formats``). A model no pattern knows gets
+:data:`~toolbench.formats.detect.DEFAULT_FORMAT`; that is said once per run, in one
+warning line naming the models, not once per trial.
+
+The chat template a server reports (llama.cpp's ``/props``) is not consulted by ``run``:
+the choice would then depend on a live server, and a replay from cassettes (no server)
+could resolve ``auto`` differently from the recording. ``detect_format(model, template)``
+takes a template when a caller has one.
+
+:class:`FormatsFile` is what ``recommend --to yaml`` writes and ``run --formats-from FILE``
+reads: per model, the format to use, with a schema version checked on read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolbench.errors import UserError
+from toolbench.formats.detect import DEFAULT_FORMAT, Detection, detect_format
+
+AUTO = "auto"
+"""The pseudo-format of ``--formats``: each model's detected dialect."""
+
+FORMATS_FILE_VERSION: Literal[1] = 1
+
+
+def choose_format(model: str, chat_template: str | None = None) -> Detection:
+    """The format for ``model`` and why (the library's ``GetFormatterForModel``)."""
+    return detect_format(model, chat_template)
+
+
+@dataclass
+class Resolution:
+    """The concrete specs of each model after ``auto`` was replaced."""
+
+    specs: dict[str, list[str]]
+    """Per model, its format specs in order (duplicates removed)."""
+    auto: dict[str, Detection] = field(default_factory=dict)
+    """Per model, what ``auto`` resolved to (empty when ``auto`` was not asked for)."""
+
+    @property
+    def defaulted(self) -> list[str]:
+        """Models no pattern knows (they got the default format)."""
+        return [m for m, d in self.auto.items() if d.default]
+
+    def warning(self) -> str | None:
+        """The one line that names every model ``auto`` did not recognise, or None."""
+        names = self.defaulted
+        if not names:
+            return None
+        return (
+            f"warning: --formats auto: no known model family for {', '.join(names)}; "
+            f"using the default {DEFAULT_FORMAT}"
+        )
+
+
+def resolve_formats(
+    models: Sequence[str],
+    specs: Sequence[str],
+    per_model: dict[str, str] | None = None,
+) -> Resolution:
+    """Replace ``auto`` in ``specs`` by each model's detected format.
+
+    ``per_model`` (from a :class:`FormatsFile`) gives a model its format outright; a model
+    it does not name gets ``specs``. Pure: no network, no registry look-up.
+    """
+    out: dict[str, list[str]] = {}
+    auto: dict[str, Detection] = {}
+    for model in models:
+        chosen: list[str] = []
+        given = [per_model[model]] if per_model and model in per_model else list(specs)
+        for spec in given:
+            if spec.strip() == AUTO:
+                d = detect_format(model)
+                auto[model] = d
+                spec = d.format
+            chosen.append(spec.strip())
+        out[model] = list(dict.fromkeys(chosen))
+    return Resolution(out, auto)
+
+
+class ModelChoice(BaseModel):
+    """One model's entry: the format spec to use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_format: str = Field(min_length=1)
+
+
+class FormatsFile(BaseModel):
+    """``recommend --to yaml``'s file: ``{version: 1, models: {MODEL: {tool_format: SPEC}}}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = FORMATS_FILE_VERSION
+    models: dict[str, ModelChoice] = Field(min_length=1)
+
+    def formats(self) -> dict[str, str]:
+        return {m: c.tool_format for m, c in self.models.items()}
+
+    def dump(self) -> str:
+        return yaml.safe_dump(self.model_dump(), sort_keys=True, default_flow_style=False)
+
+
+def read_formats_file(path: Path) -> FormatsFile:
+    """Read and check a formats file; any problem is one :class:`UserError` naming it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise UserError(f"--formats-from: {path}: cannot read: {why}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise UserError(f"--formats-from: {path}: not YAML{where}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"--formats-from: {path}: expected a mapping with version and models")
+    version = data.get("version")
+    if version != FORMATS_FILE_VERSION:
+        raise UserError(
+            f"--formats-from: {path}: version: {version!r} is not a formats-file version "
+            f"(this toolbench reads version {FORMATS_FILE_VERSION})"
+        )
+    try:
+        return FormatsFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "file"
+        raise UserError(f"--formats-from: {path}: {loc}: {err['msg']}") from None
