@@ -220,22 +220,32 @@ def classify(
     if fault is not None and not fault.startswith("HTTP "):
         # A 2xx whose body is not a reply: LiteLLM reports it as some other error.
         return Fault(codes.INFRA_BAD_REPLY, f"{fault}: {text}", True, status)
-    if isinstance(exc, lm.Timeout) or status == 408:
+    # Classes first: LiteLLM gives a connection error status 500, a timeout 408.
+    if isinstance(exc, lm.Timeout):
         return Fault(codes.INFRA_TIMEOUT, text, True, status)
-    if isinstance(exc, lm.RateLimitError) or status == 429:
+    if isinstance(exc, lm.RateLimitError):
         return Fault(codes.INFRA_RATE_LIMITED, text, True, status, retry_after(exc))
-    server = (lm.InternalServerError, lm.ServiceUnavailableError, lm.BadGatewayError)
-    if isinstance(exc, server) or (status is not None and status >= 500):
-        return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
     if isinstance(exc, lm.APIConnectionError):
         return Fault(codes.INFRA_CONNECTION, text, True, status)
+    server = (lm.InternalServerError, lm.ServiceUnavailableError, lm.BadGatewayError)
+    if isinstance(exc, server):
+        return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
     if isinstance(exc, lm.ContextWindowExceededError):
         return Fault(codes.PROVIDER_CONTEXT_WINDOW, text, False, status, kind="model")
     if _unsupported(exc, lm, request):
         return Fault(codes.UNSUPPORTED, text, False, status, kind="unsupported")
     client = (lm.AuthenticationError, lm.PermissionDeniedError, lm.NotFoundError,
               lm.BadRequestError)  # fmt: skip
-    if isinstance(exc, client) or (status is not None and 400 <= status < 500):
+    if isinstance(exc, client):
+        return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
+    # Not one of LiteLLM's classes (another layer's exception): by its HTTP status.
+    if status == 408:
+        return Fault(codes.INFRA_TIMEOUT, text, True, status)
+    if status == 429:
+        return Fault(codes.INFRA_RATE_LIMITED, text, True, status, retry_after(exc))
+    if status is not None and status >= 500:
+        return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
+    if status is not None and 400 <= status < 500:
         return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
     return Fault(codes.INFRA_ERROR, text, False, status)
 
