@@ -88,3 +88,39 @@ def test_a_starting_server_does_not_block_the_event_loop(
     asyncio.run(both())
     # Blocking polling (time.sleep) let the other task run at most once or twice.
     assert len(ticks) >= 50
+
+
+def test_a_local_server_that_fails_does_not_stop_the_other_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from tests.runner.conftest import SCENARIO
+    from tests.support.fake_openai import FakeOpenAI
+    from toolbench.cli.app import run_cli
+    from toolbench.results import load_results
+
+    scen = tmp_path / "mini.yaml"
+    scen.write_text(SCENARIO)
+    code = "print('error: out of memory'); raise SystemExit(1)"
+    monkeypatch.setattr(local.LocalServer, "command", lambda self: [sys.executable, "-c", code])
+    monkeypatch.setattr(local, "server_available", lambda: True)
+    monkeypatch.setattr("toolbench.runner.run.server_available", lambda: True)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+    with FakeOpenAI() as fake:
+        rc = run_cli([
+            "run", "--models", "local/smollm2-135m,openai/fake", "--formats", "xml",
+            "--scenarios", str(scen), "--api-base", fake.base_url,
+            "--out", str(tmp_path / "run"), "--cassettes", str(tmp_path / "cas"),
+            "--quiet", "--no-report",
+        ])  # fmt: skip
+    assert rc == 3  # the local model measured nothing
+    by_model: dict[str, set[str]] = {}
+    for r in load_results(tmp_path / "run"):
+        by_model.setdefault(r.model, set()).add(r.status)
+        if r.model.startswith("local/"):
+            assert r.infra_error is not None and "error: out of memory" in r.infra_error
+    assert by_model == {"local/smollm2-135m": {"infra_error"}, "openai/fake": {"ok"}}
+    assert "  local/smollm2-135m: 2 trial(s), 2 infra_error (infra.connection)" in (
+        capsys.readouterr().out
+    )
