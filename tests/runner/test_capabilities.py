@@ -78,3 +78,52 @@ def test_a_reasoning_model_is_measured_without_temperature(
         assert "temperature" not in r.params.sent and "seed" in r.params.sent
         assert set(r.params.dropped) == {"temperature"}
         assert "temperature" not in r.turns[0].request
+
+
+ECHOED = [
+    {"role": "user", "content": "q"},
+    {"role": "assistant", "content": "", "tool_calls": [],
+     "provider_specific_fields": {"thought_signatures": ["sig=="]}},
+    {"role": "tool", "tool_call_id": "c", "content": "r"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("model", "kept"),
+    [
+        ("mistral/mistral-small-latest", False),  # 422 on unknown assistant fields
+        ("openai/x", False),
+        ("gemini/gemini-2.0-flash", True),  # LiteLLM sends the thought signatures back
+        ("vertex_ai/gemini-2.0-flash", True),
+        ("anthropic/claude-3-5-haiku-latest", True),
+    ],
+)
+def test_echoed_extras_go_only_to_providers_whose_litellm_reads_them(
+    model: str, kept: bool
+) -> None:
+    from toolbench.formats.base import RenderedRequest
+    from toolbench.runner.provider import Endpoint, build_request
+
+    req, _ = build_request(Endpoint(model), RenderedRequest(messages=ECHOED), seed=1)
+    assert ("provider_specific_fields" in req["messages"][1]) is kept
+    assert req["messages"][1]["role"] == "assistant" and req["messages"][2] == ECHOED[2]
+
+
+def test_replay_ignores_only_an_empty_echoed_extras_field() -> None:
+    """Cassettes recorded before hold ``{"refusal": null}``; a thought signature counts."""
+    import json
+
+    from vcr.request import Request
+
+    from toolbench.runner.cassettes import json_body
+
+    def body(extras: dict[str, object] | None) -> Request:
+        msg: dict[str, object] = {"role": "assistant", "content": ""}
+        if extras is not None:
+            msg["provider_specific_fields"] = extras
+        return Request("POST", "http://h/v1/chat/completions",
+                       json.dumps({"messages": [msg]}), {})  # fmt: skip
+
+    json_body(body({"refusal": None}), body(None))  # matches
+    with pytest.raises(AssertionError):
+        json_body(body({"thought_signatures": ["sig=="]}), body(None))

@@ -44,6 +44,7 @@ def provider_names() -> list[str]:
     return sorted({getattr(p, "value", str(p)) for p in _lm().provider_list})
 
 
+@lru_cache(maxsize=256)
 def provider_of(model: str, api_base: str | None = None) -> tuple[str, str]:
     """``(model name, provider)`` as LiteLLM resolves ``model``.
 
@@ -78,6 +79,23 @@ key at all (vLLM, llama.cpp, LM Studio), so none is demanded."""
 NO_KEY = "toolbench-no-key"
 """The placeholder key sent to such a server when the environment has none: the OpenAI
 SDK refuses to start without one; a keyless server ignores it."""
+
+
+ECHO_EXTRAS_READERS = frozenset({
+    "gemini", "vertex_ai", "vertex_ai_beta", "anthropic", "bedrock", "bedrock_converse",
+    "deepseek", "moonshot", "databricks", "together_ai", "fireworks_ai", "azure_ai", "oci",
+})  # fmt: skip
+"""Providers whose LiteLLM transformation reads (or strips) an echoed assistant message's
+``provider_specific_fields`` itself: Gemini needs its thought signatures back, or the next
+turn fails. Every other provider gets the message as toolbench sends it."""
+
+
+def reads_echo_extras(model: str, api_base: str | None = None) -> bool:
+    """True when LiteLLM consumes ``provider_specific_fields`` for ``model``'s provider."""
+    try:
+        return provider_of(model, api_base)[1] in ECHO_EXTRAS_READERS
+    except UserError:
+        return False
 
 
 def keyless(model: str, api_base: str | None) -> bool:

@@ -25,7 +25,7 @@ from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import ModelReply, RenderedRequest
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt, RequestParams
-from toolbench.runner.capabilities import MAX_STOP, filter_params
+from toolbench.runner.capabilities import MAX_STOP, filter_params, reads_echo_extras
 
 __all__ = ["MAX_STOP", "Completion", "Endpoint", "classify", "complete"]
 RETRIES = 4
@@ -90,7 +90,10 @@ class Completion:
 
 ECHO_DROPPED = ("provider_specific_fields",)
 """Fields LiteLLM adds to a reply's message that are not part of the chat API: echoed
-back in the next turn, Mistral's API refuses the request (422 on unknown fields)."""
+back in the next turn to an OpenAI-compatible API, Mistral's refuses the request (422 on
+unknown fields). Providers whose LiteLLM transformation reads them (Gemini's thought
+signatures, Anthropic's and Bedrock's blocks) get them back
+(:func:`~toolbench.runner.capabilities.reads_echo_extras`)."""
 
 
 def _echo_safe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -113,7 +116,10 @@ def build_request(
     """The exact request parameters handed to LiteLLM (and recorded in results), and
     the record of the sampling parameters asked, sent and dropped (by the model's
     capabilities, :mod:`.capabilities`)."""
-    req: dict[str, Any] = {"model": endpoint.model, "messages": _echo_safe(rendered.messages)}
+    messages = list(rendered.messages)
+    if not reads_echo_extras(endpoint.model, endpoint.api_base):
+        messages = _echo_safe(messages)
+    req: dict[str, Any] = {"model": endpoint.model, "messages": messages}
     asked: dict[str, Any] = {}
     if rendered.stop:
         asked["stop"] = list(rendered.stop)
