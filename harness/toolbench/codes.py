@@ -69,6 +69,9 @@ HARNESS_ERROR = "harness.error"
 HARNESS_SCORING = "harness.scoring"
 HARNESS_CASSETTE_WRITE = "harness.cassette_write"
 
+# a provider's limit the request exceeds (a trial status ``unsupported``)
+PROVIDER_CONTEXT_WINDOW = "provider.context_window"
+
 DESCRIPTIONS: dict[str, str] = {
     JSON_DECODE_FAILED: "a tool call's JSON could not be decoded, even after repair",
     JSON_REPAIRED: "a tool call's JSON was invalid and only decoded after repair",
@@ -125,4 +128,6 @@ DESCRIPTIONS: dict[str, str] = {
     HARNESS_ERROR: "toolbench itself failed on this trial (a bug: see the recorded exception)",
     HARNESS_SCORING: "scoring this trial raised (e.g. a tool schema toolbench cannot evaluate)",
     HARNESS_CASSETTE_WRITE: "the trial's cassette could not be written",
+    PROVIDER_CONTEXT_WINDOW: "the request is longer than the model's context window "
+    "(the model's limit: the trial is unsupported, not a transport failure)",
 }

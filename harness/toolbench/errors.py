@@ -77,7 +77,15 @@ class RunLockedError(UserError):
 
 
 class UnsupportedError(ToolbenchError):
-    """The provider cannot do what the format asks (e.g. native tool calls)."""
+    """The provider cannot do what the format asks (e.g. native tool calls).
+
+    ``code`` is its typed code (``provider.unsupported``, or ``provider.context_window``
+    when the request is longer than the model takes), recorded on the trial.
+    """
+
+    def __init__(self, message: str, code: str = "provider.unsupported") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def did_you_mean(kind: str, name: str, choices: Iterable[str]) -> str:

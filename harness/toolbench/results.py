@@ -151,6 +151,22 @@ class TrialSettings(BaseModel):
     retry_on_parse_error: bool = False
 
 
+class RequestParams(BaseModel):
+    """The sampling parameters toolbench asked for, and which of them the model was sent.
+
+    A parameter the model does not take (by LiteLLM's tables: ``seed`` for Anthropic,
+    ``temperature`` for reasoning models, ``stop`` entries beyond the limit) is not sent,
+    or is taken out after the model refused it; ``dropped`` says which and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    asked: dict[str, Any] = Field(default_factory=dict)
+    sent: list[str] = Field(default_factory=list)
+    """The names of the asked parameters that were sent (the turns' requests hold the values)."""
+    dropped: dict[str, str] = Field(default_factory=dict)
+    """Parameter name -> why it was not sent (or was cut)."""
+
+
 class TrialResult(BaseModel):
     """One (model, format, scenario, sample) trial."""
 
@@ -189,6 +205,9 @@ class TrialResult(BaseModel):
     settings: TrialSettings | None = None
     """The effective conversation settings (None in results written before they were
     stored: rescoring then takes ``run.json``'s ``max_turns`` or the scenario's)."""
+    params: RequestParams | None = None
+    """The sampling parameters asked, sent and dropped (None before the first request,
+    and in results written before they were recorded)."""
 
     @property
     def key(self) -> tuple[str, str, str, int]:

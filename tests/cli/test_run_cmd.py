@@ -75,7 +75,7 @@ def test_replay_needs_no_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sc
     rc = run_cli(["run", "--quiet", "--no-report", "--models", "anthropic/claude-3-5-haiku-latest",
                   "--scenarios", str(scen), "--record", "none", "--out", str(tmp_path / "r"),
                   "--cassettes", str(tmp_path / "none")])  # fmt: skip
-    assert rc == 0
+    assert rc == 3  # nothing measured: every trial misses its cassette
     assert {r.status for r in load_results(tmp_path / "r")} == {"cassette_missing"}
 
 
@@ -84,7 +84,7 @@ def test_local_replay_starts_no_server(tmp_path: Path, scen: Path) -> None:
     rc = run_cli(["run", "--quiet", "--no-report", "--models", "local/smollm2-135m",
                   "--formats", "xml", "--scenarios", str(scen), "--record", "none",
                   "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "cas")])  # fmt: skip
-    assert rc == 0
+    assert rc == 3
     results = load_results(tmp_path / "r")
     assert {r.status for r in results} == {"cassette_missing"}
     assert not (tmp_path / "r" / "logs").exists()  # no server log: no server
@@ -106,7 +106,7 @@ def test_unsupported_native_is_its_own_outcome(
                       "--formats", "native", "--scenarios", str(scen), "--api-base", fake.base_url,
                       "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "cas"),
                       "--concurrency", "1"])  # fmt: skip
-    assert rc == 0
+    assert rc == 3
     results = load_results(tmp_path / "r")
     assert {r.status for r in results} == {"unsupported"}
     assert all(r.scores is None for r in results)
@@ -127,13 +127,15 @@ def test_stop_list_is_cut_to_four_before_sending() -> None:
     from toolbench.formats.base import RenderedRequest
     from toolbench.runner.provider import Endpoint, build_request
 
-    req = build_request(
+    req, params = build_request(
         Endpoint("openai/x"),
         RenderedRequest(messages=[{"role": "user", "content": "hi"}], stop=list("abcdef")),
         seed=7,
     )
     assert req["stop"] == ["a", "b", "c", "d"]
     assert req["seed"] == 7 and req["temperature"] == 0
+    assert params.asked["stop"] == list("abcdef")
+    assert params.dropped == {"stop": "2 of 6 entries cut (limit 4)"}
 
 
 def test_local_placeholder_is_not_a_real_host() -> None:
@@ -145,7 +147,7 @@ def test_repeated_models_and_formats_run_once(tmp_path: Path, scen: Path) -> Non
     rc = run_cli(["run", "--quiet", "--no-report", "--models", twice,
                   "--formats", "xml,xml,xml:shots=0", "--scenarios", str(scen), "--record", "none",
                   "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "cas")])  # fmt: skip
-    assert rc == 0
+    assert rc == 3  # replayed without cassettes: nothing measured
     keys = [r.key for r in load_results(tmp_path / "r")]
     assert sorted(keys) == [
         ("local/smollm2-135m", "xml", "chat", 0),
@@ -226,5 +228,5 @@ def test_replay_may_name_a_cassette_dir_under_a_file_it_never_writes(
                   "--formats", "xml", "--scenarios", str(scen), "--record", "none",
                   "--out", str(tmp_path / "r"),
                   "--cassettes", str(tmp_path / "file" / "c")])  # fmt: skip
-    assert rc == 0
+    assert rc == 3
     assert {r.status for r in load_results(tmp_path / "r")} == {"cassette_missing"}

@@ -220,7 +220,7 @@ def test_a_failed_save_keeps_the_old_cassette_whole(
     monkeypatch.setattr("toolbench.runner.cassettes.os.replace", no_replace)
     fake.enqueue('{"tool": "get_weather", "arguments": {"city": "Rome"}}', "Another joke.")
     out = str(tmp_path / "all")
-    assert _run(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 0
+    assert _run(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 3
     assert cas.read_bytes() == before
     assert sorted(p.name for p in cas.parent.iterdir()) == ["chat.yaml", "weather.yaml"]
     weather = _by_id(tmp_path / "all")["weather"]

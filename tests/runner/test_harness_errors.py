@@ -93,7 +93,7 @@ def test_a_scorer_crash_is_a_typed_harness_error(
 
     monkeypatch.setattr("toolbench.runner.trial.score_trial", boom)
     fake.enqueue(GOOD_CALL, "A joke.")
-    assert _run(fake, tmp_path, scenario_file) == 0
+    assert _run(fake, tmp_path, scenario_file) == 3  # no trial measured
     results = load_results(tmp_path / "run")
     assert len(results) == 2
     for r in results:
@@ -134,7 +134,7 @@ def test_whatever_escapes_a_trial_still_writes_its_line(
         raise KeyError("surprise")
 
     monkeypatch.setattr("toolbench.runner.run.run_trial", broken)
-    assert _run(fake, tmp_path, scenario_file) == 0
+    assert _run(fake, tmp_path, scenario_file) == 3
     results = load_results(tmp_path / "run")
     assert sorted(r.scenario_id for r in results) == ["chat", "weather"]
     assert {(r.status, r.error_type) for r in results} == {("harness_error", "KeyError")}

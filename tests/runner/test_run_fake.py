@@ -59,7 +59,7 @@ def test_run_records_scores_and_replays(
 def test_missing_cassette_names_file_and_command(
     fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
 ) -> None:
-    assert _run(fake, tmp_path, scenario_file, "--record", "none") == 0
+    assert _run(fake, tmp_path, scenario_file, "--record", "none") == 3
     results = load_results(tmp_path / "run")
     assert {r.status for r in results} == {"cassette_missing"}
     weather = next(r for r in results if r.scenario_id == "weather")

@@ -131,6 +131,7 @@ class FakeOpenAI:
                 ]
                 finish = "tool_calls"
             finish = item.get("finish_reason", finish)
+            msg.update(item.get("extra", {}))  # other message fields a server may send
         return {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
             "model": request.get("model", "fake"),

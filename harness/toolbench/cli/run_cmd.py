@@ -88,11 +88,12 @@ def run_cmd(
         help="Seconds of wall time for the run: no trial starts after that; "
         "the rest is left for --resume.",
     ),
-) -> None:
+) -> int:
     """Run scenarios against models x formats; record or replay cassettes."""
     from toolbench.cli.run_view import print_summary, progress_hook
     from toolbench.errors import UserError
     from toolbench.formats.auto import read_formats_file
+    from toolbench.runner.measured import EXIT_UNMEASURED
     from toolbench.runner.run import DEFAULT_FORMATS, RunConfig, execute_run, plan_run
 
     if record not in RECORD_MODES:
@@ -121,7 +122,9 @@ def run_cmd(
             f"complete them with --resume --out {run_dir}",
             err=True,
         )
-    print_summary(run_dir, write_report=cfg.report, quiet=quiet)
+    missing = print_summary(run_dir, write_report=cfg.report, quiet=quiet)
+    # A model or cell without one ok trial measured nothing: say so in the exit code.
+    return EXIT_UNMEASURED if missing else 0
 
 
 def register(app: typer.Typer) -> None:

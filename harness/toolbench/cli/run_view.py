@@ -18,6 +18,7 @@ from rich.progress import (
 from rich.table import Table
 
 from toolbench.results import TrialResult
+from toolbench.runner.measured import EXIT_UNMEASURED, Unmeasured, unmeasured_in
 from toolbench.runner.run import ProgressHook
 
 
@@ -48,9 +49,10 @@ def progress_hook(total: int, quiet: bool) -> Iterator[ProgressHook]:
         yield hook
 
 
-def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> None:
-    """The registered summary metrics per (model, format), and where the results and
-    report are."""
+def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> list[Unmeasured]:
+    """The registered summary metrics per (model, format), the models and cells that
+    measured nothing (with why), and where the results and report are. Returns those
+    unmeasured models and cells (the command's exit code depends on them)."""
     from toolbench.metrics import view
     from toolbench.report import write_report as write_html
     from toolbench.report.metrics import aggregate, fmt_value, load_table
@@ -68,9 +70,16 @@ def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> None:
         for cell in aggregate(table.df):
             grid.add_row(cell.label, *(fmt_value(m, cell.values.get(m)) for m in shown))
         console.print(grid)
+    missing = unmeasured_in(run_dir)
+    if missing:
+        console.print(f"not measured (no ok trial; exit code {EXIT_UNMEASURED}):", markup=False)
+        for u in missing:
+            console.print(f"  {u.label}: {u.trials} trial(s), {u.why}", markup=False,
+                          highlight=False, soft_wrap=True)  # fmt: skip
     console.print(f"results: {run_dir / 'results.jsonl'}")
     if write_report:
         out = Path("reports") / f"{table.run_id}.html"
         write_html(run_dir, out)
         console.print(f"report:  {out}")
     _ = quiet
+    return missing

@@ -29,6 +29,10 @@ from toolbench.errors import InfraError, ToolbenchError, UserError
 LOCAL_PREFIX = "local/"
 NATIVE_CHAT_FORMAT = "chatml-function-calling"
 READY_TIMEOUT_S = 120.0
+POLL_S = 0.25
+LOG_TAIL_LINES = 5
+"""Lines of a failed server's log carried by its trials' error (the rest is in the log)."""
+LOG_TAIL_BYTES = 8192
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,8 @@ class LocalServer:
     def netloc(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    def command(self) -> list[str]:
+        """The server's command line."""
         gguf = self.model.gguf_path()
         threads = str(max(1, (os.cpu_count() or 2)))
         cmd = [
@@ -144,37 +149,63 @@ class LocalServer:
         ]  # fmt: skip
         if self.chat_format:
             cmd += ["--chat_format", self.chat_format]
+        return cmd
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
+        """The server log's last lines, joined with `` | `` (for a one-line error)."""
+        try:
+            data = self.log_path.read_bytes()[-LOG_TAIL_BYTES:]
+        except OSError:
+            return ""
+        text = data.decode("utf-8", "replace").splitlines()
+        return " | ".join(t.strip() for t in text[-lines:] if t.strip())
+
+    def _failed(self, what: str) -> ToolbenchError:
+        tail = self.log_tail()
+        last = f"; last log lines: {tail}" if tail else ""
+        return ToolbenchError(f"local server for {self.model.name} {what}{last} ({self.log_path})")
+
+    def _ready(self) -> bool:
+        try:
+            # urllib, not httpx: readiness probes must never go through cassettes.
+            with urllib.request.urlopen(self.base_url + "/models", timeout=2) as r:
+                return bool(r.status == 200)
+        except OSError:
+            return False
+
+    async def start(self) -> None:
+        """Start the server and wait until it answers, without blocking the event loop:
+        other models' trials go on meanwhile (a start can take minutes)."""
+        cmd = self.command()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
         # Idle OpenMP threads must sleep, not spin: other servers share the cores.
         env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
-        self.proc = subprocess.Popen(
-            cmd,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-        )
-        log.close()
+        try:
+            # Forked from the event-loop thread on purpose: PR_SET_PDEATHSIG fires when
+            # the *thread* that forked exits, and a worker thread may exit early.
+            self.proc = subprocess.Popen(
+                cmd,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        except OSError as exc:
+            raise self._failed(f"could not start: {exc}") from None
+        finally:
+            log.close()
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise ToolbenchError(
-                    f"local server for {self.model.name} exited with code "
-                    f"{self.proc.returncode}; see {self.log_path}"
-                )
-            try:
-                # urllib, not httpx: readiness probes must never go through cassettes.
-                with urllib.request.urlopen(self.base_url + "/models", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.25)
+                raise self._failed(f"exited with code {self.proc.returncode}")
+            # The probe waits up to 2 s: in a worker thread, never on the loop.
+            if await asyncio.to_thread(self._ready):
+                return
+            await asyncio.sleep(POLL_S)
         self.stop()
-        raise ToolbenchError(
-            f"local server for {self.model.name} not ready after {READY_TIMEOUT_S}s"
-        )
+        raise self._failed(f"not ready after {READY_TIMEOUT_S:g}s")
 
     def stop(self) -> None:
         proc, self.proc = self.proc, None
@@ -214,11 +245,9 @@ class LocalServerPool:
                     raise UserError(_missing(model))
                 slug = spec.alias + ("-fc" if native else "")
                 server = LocalServer(spec, chat_format, self.log_dir / f"server-{slug}.log")
-                # Started from the event-loop thread on purpose: PR_SET_PDEATHSIG fires when
-                # the *thread* that forked exits, and a worker thread may exit early.
                 try:
-                    server.start()
-                except ToolbenchError as exc:
+                    await server.start()
+                except Exception as exc:  # a missing GGUF, a crash: this model's trials only
                     # The model's server, not the model, failed: an infra fault, once.
                     self._failed[key] = str(exc)
                     raise InfraError(str(exc), codes.INFRA_CONNECTION) from None

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
@@ -24,11 +24,10 @@ from toolbench import codes
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import ModelReply, RenderedRequest
 from toolbench.redaction import redact_error
-from toolbench.results import Attempt
+from toolbench.results import Attempt, RequestParams
+from toolbench.runner.capabilities import MAX_STOP, filter_params, reads_echo_extras
 
-MAX_STOP = 4
-"""LiteLLM silently cuts ``stop`` to 4 entries for OpenAI-compatible providers; cut it
-ourselves so the request we record is the request that was sent."""
+__all__ = ["MAX_STOP", "Completion", "Endpoint", "classify", "complete"]
 RETRIES = 4
 """Transient faults (429, 5xx, connection errors, malformed 2xx bodies) are asked again
 up to this many times: at most five attempts per exchange."""
@@ -85,20 +84,56 @@ class Completion:
     completion_tokens: int | None
     cost: float | None
     attempts: int
+    params: RequestParams = field(default_factory=RequestParams)
+    """The sampling parameters asked, sent and dropped for this request."""
 
 
-def build_request(endpoint: Endpoint, rendered: RenderedRequest, seed: int) -> dict[str, Any]:
-    """The exact request parameters handed to LiteLLM (and recorded in results)."""
-    req: dict[str, Any] = {"model": endpoint.model, "messages": rendered.messages}
+ECHO_DROPPED = ("provider_specific_fields",)
+"""Fields LiteLLM adds to a reply's message that are not part of the chat API: echoed
+back in the next turn to an OpenAI-compatible API, Mistral's refuses the request (422 on
+unknown fields). Providers whose LiteLLM transformation reads them (Gemini's thought
+signatures, Anthropic's and Bedrock's blocks) get them back
+(:func:`~toolbench.runner.capabilities.reads_echo_extras`)."""
+
+
+def _echo_safe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with LiteLLM's own fields taken out of echoed assistant messages."""
+    out = []
+    for m in messages:
+        if (
+            isinstance(m, dict)
+            and m.get("role") == "assistant"
+            and any(k in m for k in ECHO_DROPPED)
+        ):
+            m = {k: v for k, v in m.items() if k not in ECHO_DROPPED}
+        out.append(m)
+    return out
+
+
+def build_request(
+    endpoint: Endpoint, rendered: RenderedRequest, seed: int
+) -> tuple[dict[str, Any], RequestParams]:
+    """The exact request parameters handed to LiteLLM (and recorded in results), and
+    the record of the sampling parameters asked, sent and dropped (by the model's
+    capabilities, :mod:`.capabilities`)."""
+    messages = list(rendered.messages)
+    if not reads_echo_extras(endpoint.model, endpoint.api_base):
+        messages = _echo_safe(messages)
+    req: dict[str, Any] = {"model": endpoint.model, "messages": messages}
+    asked: dict[str, Any] = {}
     if rendered.stop:
-        req["stop"] = list(rendered.stop[:MAX_STOP])
+        asked["stop"] = list(rendered.stop)
     if rendered.tools:
         req["tools"] = rendered.tools
         if rendered.tool_choice is not None:
             req["tool_choice"] = rendered.tool_choice
-    req.update({"temperature": 0, "seed": seed})
+    asked.update({"temperature": 0, "seed": seed})
+    sent, record = filter_params(endpoint.model, asked, endpoint.api_base)
+    if "stop" in sent:
+        req["stop"] = sent.pop("stop")
+    req.update(sent)
     req.update(endpoint.params)
-    return req
+    return req, record
 
 
 class Exchange(Protocol):
@@ -111,6 +146,13 @@ class Exchange(Protocol):
     def forget_last(self) -> None: ...
 
 
+FaultKind = Literal["retry", "unsupported", "infra", "model"]
+"""What a fault means for the trial: ``retry`` (transient: ask again), ``unsupported``
+(the model cannot take the request: a parameter or the tools), ``infra`` (the provider
+or its setup failed: key, model name, quota) or ``model`` (the model's own limit, e.g.
+its context window)."""
+
+
 class Fault(Exception):
     """One failed attempt, classified: its typed code and whether to ask again."""
 
@@ -121,6 +163,7 @@ class Fault(Exception):
         retryable: bool,
         status: int | None = None,
         retry_after: float | None = None,
+        kind: FaultKind | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -128,6 +171,7 @@ class Fault(Exception):
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.kind: FaultKind = kind or ("retry" if retryable else "infra")
 
 
 def retry_after(exc: BaseException) -> float | None:
@@ -162,8 +206,18 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
-def classify(exc: BaseException, lm: ModuleType, exchange: Exchange | None) -> Fault:
-    """Turn a provider exception into a :class:`Fault` with its typed code."""
+def classify(
+    exc: BaseException,
+    lm: ModuleType,
+    exchange: Exchange | None,
+    request: dict[str, Any] | None = None,
+) -> Fault:
+    """Turn a provider exception into a :class:`Fault` with its typed code and kind.
+
+    Decided by LiteLLM's exception classes (and the HTTP status for exceptions that are
+    not LiteLLM's), the ``param`` a 4xx body names, and LiteLLM's capability tables for
+    the ``request`` that failed; never by the wording of a message: LiteLLM rewords them.
+    """
     # Redacted before it is cut: a key cut in half matches neither its value nor its shape.
     text = f"{type(exc).__name__}: {redact_error(str(exc)[:20_000])[:500]}"
     status = getattr(exc, "status_code", None)
@@ -172,31 +226,62 @@ def classify(exc: BaseException, lm: ModuleType, exchange: Exchange | None) -> F
     if fault is not None and not fault.startswith("HTTP "):
         # A 2xx whose body is not a reply: LiteLLM reports it as some other error.
         return Fault(codes.INFRA_BAD_REPLY, f"{fault}: {text}", True, status)
-    if isinstance(exc, lm.Timeout) or status == 408:
+    # Classes first: LiteLLM gives a connection error status 500, a timeout 408.
+    if isinstance(exc, lm.Timeout):
         return Fault(codes.INFRA_TIMEOUT, text, True, status)
-    if isinstance(exc, lm.RateLimitError) or status == 429:
+    if isinstance(exc, lm.RateLimitError):
         return Fault(codes.INFRA_RATE_LIMITED, text, True, status, retry_after(exc))
-    server = (lm.InternalServerError, lm.ServiceUnavailableError, lm.BadGatewayError)
-    if isinstance(exc, server) or (status is not None and status >= 500):
-        return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
     if isinstance(exc, lm.APIConnectionError):
         return Fault(codes.INFRA_CONNECTION, text, True, status)
+    server = (lm.InternalServerError, lm.ServiceUnavailableError, lm.BadGatewayError)
+    if isinstance(exc, server):
+        return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
+    if isinstance(exc, lm.ContextWindowExceededError):
+        return Fault(codes.PROVIDER_CONTEXT_WINDOW, text, False, status, kind="model")
+    if _unsupported(exc, lm, request):
+        return Fault(codes.UNSUPPORTED, text, False, status, kind="unsupported")
+    client = (lm.AuthenticationError, lm.PermissionDeniedError, lm.NotFoundError,
+              lm.BadRequestError)  # fmt: skip
+    if isinstance(exc, client):
+        return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
+    # Not one of LiteLLM's classes (another layer's exception): by its HTTP status.
+    if status == 408:
+        return Fault(codes.INFRA_TIMEOUT, text, True, status)
+    if status == 429:
+        return Fault(codes.INFRA_RATE_LIMITED, text, True, status, retry_after(exc))
+    if status is not None and status >= 500:
+        return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
     if status is not None and 400 <= status < 500:
         return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
-    if isinstance(exc, lm.APIError) and "json" in str(exc).lower():
-        return Fault(codes.INFRA_BAD_REPLY, text, True, status)
     return Fault(codes.INFRA_ERROR, text, False, status)
 
 
-def _unsupported(exc: BaseException, lm: ModuleType) -> bool:
+TOOL_PARAMS = ("tools", "tool_choice", "functions", "function_call")
+
+
+def _param(exc: BaseException) -> str | None:
+    """The request parameter a 4xx names (``error.param`` of the body, which the OpenAI
+    SDK and LiteLLM's exception mapping carry as ``exc.param``)."""
+    value = getattr(exc, "param", None)
+    return value if isinstance(value, str) else None
+
+
+def _unsupported(exc: BaseException, lm: ModuleType, request: dict[str, Any] | None) -> bool:
+    """LiteLLM refused a parameter itself; the server refused the tools by name
+    (``error.param``); or a request with tools got a 400 from a model that LiteLLM's
+    tables do not list as calling functions (``supports_function_calling``)."""
     if isinstance(exc, lm.UnsupportedParamsError):
         return True
-    text = str(exc).lower()
-    return isinstance(exc, lm.BadRequestError) and any(
-        w in text for w in ("does not support tools", "tool use is not supported",
-                            "function calling is not", "tools is not supported",
-                            "does not support function")
-    )  # fmt: skip
+    if not isinstance(exc, lm.BadRequestError) or isinstance(exc, lm.ContextWindowExceededError):
+        return False
+    if _param(exc) in TOOL_PARAMS:
+        return True
+    if request is None or not request.get("tools"):
+        return False
+    try:
+        return not lm.supports_function_calling(model=str(request.get("model", "")))
+    except Exception:
+        return True  # LiteLLM does not know the model: it is not known to take tools
 
 
 def _cost(resp: Any, lm: ModuleType) -> float | None:
@@ -215,8 +300,8 @@ def _cost(resp: Any, lm: ModuleType) -> float | None:
 
 
 def _rejects_stop(exc: BaseException, lm: ModuleType) -> bool:
-    text = str(exc).lower()
-    return isinstance(exc, lm.BadRequestError | lm.UnsupportedParamsError) and "stop" in text
+    """A 400 naming ``stop`` as its parameter (the model takes no stop sequences)."""
+    return isinstance(exc, lm.BadRequestError) and _param(exc) == "stop"
 
 
 def _reply(resp: Any) -> ModelReply:
@@ -263,7 +348,8 @@ async def complete(
     """
     lm = litellm()
     log: list[Attempt] = [] if attempts is None else attempts
-    state: dict[str, Any] = {"request": build_request(endpoint, rendered, seed), "timeouts": 0}
+    request, params = build_request(endpoint, rendered, seed)
+    state: dict[str, Any] = {"request": request, "timeouts": 0}
     extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
     if endpoint.api_base:
         extra["api_base"] = endpoint.api_base
@@ -297,16 +383,19 @@ async def complete(
     def _fault(exc: Exception) -> Exception:
         if exchange is not None and exchange.unmatched:
             return CassetteMissingError(str(exc))
-        if _unsupported(exc, lm):
-            return UnsupportedError(f"{type(exc).__name__}: {exc}")
         request = state["request"]
         if "stop" in request and _rejects_stop(exc, lm):
             # Some models refuse `stop` (reasoning models, some gateways): send the turn
             # without it; the recorded request says so by lacking it.
             state["request"] = {k: v for k, v in request.items() if k != "stop"}
+            params.sent = [p for p in params.sent if p != "stop"]
+            params.dropped["stop"] = "the model refused it (HTTP 400 naming stop); asked again"
             return Fault(codes.PROVIDER_STOP_REJECTED, "stop rejected: asked again without it",
                          True, getattr(exc, "status_code", None), retry_after=0.0)  # fmt: skip
-        fault = classify(exc, lm, exchange)
+        fault = classify(exc, lm, exchange, request)
+        if fault.kind in ("unsupported", "model"):
+            # Kept in the cassette: the trial acts on it, and a replay answers the same.
+            return UnsupportedError(fault.message, fault.code)
         if fault.code == codes.INFRA_TIMEOUT:
             state["timeouts"] += 1
             if endpoint.on_timeout is not None:
@@ -359,6 +448,7 @@ async def complete(
         completion_tokens=getattr(usage, "completion_tokens", None),
         cost=_cost(resp, lm),
         attempts=sum(1 for a in log if a.turn == turn),
+        params=params,
     )
 
 

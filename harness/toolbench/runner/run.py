@@ -36,6 +36,7 @@ from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
 from toolbench.redaction import register_url_secrets
 from toolbench.results import RunInfo, TrialResult
+from toolbench.runner.capabilities import NO_KEY, keyless, provider_of
 from toolbench.runner.cassettes import LOCAL_BASE, RecordOption, router
 from toolbench.runner.compact import compact
 from toolbench.runner.local import (
@@ -133,7 +134,10 @@ def _validate_models(models: Sequence[str], record: RecordOption, api_base: str 
             raise UserError("--models: empty model name")
         if is_local(m) and m not in LOCAL_MODELS:
             raise UnknownNameError("local model", m, LOCAL_MODELS)
-        if is_local(m) or record == "none":
+        if is_local(m):
+            continue
+        provider_of(m, api_base)  # an unknown provider prefix: exit 2 before any call
+        if record == "none" or keyless(m, api_base):
             continue
         env = missing_key(m)
         if env and not (api_base and env.endswith("_API_BASE")):
@@ -338,7 +342,10 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
                 timeout_s=cfg.timeout_s or LOCAL_TIMEOUT_S,
                 on_timeout=(lambda: pool.discard(model, native)) if live else None,
             )  # fmt: skip
-        return Endpoint(model, cfg.api_base, None if live else REPLAY_KEY,
+        key = None if live else REPLAY_KEY
+        if live and keyless(model, cfg.api_base) and missing_key(model):
+            key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
+        return Endpoint(model, cfg.api_base, key,
                         timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S)  # fmt: skip
 
     async def trial(spec: TrialSpec) -> TrialResult:

@@ -26,7 +26,7 @@ from toolbench.errors import (
     UnsupportedError,
 )
 from toolbench.formats.base import Format, RenderedRequest
-from toolbench.results import Attempt, TrialResult, TrialSettings, TurnRecord
+from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
 from toolbench.runner.cassettes import (
     RecordOption,
     TrialCassette,
@@ -95,14 +95,26 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _merge_params(base: TrialResult, turn: RequestParams) -> None:
+    """The trial's record of parameters: the first turn's, plus what a later turn dropped
+    (a ``stop`` the model refused)."""
+    if base.params is None:
+        base.params = turn.model_copy(deep=True)
+        return
+    base.params.dropped.update(turn.dropped)
+    base.params.sent = [p for p in base.params.sent if p not in turn.dropped]
+
+
 async def _conversation(
-    spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette, attempts: list[Attempt]
+    spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette, base: TrialResult
 ) -> list[TurnRecord]:
     seed = BASE_SEED + spec.sample
+    attempts = base.attempts
 
     async def send(req: RenderedRequest, turn: int) -> Exchange:
         before = tc.played()
         done: Completion = await complete(endpoint, req, seed, tc, attempts, turn=turn)
+        _merge_params(base, done.params)
         latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
         return Exchange(
             reply=done.reply, request=done.request, latency_s=latency,
@@ -135,7 +147,7 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
     base = _blank(spec)
     notes: list[str] = []
     try:
-        turns = await _drive(spec, endpoint_for, base.attempts, notes)
+        turns = await _drive(spec, endpoint_for, base, notes)
     except CassetteMissingError:
         what = (
             f"cassette {spec.cassette} has no recorded response for this request"
@@ -149,7 +161,7 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
         return _status(base, "cassette_unreadable", codes.CASSETTE_UNREADABLE,
                        f"{exc}; record it again with --record new")  # fmt: skip
     except UnsupportedError as exc:
-        return _status(base, "unsupported", codes.UNSUPPORTED, str(exc))
+        return _status(base, "unsupported", exc.code, str(exc))
     except InfraError as exc:
         return _status(base, "infra_error", exc.code, str(exc))
     except CassetteWriteError as exc:
@@ -178,12 +190,12 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
 
 
 async def _drive(
-    spec: TrialSpec, endpoint_for: EndpointFor, attempts: list[Attempt], notes: list[str]
+    spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
 ) -> list[TurnRecord]:
     with use_cassette(spec.cassette, spec.record) as tc:
         notes.extend(tc.notes)
         endpoint = await endpoint_for(spec.model, spec.fmt)
-        return await _conversation(spec, endpoint, tc, attempts)
+        return await _conversation(spec, endpoint, tc, base)
 
 
 def _blank(spec: TrialSpec) -> TrialResult:

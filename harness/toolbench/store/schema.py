@@ -82,12 +82,16 @@ def upgrade(kind: RecordKind, record: dict[str, Any], where: str) -> dict[str, A
 
 @migration("trial", 1)
 def _trial_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
-    """Schema 2 changed ``run.json`` only (``merged_from``); a trial line is unchanged."""
+    """Schema 2 trial lines may carry what schema 1 had no field for: ``error_code``,
+    ``error_type``, ``attempts``, ``notes``, ``settings``, ``params`` and, inside scores and
+    parses, ``fallback_rescued`` and ``via``. Each has a default meaning "not recorded", so a
+    schema-1 line is a valid schema-2 line as it is."""
     return record
 
 
 @migration("run", 1)
 def _run_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
-    """Schema 2 records which runs a merged run came from; a schema-1 run was not merged."""
+    """Schema 2 ``run.json`` adds ``merged_from`` (a schema-1 run was not merged),
+    ``markers`` and ``auto_formats`` (None / empty: not recorded)."""
     record.setdefault("merged_from", [])
     return record
