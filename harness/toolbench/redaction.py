@@ -196,12 +196,28 @@ def redact(text: str, values: list[str] | None = None) -> str:
 
 
 def redact_shapes(text: str) -> str:
-    """Replace every substring shaped like a credential (see :mod:`toolbench.secret_shapes`)."""
+    """Replace every substring shaped like a credential (see :mod:`toolbench.secret_shapes`).
+
+    Short texts are cached: the shapes depend on the text alone, and the same header
+    values and error lines come back for every request of a run (replaying 340 trials
+    scanned ~30,000 such strings with every detect-secrets plugin)."""
+    if len(text) <= _CACHE_TEXT_LIMIT:
+        return _redact_shapes_cached(text)
+    return _redact_shapes(text)
+
+
+_CACHE_TEXT_LIMIT = 4096
+
+
+def _redact_shapes(text: str) -> str:
     from toolbench.secret_shapes import find_shapes
 
     for shape in sorted(find_shapes(text), key=lambda s: len(s.value), reverse=True):
         text = text.replace(shape.value, REDACTED)
     return text
+
+
+_redact_shapes_cached = functools.lru_cache(maxsize=8192)(_redact_shapes)
 
 
 def redact_error(text: str, values: list[str] | None = None) -> str:
