@@ -21,7 +21,6 @@ from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
-from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -163,22 +162,7 @@ def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> N
             return
         col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
         return
-    strict = loads_strict(args_text)
-    if unclosed and not strict.ok:
-        col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
-        return
-    got = strict if strict.ok else col.decode(args_text)
-    if not got.ok:
-        col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
-        return
-    if got.repaired:
-        col.issue(codes.JSON_REPAIRED, f"arguments of '{name}' needed repair")
-    col.add_object(
-        {"name": name, "arguments": got.value},
-        name_keys=("name",),
-        where="call",
-        repaired=got.repaired,
-    )
+    col.add_json_call(name, args_text, cut_at_end=unclosed)
 
 
 def _unfence(text: str) -> str:

@@ -287,8 +287,10 @@ class RepairBudget:
 
     def decode(self, text: str) -> Decoded:
         strict = loads_strict(text)
-        if strict.ok:
-            return strict
+        return strict if strict.ok else self.repair(text)
+
+    def repair(self, text: str) -> Decoded:
+        """The repair path alone, for text already known not to be strict JSON."""
         if self.left <= 0:
             return Decoded()
         self.left -= 1
@@ -304,6 +306,31 @@ class DialectCollector(CallCollector):
     def decode(self, text: str) -> Decoded:
         """Strict JSON, then repair while the reply's repair budget lasts."""
         return self.budget.decode(text)
+
+    def add_json_call(
+        self, name: str, args_text: str, *, cut_at_end: bool = False, call_id: str | None = None
+    ) -> None:
+        """Add a call whose arguments are JSON text (the families that write ``name`` then
+        a JSON object: DeepSeek, Kimi K2, harmony): strict, else repaired within the
+        budget. ``cut_at_end``: the reply ended inside these arguments, so arguments that
+        are not yet valid JSON are a truncated call, not a repairable one."""
+        strict = loads_strict(args_text)
+        if cut_at_end and not strict.ok:
+            self.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+            return
+        got = strict if strict.ok else self.budget.repair(args_text)
+        if not got.ok:
+            self.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
+            return
+        if got.repaired:
+            self.issue(codes.JSON_REPAIRED, f"arguments of '{name}' needed repair")
+        self.add_object(
+            {"name": name, "arguments": got.value},
+            name_keys=("name",),
+            where="call",
+            repaired=got.repaired,
+            call_id=call_id,
+        )
 
     def lenient(self, since: int, message: str) -> None:
         """Calls read since index ``since`` needed a lenient reading: mark them repaired."""

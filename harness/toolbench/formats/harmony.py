@@ -21,7 +21,6 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
-from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.text import split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -211,19 +210,7 @@ def _read_call(recipient: str, body: str, col: DialectCollector) -> None:
     if not args_text:
         col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
         return
-    strict = loads_strict(args_text)
-    got = strict if strict.ok else col.decode(args_text)
-    if not got.ok:
-        col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
-        return
-    if got.repaired:
-        col.issue(codes.JSON_REPAIRED, f"arguments of '{name}' needed repair")
-    col.add_object(
-        {"name": name, "arguments": got.value},
-        name_keys=("name",),
-        where="call",
-        repaired=got.repaired,
-    )
+    col.add_json_call(name, args_text)
 
 
 def _cut_open_header(rest: str, col: DialectCollector) -> str:

@@ -29,7 +29,6 @@ from toolbench.formats.dialect import (
     strip_dialect_markers,
     tools_json,
 )
-from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -174,23 +173,7 @@ def _read_call(call_id: str, args_text: str, at_end: bool, col: DialectCollector
     if not args_text:
         col.issue(codes.CALL_TRUNCATED, f"the call to '{name}' has no arguments")
         return
-    strict = loads_strict(args_text)
-    if at_end and not strict.ok:
-        col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
-        return
-    got = strict if strict.ok else col.decode(args_text)
-    if not got.ok:
-        col.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")
-        return
-    if got.repaired:
-        col.issue(codes.JSON_REPAIRED, f"arguments of '{name}' needed repair")
-    col.add_object(
-        {"name": name, "arguments": got.value},
-        name_keys=("name",),
-        where="call",
-        repaired=got.repaired,
-        call_id=call_id.strip(),
-    )
+    col.add_json_call(name, args_text, cut_at_end=at_end, call_id=call_id.strip())
 
 
 def _read_k3(
