@@ -65,38 +65,32 @@ def escape_help(cmd: Any) -> None:
         escape_help(sub)
 
 
-class Command(TyperCommand):
-    """A typer command whose help shows its texts as written and flags without a type."""
+class _HelpConventions:
+    """Help that shows its texts as written and flags without a type (mixed in before
+    typer's command and group classes, so ``super()`` reaches them)."""
+
+    params: list[Any]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _fix_type_labels(self.params)
 
     def get_help_option(self, ctx: Any) -> Any:
-        opt = super().get_help_option(ctx)
+        opt = super().get_help_option(ctx)  # type: ignore[misc]
         _fix_type_labels([opt] if opt is not None else [])
         return opt
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         escape_help(self)
-        super().format_help(ctx, formatter)
+        super().format_help(ctx, formatter)  # type: ignore[misc]
 
 
-class Group(TyperGroup):
+class Command(_HelpConventions, TyperCommand):
+    """A typer command with toolbench's help conventions."""
+
+
+class Group(_HelpConventions, TyperGroup):
     """A typer group with the same help conventions as :class:`Command`."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        _fix_type_labels(self.params)
-
-    def get_help_option(self, ctx: Any) -> Any:
-        opt = super().get_help_option(ctx)
-        _fix_type_labels([opt] if opt is not None else [])
-        return opt
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        escape_help(self)
-        super().format_help(ctx, formatter)
 
 
 def typer_app(name: str, help: str) -> typer.Typer:
