@@ -41,6 +41,25 @@ scenarios:
 
 GOOD_CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
 
+# A two-turn conversation: one scripted weather call, then a final answer holding "23".
+MT_SCENARIO = """\
+id: mt
+tools:
+  - name: get_weather
+    description: Get the weather for a city.
+    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+messages:
+  - {role: user, content: "Temperature in Lisbon?"}
+expect:
+  max_turns: 3
+  rounds:
+    - calls:
+        - name: get_weather
+          arguments: {city: Lisbon}
+          result: {temperature: 23}
+  final_answer: {contains: ["23"]}
+"""
+
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:

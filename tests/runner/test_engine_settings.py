@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.conftest import MT_SCENARIO
 from tests.support.fake_openai import FakeOpenAI
 from toolbench import codes
 from toolbench.cli.app import run_cli
@@ -16,23 +17,6 @@ from toolbench.runner.rescore import rescore_run
 from toolbench.scenarios.loader import load_scenarios
 from toolbench.scoring.leakage import installed_markers, marker_texts
 
-MT = """\
-id: mt
-tools:
-  - name: get_weather
-    description: Get the weather for a city.
-    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
-messages:
-  - {role: user, content: "Temperature in Lisbon?"}
-expect:
-  max_turns: 3
-  rounds:
-    - calls:
-        - name: get_weather
-          arguments: {city: Lisbon}
-          result: {temperature: 23}
-  final_answer: {contains: ["23"]}
-"""
 CALL = '{"tool": "get_weather", "arguments": {"city": "Lisbon"}}'
 
 
@@ -44,7 +28,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def scen(tmp_path: Path) -> Path:
     path = tmp_path / "mt.yaml"
-    path.write_text(MT, encoding="utf-8")
+    path.write_text(MT_SCENARIO, encoding="utf-8")
     return path
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.conftest import MT_SCENARIO
 from tests.support.fake_openai import FakeOpenAI, Fault
 from toolbench.cli.app import run_cli
 from toolbench.results import load_results
@@ -131,32 +132,13 @@ def test_a_fully_measured_run_exits_0_whatever_the_scores(
     assert "not measured" not in capsys.readouterr().out
 
 
-MT = """\
-id: mt
-tools:
-  - name: get_weather
-    description: Get the weather for a city.
-    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
-messages:
-  - {role: user, content: "Temperature in Lisbon?"}
-expect:
-  max_turns: 3
-  rounds:
-    - calls:
-        - name: get_weather
-          arguments: {city: Lisbon}
-          result: {temperature: 23}
-  final_answer: {contains: ["23"]}
-"""
-
-
 def test_the_echoed_assistant_message_carries_no_provider_specific_fields(
     fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Mistral's API answers 422 to an assistant message with fields it does not know."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
     scen = tmp_path / "mt.yaml"
-    scen.write_text(MT)
+    scen.write_text(MT_SCENARIO)
     call = {"name": "get_weather", "arguments": {"city": "Lisbon"}}
     # `refusal` is a field LiteLLM moves into the message's provider_specific_fields.
     fake.enqueue({"content": None, "tool_calls": [call], "extra": {"refusal": None}},

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.conftest import GOOD_CALL
+from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
 from tests.support.fake_openai import FakeOpenAI, Fault
 from toolbench.cli.app import run_cli
 from toolbench.results import RESULTS_SCHEMA_VERSION, load_results
@@ -181,25 +181,6 @@ def test_native_tool_calls_round_trip(
     assert sent["tools"][0]["function"]["name"] == "get_weather"
     assert weather.turns[0].parsed.calls[0].arguments == {"city": "Paris"}
     assert weather.scores is not None and weather.scores.call_accuracy is True
-
-
-MT_SCENARIO = """\
-id: mt
-tools:
-  - name: get_weather
-    description: Get the weather for a city.
-    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
-messages:
-  - {role: user, content: "Temperature in Lisbon?"}
-expect:
-  max_turns: 3
-  rounds:
-    - calls:
-        - name: get_weather
-          arguments: {city: Lisbon}
-          result: {temperature: 23}
-  final_answer: {contains: ["23"]}
-"""
 
 
 def test_native_multi_turn_echoes_assistant_and_tool_messages(
