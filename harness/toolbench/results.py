@@ -31,9 +31,11 @@ if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
     from toolbench.store import load_results as load_results
     from toolbench.store import results_path as results_path
 
-RESULTS_SCHEMA_VERSION = 2
+RESULTS_SCHEMA_VERSION = 3
 """The version of the stored run this toolbench writes (2: ``run.json`` got
-``merged_from``); older records are migrated on read, newer ones refused."""
+``merged_from``; 3: ``run.json`` holds what resume, replay and rescore need: cells,
+scenario files with hashes, model parameters, api base, cassette directory); older
+records are migrated on read, newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -214,6 +216,19 @@ class TrialResult(BaseModel):
         return (self.model, self.format, self.scenario_id, self.sample)
 
 
+class ScenarioFile(BaseModel):
+    """One scenario file a run read: where, its content hash, and the scenarios it gave."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    """Absolute path of the file when the run started."""
+    sha256: str
+    """Hex SHA-256 of the file's bytes: resume and rescore refuse a file that changed."""
+    ids: list[str] = Field(default_factory=list)
+    """The ids of the run's scenarios that came from this file."""
+
+
 class RunInfo(BaseModel):
     """``runs/<id>/run.json``: the matrix and the environment of a run."""
 
@@ -241,6 +256,25 @@ class RunInfo(BaseModel):
     auto_formats: dict[str, str] = Field(default_factory=dict)
     """Per model, the concrete format spec ``--formats auto`` resolved to (the trials carry
     that spec); empty when ``auto`` was not asked for, and then left out of the file."""
+    cells: dict[str, list[str]] = Field(default_factory=dict)
+    """Per model, the format specs it runs (``auto`` and ``--formats-from`` resolved): the
+    matrix ``--resume`` completes. Empty in runs written before it was recorded (then
+    every model runs every one of ``formats``)."""
+    format_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per format spec, its parsed options (``prompt-json:shots=2`` -> ``{"shots": 2}``)."""
+    scenario_files: list[ScenarioFile] = Field(default_factory=list)
+    """The files the scenarios were read from, with content hashes (empty in older runs:
+    ``rescore`` then needs ``--scenarios``, as before)."""
+    model_params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per model, the request parameters given by ``--model-param`` and
+    ``toolbench.toml`` (command line over file), redacted."""
+    api_base: str | None = None
+    """``--api-base`` as given (credentials in it redacted): where ``--resume`` records."""
+    cassette_api_base: str | None = None
+    """The placeholder the api base is recorded as in cassettes (port-free), None without
+    ``--api-base``."""
+    cassette_dir: str | None = None
+    """``--cassettes``: where the run's cassettes are (None in older runs: ``cassettes``)."""
 
     @model_serializer(mode="wrap")
     def _without_empty_auto(self, handler: SerializerFunctionWrapHandler) -> Any:

@@ -64,9 +64,11 @@ def test_missing_cassette_names_file_and_command(
     assert {r.status for r in results} == {"cassette_missing"}
     weather = next(r for r in results if r.scenario_id == "weather")
     cas = tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.yaml"
+    # The command records where this run replays from: its --api-base and --cassettes.
     assert weather.infra_error == (
         f"no cassette {cas}; record it with: toolbench run --models openai/fake "
-        "--formats prompt-json --scenarios weather --record new"
+        f"--formats prompt-json --scenarios weather --api-base {fake.base_url} "
+        f"--cassettes {tmp_path / 'cas'} --record new"
     )
     assert fake.received == []
 
@@ -134,7 +136,7 @@ def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file
     assert info["models"] == ["openai/fake"]
     assert info["formats"] == ["prompt-json"]
     assert sorted(info["scenarios"]) == ["chat", "weather"]
-    assert info["schema_version"] == RESULTS_SCHEMA_VERSION == 2
+    assert info["schema_version"] == RESULTS_SCHEMA_VERSION == 3
 
 
 def test_retry_on_parse_error_feeds_the_error_back_once(

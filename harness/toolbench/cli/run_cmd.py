@@ -11,6 +11,9 @@ from toolbench.cli.conventions import Command, choices
 
 RecordChoice = Literal["none", "new", "all"]
 RECORD_MODES: tuple[RecordChoice, ...] = get_args(RecordChoice)
+_FIELDS = {"model_param": "model_params", "cassettes": "cassette_dir", "timeout": "timeout_s",
+           "budget": "budget_s"}  # fmt: skip
+"""Option name -> RunConfig field, where they differ (for ``--resume``)."""
 
 
 def _split(value: str | None) -> list[str]:
@@ -18,6 +21,7 @@ def _split(value: str | None) -> list[str]:
 
 
 def run_cmd(
+    ctx: typer.Context,
     models: str = typer.Option(
         None,
         "--models",
@@ -81,6 +85,14 @@ def run_cmd(
         metavar="SECONDS",
         help="Seconds per model request (default 120; 60 for local models).",
     ),
+    model_param: list[str] = typer.Option(
+        None,
+        "--model-param",
+        metavar="MODEL:KEY=VALUE",
+        help="A request parameter for one model, e.g. anthropic/claude-x:temperature=1 or "
+        'openai/o3:reasoning_effort=low (repeatable; VALUE is JSON where it parses, '
+        'else text; over toolbench.toml\'s [models."MODEL"] tables).',
+    ),
     budget: float = typer.Option(
         None,
         "--budget",
@@ -100,6 +112,11 @@ def run_cmd(
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
+    given = frozenset(
+        name for name, value in ctx.params.items()
+        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
+        and value is not None
+    )  # fmt: skip
     if formats is not None and not _split(formats):
         raise UserError(f"--formats: no format given in '{formats}'")
     cfg = RunConfig(
@@ -110,6 +127,8 @@ def run_cmd(
         resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
         timeout_s=timeout, budget_s=budget,
         formats_from=read_formats_file(formats_from).formats() if formats_from else None,
+        model_params=list(model_param or []),
+        given=frozenset(_FIELDS.get(name, name) for name in given),
     )  # fmt: skip
     plan = plan_run(cfg)
     for line in plan.warnings:

@@ -8,7 +8,9 @@ asyncio copies into each task). Recording, matching and serialisation are vcrpy'
 Cassettes store request and response bodies as decoded JSON so they read and diff like
 data. Requests match on method, host, port, path and the JSON body compared as data. The
 embedded local server gets a new port every run, so its address is recorded and matched
-as the fixed placeholder ``local-model.toolbench``.
+as the fixed placeholder ``local-model.toolbench``; the server of ``--api-base`` likewise
+as ``api-base.toolbench`` (a run recorded against ``localhost:8000`` replays against
+``localhost:8001``, or with no server at all).
 """
 
 from __future__ import annotations
@@ -52,12 +54,44 @@ LOCAL_HOST = "local-model.toolbench"
 LOCAL_BASE = f"http://{LOCAL_HOST}/v1"
 """Where replayed local-model requests go: the recorded placeholder, never a real port."""
 
+API_HOST = "api-base.toolbench"
+"""Where ``--api-base`` requests are recorded and matched: the server's host and port are
+the machine's, not part of a request's identity."""
+
 _local_netlocs: set[str] = set()
+_api_netlocs: set[str] = set()
 
 
 def register_local_netloc(netloc: str) -> None:
     """Tell the scrubber that ``host:port`` is the embedded server (rewritten on record)."""
     _local_netlocs.add(netloc)
+
+
+def _netloc(url: str) -> str:
+    """``host:port`` of ``url`` as httpx sends it (no userinfo, no default port)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    port = parts.port
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return host if port is None or port == default else f"{host}:{port}"
+
+
+def register_api_base(api_base: str | None) -> str | None:
+    """Tell the scrubber that ``api_base``'s server is the run's ``--api-base`` (recorded
+    and matched as :data:`API_HOST`); returns the placeholder base replays are sent to
+    (None without an api base)."""
+    if not api_base:
+        return None
+    _api_netlocs.add(_netloc(api_base))
+    return cassette_api_base(api_base)
+
+
+def cassette_api_base(api_base: str) -> str:
+    """The api base as cassettes hold it: scheme ``http``, host :data:`API_HOST`, path kept."""
+    parts = urlsplit(api_base)
+    return urlunsplit(("http", API_HOST, parts.path, "", ""))
 
 
 # ---------------------------------------------------------------- scrubbing
@@ -97,6 +131,8 @@ def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRe
     scheme = parts.scheme
     if netloc in _local_netlocs:
         netloc, scheme = LOCAL_HOST, "http"
+    elif netloc in _api_netlocs:
+        netloc, scheme = API_HOST, "http"
     req.uri = redact_uri(
         urlunsplit((scheme, netloc, parts.path, parts.query, parts.fragment)), values
     )
@@ -485,10 +521,26 @@ def router() -> Iterator[None]:
             httpx.HTTPTransport.handle_request = _real_sync  # type: ignore[method-assign]
 
 
-def record_command(model: str, fmt: str, scenario: str) -> str:
-    """The command that records a missing cassette (shell-quoted: ``native|xml``)."""
+DEFAULT_CASSETTES = Path("cassettes")
+
+
+def record_command(
+    model: str,
+    fmt: str,
+    scenario: str,
+    api_base: str | None = None,
+    cassette_dir: Path | None = None,
+) -> str:
+    """The command that records a missing cassette (shell-quoted: ``native|xml``), with
+    the run's ``--api-base`` and ``--cassettes`` when it had them (else it would record
+    elsewhere)."""
     m, f, s = (shlex.quote(x) for x in (model, fmt, scenario))
-    return f"toolbench run --models {m} --formats {f} --scenarios {s} --record new"
+    command = f"toolbench run --models {m} --formats {f} --scenarios {s}"
+    if api_base:
+        command += f" --api-base {shlex.quote(redact_uri(api_base))}"
+    if cassette_dir is not None and cassette_dir != DEFAULT_CASSETTES:
+        command += f" --cassettes {shlex.quote(str(cassette_dir))}"
+    return command + " --record new"
 
 
 @contextmanager

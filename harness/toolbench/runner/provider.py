@@ -73,6 +73,9 @@ class Endpoint:
     """Called when a request times out; then the trial fails at once, unretried. The
     embedded server uses it: a generation that hangs would block every later request
     queued behind it, so that server is replaced instead of asked again."""
+    model_params: dict[str, Any] = field(default_factory=dict)
+    """The user's parameters for this model (``--model-param``, ``toolbench.toml``): asked
+    with the harness's own (and over them), filtered by the model's capabilities."""
 
 
 @dataclass
@@ -128,6 +131,7 @@ def build_request(
         if rendered.tool_choice is not None:
             req["tool_choice"] = rendered.tool_choice
     asked.update({"temperature": 0, "seed": seed})
+    asked.update(endpoint.model_params)
     sent, record = filter_params(endpoint.model, asked, endpoint.api_base)
     if "stop" in sent:
         req["stop"] = sent.pop("stop")

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -34,10 +35,16 @@ from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
 from toolbench.formats.auto import resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
-from toolbench.redaction import register_url_secrets
+from toolbench.redaction import redact_uri, register_url_secrets
 from toolbench.results import RunInfo, TrialResult
 from toolbench.runner.capabilities import NO_KEY, keyless, provider_of
-from toolbench.runner.cassettes import LOCAL_BASE, RecordOption, router
+from toolbench.runner.cassettes import (
+    LOCAL_BASE,
+    RecordOption,
+    cassette_api_base,
+    register_api_base,
+    router,
+)
 from toolbench.runner.compact import compact
 from toolbench.runner.local import (
     DEFAULT_MODELS,
@@ -47,7 +54,10 @@ from toolbench.runner.local import (
     server_available,
 )
 from toolbench.runner.lock import RunLock
+from toolbench.runner.model_params import CONFIG_FILE, ModelParams, model_params
 from toolbench.runner.provider import DEFAULT_TIMEOUT_S, Endpoint, missing_key
+from toolbench.runner.records import scenario_files
+from toolbench.runner.resume import resume_config
 from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
 from toolbench.scenarios.loader import select_scenarios
 from toolbench.scenarios.model import Scenario
@@ -101,6 +111,21 @@ class RunConfig:
     """Run wall-time budget (``--budget``): no trial starts after it is used up."""
     formats_from: dict[str, str] | None = None
     """Per model, its format (``--formats-from FILE``); its models are the default models."""
+    model_params: list[str] = field(default_factory=list)
+    """``--model-param MODEL:key=value`` texts (over ``params_file``'s)."""
+    params_file: Path | None = CONFIG_FILE
+    """The TOML file of ``[models."MODEL"]`` parameter tables (absent: none)."""
+    given: frozenset[str] | None = None
+    """The fields given on the command line (``--resume`` takes the others from
+    ``run.json``); None: all of them."""
+    cells: dict[str, list[str]] | None = None
+    """Per model, its format specs, resolved (set by ``--resume`` from ``run.json``)."""
+    auto: dict[str, str] = field(default_factory=dict)
+    """What ``auto`` resolved to (set by ``--resume``)."""
+    resolved_params: ModelParams | None = None
+    """Per model, its parameters (set by ``--resume`` from ``run.json``)."""
+    loaded_scenarios: list[Scenario] | None = None
+    """The scenarios, read (set by ``--resume`` from the recorded files)."""
 
 
 @dataclass
@@ -126,6 +151,10 @@ class Plan:
     """What ``auto`` resolved to per model (recorded in run.json's ``auto_formats``)."""
     warnings: list[str] = field(default_factory=list)
     """Lines to print once before the run (an unknown model under ``auto``)."""
+    model_params: ModelParams = field(default_factory=dict)
+    """Per model, the request parameters of ``--model-param`` and ``toolbench.toml``."""
+    config: RunConfig | None = None
+    """The configuration the run executes with (a resumed run's, from its run.json)."""
 
 
 def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
@@ -209,18 +238,35 @@ def plan_run(cfg: RunConfig) -> Plan:
     # A user:pw@ or ?token= in the api base never reaches disk, whoever calls this.
     register_url_secrets(cfg.api_base)
     _check_options(cfg)
+    if cfg.resume:
+        cfg = resume_config(cfg)  # the run's matrix and settings, from its run.json
+        register_url_secrets(cfg.api_base)
     # Repeats on the command line would run (and count) the same trials twice.
     models = list(dict.fromkeys(cfg.models or list(cfg.formats_from or ()) or DEFAULT_MODELS))
-    resolved = resolve_formats(models, cfg.formats, cfg.formats_from)
-    built = {s: get_format(s) for spec in resolved.specs.values() for s in spec}
+    if cfg.cells is not None:
+        cells, auto, warning = cfg.cells, dict(cfg.auto), None
+    else:
+        resolved = resolve_formats(models, cfg.formats, cfg.formats_from)
+        cells, warning = resolved.specs, resolved.warning()
+        auto = {m: d.format for m, d in resolved.auto.items()}
+    built = {s: get_format(s) for spec in cells.values() for s in spec}
     formats = list({f.spec: f for f in built.values()}.values())
     if not formats:
         raise UserError("--formats: give at least one format")
-    by_model = {m: [built[s] for s in specs] for m, specs in resolved.specs.items()}
-    scenarios = select_scenarios(cfg.scenarios)
+    by_model = {m: [built[s] for s in specs] for m, specs in cells.items()}
+    scenarios = (
+        cfg.loaded_scenarios
+        if cfg.loaded_scenarios is not None
+        else select_scenarios(cfg.scenarios)
+    )
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
     _validate_models(models, cfg.record, cfg.api_base)
+    params = (
+        cfg.resolved_params
+        if cfg.resolved_params is not None
+        else model_params(cfg.model_params, models, cfg.params_file)
+    )
 
     if cfg.out is not None:
         run_dir = cfg.out
@@ -241,9 +287,10 @@ def plan_run(cfg: RunConfig) -> Plan:
     except BaseException:
         lock.release()
         raise
-    plan.auto = {m: d.format for m, d in resolved.auto.items()}
-    warning = resolved.warning()
+    plan.auto = auto
     plan.warnings = [warning] if warning else []
+    plan.model_params = params
+    plan.config = cfg
     return plan
 
 
@@ -273,7 +320,7 @@ def _plan(
                             max_turns=cfg.max_turns, retry_on_parse_error=cfg.retry_on_parse_error,
                             record=cfg.record,
                             cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
-                            markers=markers,
+                            markers=markers, api_base=cfg.api_base, cassette_dir=cfg.cassette_dir,
                         )
                     )  # fmt: skip
     needs_server = (
@@ -314,12 +361,26 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         retry_on_parse_error=cfg.retry_on_parse_error,
         markers=marker_texts(plan.markers) if plan.markers else None,
         auto_formats=plan.auto,
+        cells={m: [f.spec for f in fmts] for m, fmts in plan.by_model.items()},
+        format_options={f.spec: f.options.model_dump() for f in plan.formats},
+        scenario_files=scenario_files(plan.scenarios),
+        model_params=plan.model_params,
+        api_base=redact_uri(cfg.api_base) if cfg.api_base else None,
+        cassette_api_base=cassette_api_base(cfg.api_base) if cfg.api_base else None,
+        cassette_dir=str(cfg.cassette_dir),
         params={"temperature": 0, "concurrency": cfg.concurrency,
                 "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS,
                 "timeout_s": cfg.timeout_s, "budget_s": cfg.budget_s},
         environment={"python": sys.version.split()[0], "platform": platform.platform(),
-                     "toolbench": __version__},
+                     "toolbench": __version__, "litellm": _version("litellm")},
     )  # fmt: skip
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 ProgressHook = Callable[[TrialResult], None]
@@ -331,22 +392,29 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
     res_file = results_path(plan.run_dir)
     max_tokens = cfg.max_tokens or LOCAL_MAX_TOKENS
     deadline = None if cfg.budget_s is None else time.monotonic() + cfg.budget_s
+    replay_base = register_api_base(cfg.api_base)  # recorded and matched port-free
 
     async def endpoint_for(model: str, fmt: Format, live: bool) -> Endpoint:
+        mine = dict(plan.model_params.get(model, {}))
         if is_local(model):
             alias = LOCAL_MODELS[model].alias
             native = fmt.requirements.native_tools  # the server's function-calling handler
             base = await pool.base_url(model, native) if live else LOCAL_BASE
+            # A --model-param max_tokens replaces the harness's cap (it is asked, below).
+            cap = {} if "max_tokens" in mine else {"max_tokens": max_tokens}
             return Endpoint(
-                f"openai/{alias}", base, LOCAL_KEY, {"max_tokens": max_tokens},
+                f"openai/{alias}", base, LOCAL_KEY, cap,
                 timeout_s=cfg.timeout_s or LOCAL_TIMEOUT_S,
                 on_timeout=(lambda: pool.discard(model, native)) if live else None,
+                model_params=mine,
             )  # fmt: skip
         key = None if live else REPLAY_KEY
         if live and keyless(model, cfg.api_base) and missing_key(model):
             key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
-        return Endpoint(model, cfg.api_base, key,
-                        timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S)  # fmt: skip
+        # A replay goes to the placeholder the cassettes hold: no server, any port.
+        url = cfg.api_base if live else replay_base
+        return Endpoint(model, url, key, timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S,
+                        model_params=mine)  # fmt: skip
 
     async def trial(spec: TrialSpec) -> TrialResult:
         replay_first = spec.record == "none" or (spec.record == "new" and spec.cassette.is_file())
@@ -389,6 +457,7 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
 
 def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
     """Run every planned trial; returns the run directory. Releases the run's lock."""
+    cfg = plan.config or cfg
     lock = plan.lock or RunLock(plan.run_dir)
     try:
         if plan.lock is None:

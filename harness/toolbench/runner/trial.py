@@ -86,6 +86,10 @@ class TrialSpec:
     cassette: Path
     markers: tuple[re.Pattern[str], ...] | None = None
     """The run's leakage marker set (``run.json``); None: the formats installed now."""
+    api_base: str | None = None
+    """The run's ``--api-base`` (for the re-record command of a missing cassette)."""
+    cassette_dir: Path | None = None
+    """The run's ``--cassettes`` (likewise)."""
 
 
 EndpointFor = Callable[[str, Format], Awaitable[Endpoint]]
@@ -154,7 +158,9 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
             if spec.cassette.is_file()
             else f"no cassette {spec.cassette}"
         )
-        command = record_command(spec.model, spec.fmt.spec, spec.scenario.id)
+        command = record_command(
+            spec.model, spec.fmt.spec, spec.scenario.id, spec.api_base, spec.cassette_dir
+        )
         return _status(base, "cassette_missing", codes.CASSETTE_MISSING,
                        f"{what}; record it with: {command}")  # fmt: skip
     except CassetteUnreadableError as exc:

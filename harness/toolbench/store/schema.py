@@ -95,3 +95,18 @@ def _run_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
     ``markers`` and ``auto_formats`` (None / empty: not recorded)."""
     record.setdefault("merged_from", [])
     return record
+
+
+@migration("trial", 2)
+def _trial_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 changed only ``run.json``: a schema-2 trial line is a schema-3 one."""
+    return record
+
+
+@migration("run", 2)
+def _run_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 ``run.json`` adds ``cells``, ``format_options``, ``scenario_files``,
+    ``model_params``, ``api_base``, ``cassette_api_base`` and ``cassette_dir``; each has a
+    default meaning "not recorded" (resume then takes the command line, rescore needs
+    ``--scenarios``)."""
+    return record

@@ -1,0 +1,158 @@
+"""Per-model request parameters: ``--model-param MODEL:key=value`` and ``toolbench.toml``.
+
+A team compares providers with the settings it would ship: ``temperature = 1`` for a
+model that takes nothing else, ``reasoning_effort = "low"``, a ``max_tokens``, extra
+headers or body. They join the parameters toolbench asks for on each request (and
+override its ``temperature=0``), so :func:`~toolbench.runner.capabilities.filter_params`
+records them as asked, sent or dropped like the harness's own.
+
+Every fault is the user's and is found before the first call, in one line naming the
+option (or file) and exit 2: a text without ``:`` or ``=``, a model not in the run, a
+parameter toolbench sets itself, or one that LiteLLM's tables say the model's provider
+never takes. The values of secret-named headers are registered as secrets, so no byte
+toolbench writes (run.json, results, cassettes) holds them.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from toolbench.errors import UserError
+from toolbench.redaction import is_secret_header, register_secret
+
+OPTION = "--model-param"
+CONFIG_FILE = Path("toolbench.toml")
+"""Read from the working directory, as ``gate`` reads its ``[gate]`` table."""
+RESERVED = frozenset({
+    "model", "messages", "tools", "tool_choice", "functions", "function_call", "stream",
+    "api_base", "base_url", "api_key", "timeout", "request_timeout", "max_retries",
+})  # fmt: skip
+"""Set by toolbench itself (the request's content, where it goes, how long it waits)."""
+
+ModelParams = dict[str, dict[str, Any]]
+
+
+def parse_value(text: str) -> Any:
+    """JSON where it parses (``1``, ``true``, ``{"X-A": "b"}``), else the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_model_param(text: str) -> tuple[str, str, Any]:
+    """``MODEL:key=value`` as ``(model, key, value)``. The model may hold ``:``
+    (``ollama/qwen3:8b:temperature=1``): the key is what follows the last ``:`` before
+    the ``=``."""
+    head, eq, value = text.partition("=")
+    if not eq:
+        raise UserError(f"{OPTION}: '{text}' has no '=' (write MODEL:key=value)")
+    model, colon, key = head.rpartition(":")
+    if not colon:
+        raise UserError(f"{OPTION}: '{text}' has no ':' (write MODEL:key=value)")
+    model, key = model.strip(), key.strip()
+    if not model:
+        raise UserError(f"{OPTION}: '{text}' names no model (write MODEL:key=value)")
+    if not key:
+        raise UserError(f"{OPTION}: '{text}' names no parameter (write MODEL:key=value)")
+    return model, key, parse_value(value.strip())
+
+
+def read_config(path: Path) -> ModelParams:
+    """The ``[models."MODEL"]`` tables of a TOML file (none when the file is absent)."""
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: cannot read: not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise UserError(f"{path}: models: expected a table of models")
+    out: ModelParams = {}
+    for model, params in models.items():
+        if not isinstance(params, dict):
+            raise UserError(f'{path}: models."{model}": expected a table of parameters')
+        out[model] = dict(params)
+    return out
+
+
+def model_params(
+    given: Sequence[str], models: Sequence[str], config: Path | None = CONFIG_FILE
+) -> ModelParams:
+    """Each run model's parameters: ``config``'s, then ``given`` over them; checked.
+
+    Models the file names that are not in the run are ignored (one file serves many
+    runs); a ``--model-param`` for a model not in the run is refused.
+    """
+    file = read_config(config) if config is not None else {}
+    out: ModelParams = {m: dict(file[m]) for m in models if m in file}
+    for text in given:
+        model, key, value = parse_model_param(text)
+        if model not in models:
+            raise UserError(
+                f"{OPTION}: '{text}': model '{model}' is not in --models ({', '.join(models)})"
+            )
+        out.setdefault(model, {})[key] = value
+    where = {m: str(config) for m in out} if config is not None else {}
+    for model, params in out.items():
+        for key in params:
+            _check_key(model, key, OPTION if _from_cli(given, model, key) else where[model])
+        register_header_secrets(params.get("extra_headers"))
+    return {m: p for m, p in out.items() if p}
+
+
+def _from_cli(given: Sequence[str], model: str, key: str) -> bool:
+    return any(parse_model_param(t)[:2] == (model, key) for t in given)
+
+
+def _check_key(model: str, key: str, where: str) -> None:
+    if key in RESERVED:
+        raise UserError(f"{where}: {model}: '{key}' is set by toolbench, not a model parameter")
+    why = never_takes(model, key)
+    if why is not None:
+        raise UserError(f"{where}: {model}: {why}")
+
+
+def never_takes(model: str, key: str) -> str | None:
+    """Why LiteLLM's tables say ``model``'s provider never takes the OpenAI parameter
+    ``key`` (None when it may, or when the tables cannot tell: a provider-specific
+    parameter, a model LiteLLM does not know)."""
+    from toolbench.runner.capabilities import _lm, provider_of
+    from toolbench.runner.local import LOCAL_MODELS, is_local
+
+    lm = _lm()
+    if key not in getattr(lm, "OPENAI_CHAT_COMPLETION_PARAMS", ()):
+        return None  # passed through to the provider as it is; nothing to check offline
+    try:
+        if is_local(model):
+            name, provider = LOCAL_MODELS[model].alias, "openai"
+        else:
+            name, provider = provider_of(model)
+        supported = lm.get_supported_openai_params(model=name, custom_llm_provider=provider)
+    except Exception:
+        return None
+    if supported is None or key in supported:
+        return None
+    return f"{provider} does not take '{key}' (LiteLLM's supported parameters)"
+
+
+def register_header_secrets(headers: Any) -> None:
+    """Register the values of secret-named ``extra_headers`` (``Authorization``,
+    ``x-api-key``, ...) so that every writer redacts them."""
+    if not isinstance(headers, Mapping):
+        return
+    for name, value in headers.items():
+        if is_secret_header(str(name)) and isinstance(value, str):
+            register_secret(value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() in ("bearer", "basic", "token"):
+                register_secret(token.strip())

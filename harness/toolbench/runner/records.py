@@ -1,0 +1,75 @@
+"""What ``run.json`` records of a run's inputs, and reading them back for resume and rescore.
+
+A run names its scenario files with a SHA-256 of their bytes. ``run --resume`` and
+``rescore`` read the scenarios from those files, and refuse (exit 2, naming the file) one
+that is missing or changed since the run: a trial scored against another version of its
+scenario would mix two experiments silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolbench.errors import ScenarioError, UserError
+from toolbench.results import RunInfo, ScenarioFile
+from toolbench.scenarios.loader import load_file
+from toolbench.scenarios.model import Scenario
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def scenario_files(scenarios: Sequence[Scenario]) -> list[ScenarioFile]:
+    """The files ``scenarios`` came from (in first-use order), hashed now."""
+    by_path: dict[str, ScenarioFile] = {}
+    for sc in scenarios:
+        if sc.source is None:
+            continue  # built in code (tests): no file to record
+        path = str(Path(sc.source).resolve())
+        entry = by_path.get(path)
+        if entry is None:
+            try:
+                digest = file_sha256(Path(path))
+            except OSError:
+                continue  # read a moment ago; gone now: nothing to vouch for
+            entry = by_path[path] = ScenarioFile(path=path, sha256=digest)
+        entry.ids.append(sc.id)
+    return list(by_path.values())
+
+
+def recorded_scenarios(info: RunInfo, who: str) -> list[Scenario]:
+    """The run's scenarios read from its recorded files, in the run's order.
+
+    ``who`` starts the error line (``--resume``, ``rescore``). A file that is missing,
+    changed (another hash) or no longer holds a scenario the run used is refused.
+    """
+    wanted = set(info.scenarios)
+    found: dict[str, Scenario] = {}
+    for entry in info.scenario_files:
+        path = Path(entry.path)
+        try:
+            digest = file_sha256(path)
+        except OSError as exc:
+            why = "is missing" if isinstance(exc, FileNotFoundError) else "cannot be read"
+            raise UserError(f"{who}: scenario file {path} {why} (the run read it)") from None
+        if digest != entry.sha256:
+            raise UserError(
+                f"{who}: scenario file {path} changed since the run "
+                f"(sha256 {digest[:12]}, the run read {entry.sha256[:12]})"
+            )
+        try:
+            loaded = load_file(path)
+        except ScenarioError as exc:  # the same bytes: a tool set it references changed
+            raise UserError(f"{who}: {exc}") from None
+        for sc in loaded:
+            if sc.id in wanted and sc.id in entry.ids:
+                found.setdefault(sc.id, sc)
+    missing = [s for s in info.scenarios if s not in found]
+    if missing:
+        raise UserError(
+            f"{who}: scenario '{missing[0]}' of the run is in none of its recorded files"
+        )
+    return [found[s] for s in info.scenarios]

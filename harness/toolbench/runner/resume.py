@@ -1,0 +1,137 @@
+"""``run --resume --out DIR``: the run's own matrix and settings, from its ``run.json``.
+
+A resume needs no other option: models, each model's formats, scenarios (read from the
+recorded files, refused when one changed), samples, model parameters, record mode,
+concurrency, timeout, api base and cassette directory are the run's. An option given
+again must agree with the run's matrix: one that differs is refused in one line naming
+it (exit 2), because completing a run with another matrix would mix two experiments in
+one results file. Settings that do not change what a trial measures (``--concurrency``,
+``--timeout``, ``--api-base``, ``--record``, ``--cassettes``) may be given anew.
+
+Runs written before ``run.json`` recorded its cells are resumed from the command line,
+as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolbench.errors import UserError
+from toolbench.formats.auto import resolve_formats
+from toolbench.redaction import redact
+from toolbench.results import RunInfo
+from toolbench.runner.model_params import parse_model_param, register_header_secrets
+from toolbench.runner.records import recorded_scenarios
+from toolbench.scenarios.loader import select_scenarios
+from toolbench.store import info_path, read_info
+
+if TYPE_CHECKING:
+    from toolbench.runner.run import RunConfig
+
+MATRIX_OPTIONS = (
+    "models", "formats", "formats_from", "scenarios", "samples", "model_params", "max_turns",
+    "retry_on_parse_error",
+)  # fmt: skip
+"""``RunConfig`` fields that define the matrix: given again, they must agree."""
+SETTINGS = ("record", "concurrency", "timeout_s", "api_base", "cassette_dir", "max_tokens")
+"""``RunConfig`` fields taken from ``run.json`` unless given again."""
+
+
+def _show(values: Iterable[Any]) -> str:
+    return ", ".join(map(str, values)) or "none"
+
+
+def _differs(run_dir: Path, option: str, run: str, given: str) -> UserError:
+    return UserError(
+        f"--resume: {option} differs from the run in {info_path(run_dir)} "
+        f"(run: {run}; given: {given})"
+    )
+
+
+def _stored(value: Any) -> Any:
+    """``value`` as run.json stores it (secrets redacted), for comparison."""
+    return json.loads(redact(json.dumps(value)))
+
+
+def resume_config(cfg: RunConfig) -> RunConfig:
+    """``cfg`` completed from the run's ``run.json``; refused when a given option differs."""
+    assert cfg.out is not None
+    info = read_info(cfg.out)
+    if info is None or not info.cells:
+        return cfg
+    given = set(MATRIX_OPTIONS + SETTINGS) if cfg.given is None else set(cfg.given)
+    _check_matrix(cfg, info, given)
+    params = {m: dict(p) for m, p in info.model_params.items()}
+    for text in cfg.model_params:
+        model, key, value = parse_model_param(text)
+        params.setdefault(model, {})[key] = value  # the value itself: a redacted secret is not
+    changes: dict[str, Any] = {
+        "models": list(info.models),
+        "cells": {m: list(v) for m, v in info.cells.items()},
+        "auto": dict(info.auto_formats),
+        "samples": info.samples,
+        "max_turns": info.max_turns,
+        "retry_on_parse_error": info.retry_on_parse_error,
+        "resolved_params": params,
+        "loaded_scenarios": (
+            recorded_scenarios(info, "--resume")
+            if info.scenario_files
+            else select_scenarios(info.scenarios)
+        ),
+    }
+    settings = {
+        "record": info.record,
+        "concurrency": info.params.get("concurrency"),
+        "timeout_s": info.params.get("timeout_s"),
+        "api_base": info.api_base,
+        "cassette_dir": Path(info.cassette_dir) if info.cassette_dir else None,
+        "max_tokens": info.params.get("local_max_tokens"),
+    }
+    for name, value in settings.items():
+        if name not in given and value is not None:
+            changes[name] = value
+    return dataclasses.replace(cfg, **changes)
+
+
+def _check_matrix(cfg: RunConfig, info: RunInfo, given: set[str]) -> None:
+    run_dir = cfg.out
+    assert run_dir is not None
+    if given & {"models", "formats_from"}:
+        models = list(dict.fromkeys(cfg.models or list(cfg.formats_from or ())))
+        if models and set(models) != set(info.models):
+            raise _differs(run_dir, "--models", _show(info.models), _show(models))
+    if given & {"formats", "formats_from"}:
+        specs = resolve_formats(info.models, cfg.formats, cfg.formats_from).specs
+        now = {m: sorted(set(v)) for m, v in specs.items()}
+        then = {m: sorted(set(v)) for m, v in info.cells.items()}
+        if now != then:
+            model = next(m for m in info.models if now.get(m) != then.get(m))
+            raise _differs(
+                run_dir, "--formats", f"{model}: {_show(then.get(model, []))}",
+                f"{model}: {_show(now.get(model, []))}",
+            )  # fmt: skip
+    if "scenarios" in given and cfg.scenarios:
+        ids = [s.id for s in select_scenarios(cfg.scenarios)]
+        if set(ids) != set(info.scenarios):
+            extra = sorted(set(ids) - set(info.scenarios))
+            gone = sorted(set(info.scenarios) - set(ids))
+            what = f"adds {_show(extra)}" if extra else f"leaves out {_show(gone)}"
+            raise UserError(
+                f"--resume: --scenarios differs from the run in {info_path(run_dir)} ({what})"
+            )
+    for name, option in (("samples", "--samples"), ("max_turns", "--max-turns"),
+                         ("retry_on_parse_error", "--retry-on-parse-error")):  # fmt: skip
+        if name in given and getattr(cfg, name) != getattr(info, name):
+            raise _differs(run_dir, option, str(getattr(info, name)), str(getattr(cfg, name)))
+    for text in cfg.model_params:
+        model, key, value = parse_model_param(text)
+        if key == "extra_headers":
+            register_header_secrets(value)
+        run = info.model_params.get(model, {})
+        if key not in run or run[key] != _stored(value):
+            had = f"{key}={json.dumps(run[key])}" if key in run else f"no {key}"
+            raise _differs(run_dir, "--model-param", f"{model}: {had}", text)
