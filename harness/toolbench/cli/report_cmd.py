@@ -289,7 +289,8 @@ def rescore(
         typer.Option(
             "--scenarios",
             metavar="PATH",
-            help="Scenario file or directory (repeatable; default: the bundled suite).",
+            help="Scenario file or directory (repeatable; default: the files the run read, "
+            "refused when one changed; the bundled suite for older runs).",
         ),
     ] = None,
 ) -> None:

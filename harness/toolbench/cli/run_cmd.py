@@ -90,7 +90,7 @@ def run_cmd(
         "--model-param",
         metavar="MODEL:KEY=VALUE",
         help="A request parameter for one model, e.g. anthropic/claude-x:temperature=1 or "
-        'openai/o3:reasoning_effort=low (repeatable; VALUE is JSON where it parses, '
+        "openai/o3:reasoning_effort=low (repeatable; VALUE is JSON where it parses, "
         'else text; over toolbench.toml\'s [models."MODEL"] tables).',
     ),
     budget: float = typer.Option(

@@ -2,8 +2,11 @@
 
 Useful after a parser or scorer fix: every ``ok`` trial's turns are re-parsed with
 ``get_format(trial.format).parse_reply(turn.reply, scenario.tools)`` and re-scored with
-``toolbench.scoring.score_trial(scenario, fmt, turns, settings, markers)``: with the
-settings the trial ran with (stored on it; for older lines rebuilt from ``run.json``'s
+``toolbench.scoring.score_trial(scenario, fmt, turns, settings, markers)``.
+The scenarios are read from the files ``run.json`` recorded (refused, naming the file,
+when one is missing or changed since the run), or from ``--scenarios`` when given (and
+the bundled suite for runs from before the files were recorded). Trials are scored with
+the settings the trial ran with (stored on it; for older lines rebuilt from ``run.json``'s
 ``max_turns``) and the marker set recorded in ``run.json`` (the built-in formats' set for
 older runs), so a plugin installed since does not change the scores. Trials that did not reach the
 model (status other than ``ok``) and trials whose scenario is no longer known are copied
@@ -31,6 +34,7 @@ from toolbench.formats.base import Format
 from toolbench.outcome import trial_outcome
 from toolbench.outpath import prepare_dir
 from toolbench.results import RunInfo, TrialResult, TrialScores, TrialSettings, TurnRecord
+from toolbench.runner.records import recorded_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import builtin_markers, compile_markers
 from toolbench.store import NewResults, copy_info, iter_results, read_info, results_path
@@ -156,12 +160,15 @@ def rescore_run(
         raise UserError(f"-o: '{out}' is the run being rescored; choose a new directory")
     if results_path(out).exists():
         raise UserError(f"-o: {results_path(out)} already exists; choose a new directory")
-    if scenarios is None:
+    info = read_info(src.parent)  # migrated; refused when a newer toolbench wrote it
+    if scenarios is None and info is not None and info.scenario_files:
+        # The files the run read, as they were: a changed or missing one is refused.
+        scenarios = recorded_scenarios(info, "rescore")
+    if scenarios is None:  # a run from before the files were recorded
         from toolbench.scenarios.loader import load_scenarios
 
         scenarios = load_scenarios()
     by_id = {s.id: s for s in scenarios}
-    info = read_info(src.parent)  # migrated; refused when a newer toolbench wrote it
     markers = run_markers(info)
     full = default_scorer() if scorer is None else None
     getf = get_format or default_get_format
