@@ -276,6 +276,36 @@ CASES: dict[str, tuple[list[str], str]] = {
         ["run", "--record", "sometimes"],
         "error: --record: must be one of none, new, all (got 'sometimes')",
     ),
+    # issue 9: --model-param MODEL:key=value (checked before any call; --record none: no key)
+    "model-param-no-equals": (
+        ["run", "--models", "openai/x", "--record", "none", "--model-param", "openai/x:seed"],
+        "error: --model-param: 'openai/x:seed' has no '=' (write MODEL:key=value)",
+    ),
+    "model-param-no-colon": (
+        ["run", "--models", "openai/x", "--record", "none", "--model-param", "seed=1"],
+        "error: --model-param: 'seed=1' has no ':' (write MODEL:key=value)",
+    ),
+    "model-param-unknown-model": (
+        ["run", "--models", "openai/x", "--record", "none", "--model-param", "openai/y:seed=1"],
+        "error: --model-param: 'openai/y:seed=1': model 'openai/y' is not in --models (openai/x)",
+    ),
+    "model-param-provider-never-takes": (
+        [
+            "run",
+            "--models",
+            "anthropic/claude-x",
+            "--record",
+            "none",
+            "--model-param",
+            "anthropic/claude-x:seed=1",
+        ],
+        "error: --model-param: anthropic/claude-x: anthropic does not take 'seed'"
+        " (LiteLLM's supported parameters)",
+    ),
+    "model-param-set-by-toolbench": (
+        ["run", "--models", "openai/x", "--record", "none", "--model-param", "openai/x:tools=[]"],
+        "error: --model-param: openai/x: 'tools' is set by toolbench, not a model parameter",
+    ),
     # outputs that cannot be written
     "report-out-under-a-file": (
         ["report", "runs/r1", "-o", "afile/r.html"],

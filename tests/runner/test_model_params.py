@@ -1,0 +1,90 @@
+"""``--model-param MODEL:key=value`` and ``toolbench.toml``'s ``[models."MODEL"]`` tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolbench.errors import UserError
+from toolbench.redaction import forget_registered_secrets, redact
+from toolbench.runner.model_params import model_params, parse_model_param, read_config
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("anthropic/claude-x:temperature=1", ("anthropic/claude-x", "temperature", 1)),
+        ("openai/o3:reasoning_effort=low", ("openai/o3", "reasoning_effort", "low")),
+        ("x:max_tokens=256", ("x", "max_tokens", 256)),
+        ('x:extra_headers={"X-A":"b"}', ("x", "extra_headers", {"X-A": "b"})),
+        ('x:extra_body={"a": [1, "b=c"]}', ("x", "extra_body", {"a": [1, "b=c"]})),
+        ("ollama/qwen3:8b:top_p=0.5", ("ollama/qwen3:8b", "top_p", 0.5)),
+        ("x:stop=null", ("x", "stop", None)),
+        ("x:user={not json", ("x", "user", "{not json")),
+        ("x:user=", ("x", "user", "")),
+    ],
+)
+def test_parse(text: str, want: tuple[str, str, Any]) -> None:
+    assert parse_model_param(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("x:seed", "--model-param: 'x:seed' has no '=' (write MODEL:key=value)"),
+        ("seed=1", "--model-param: 'seed=1' has no ':' (write MODEL:key=value)"),
+        (":seed=1", "--model-param: ':seed=1' names no model (write MODEL:key=value)"),
+        ("x:=1", "--model-param: 'x:=1' names no parameter (write MODEL:key=value)"),
+    ],
+)
+def test_malformed(text: str, message: str) -> None:
+    with pytest.raises(UserError) as err:
+        parse_model_param(text)
+    assert str(err.value) == message
+
+
+def test_file_then_command_line(tmp_path: Path) -> None:
+    toml = tmp_path / "toolbench.toml"
+    toml.write_text(
+        '[gate]\nper_cell = false\n[models."openai/a"]\ntemperature = 1\ntop_p = 0.5\n'
+        '[models."openai/not-in-run"]\nseed = 3\n'
+    )
+    got = model_params(
+        ["openai/a:top_p=0.9", "openai/b:max_tokens=8"], ["openai/a", "openai/b"], toml
+    )
+    assert got == {"openai/a": {"temperature": 1, "top_p": 0.9}, "openai/b": {"max_tokens": 8}}
+    assert model_params([], ["openai/c"], tmp_path / "absent.toml") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[models]\nx = 3\n", 'models."x": expected a table of parameters'),
+        ("models = 3\n", "models: expected a table of models"),
+        ("[models\n", "not valid TOML: Expected ']' at the end of a table declaration "
+         "(at line 1, column 8)"),
+        ('[models."openai/a"]\nmessages = []\n',
+         "openai/a: 'messages' is set by toolbench, not a model parameter"),
+    ],
+)  # fmt: skip
+def test_bad_file_names_it(tmp_path: Path, text: str, message: str) -> None:
+    toml = tmp_path / "toolbench.toml"
+    toml.write_text(text)
+    with pytest.raises(UserError) as err:
+        model_params([], ["openai/a"], toml)
+    assert str(err.value) == f"{toml}: {message}"
+    assert read_config(tmp_path / "none.toml") == {}
+
+
+def test_secret_headers_are_registered_for_redaction() -> None:
+    forget_registered_secrets()
+    secret = "sk-ant-api03-secret-value-42"
+    model_params(
+        [f'anthropic/claude-x:extra_headers={{"x-api-key": "{secret}", "X-Trace": "t-123456"}}'],
+        ["anthropic/claude-x"],
+        None,
+    )
+    assert redact(f"sent {secret} and t-123456") == "sent <redacted> and t-123456"
+    forget_registered_secrets()
