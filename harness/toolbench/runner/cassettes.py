@@ -89,9 +89,10 @@ def register_api_base(api_base: str | None) -> str | None:
 
 
 def cassette_api_base(api_base: str) -> str:
-    """The api base as cassettes hold it: scheme ``http``, host :data:`API_HOST`, path kept."""
+    """The api base as cassettes hold it: scheme ``http``, host :data:`API_HOST`, the rest
+    kept (a query in the base changes the path the SDK builds from it)."""
     parts = urlsplit(api_base)
-    return urlunsplit(("http", API_HOST, parts.path, "", ""))
+    return urlunsplit(("http", API_HOST, parts.path, parts.query, parts.fragment))
 
 
 # ---------------------------------------------------------------- scrubbing
