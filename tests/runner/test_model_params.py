@@ -88,3 +88,21 @@ def test_secret_headers_are_registered_for_redaction() -> None:
     )
     assert redact(f"sent {secret} and t-123456") == "sent <redacted> and t-123456"
     forget_registered_secrets()
+
+
+def test_parameters_join_the_asked_ones_and_capabilities_filter_them() -> None:
+    """A user's temperature replaces the harness's 0; what the model does not take (o3:
+    a temperature other than 1) is dropped and recorded; the rest is sent."""
+    from toolbench.formats.base import RenderedRequest
+    from toolbench.runner.provider import Endpoint, build_request
+
+    rendered = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
+    params = {"temperature": 0.5, "reasoning_effort": "low", "max_completion_tokens": 64}
+    req, record = build_request(Endpoint("openai/o3", model_params=params), rendered, 7)
+    assert record.asked == {"temperature": 0.5, "seed": 7, **params}
+    assert "temperature" in record.dropped and "temperature" not in req
+    assert (req["reasoning_effort"], req["max_completion_tokens"]) == ("low", 64)
+    assert set(record.sent) == {"seed", "reasoning_effort", "max_completion_tokens"}
+    req, record = build_request(Endpoint("openai/gpt-4o", model_params={"temperature": 1}),
+                                rendered, 7)  # fmt: skip
+    assert req["temperature"] == 1 and record.dropped == {}

@@ -70,7 +70,12 @@ def run_cmd(
     out: Path = typer.Option(
         None, "-o", "--out", metavar="DIR", help="Run directory (default runs/<timestamp>)."
     ),
-    resume: bool = typer.Option(False, "--resume", help="Complete an interrupted run in --out."),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Complete the run in --out with the matrix and settings its run.json "
+        "records (an option that changes the matrix is refused).",
+    ),
     api_base: str = typer.Option(
         None, "--api-base", metavar="URL", help="OpenAI-compatible base URL for non-local models."
     ),
