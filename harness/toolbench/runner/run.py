@@ -237,10 +237,10 @@ def plan_run(cfg: RunConfig) -> Plan:
     """
     # A user:pw@ or ?token= in the api base never reaches disk, whoever calls this.
     register_url_secrets(cfg.api_base)
-    _check_options(cfg)
-    if cfg.resume:
+    if cfg.resume and cfg.out is not None and cfg.out.is_dir():
         cfg = resume_config(cfg)  # the run's matrix and settings, from its run.json
         register_url_secrets(cfg.api_base)
+    _check_options(cfg)
     # Repeats on the command line would run (and count) the same trials twice.
     models = list(dict.fromkeys(cfg.models or list(cfg.formats_from or ()) or DEFAULT_MODELS))
     if cfg.cells is not None:
