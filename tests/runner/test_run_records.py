@@ -232,3 +232,28 @@ def test_rescore_reads_the_runs_own_scenario_files(
     assert capsys.readouterr().out.startswith(f"rescored 2 of 2 trials into {tmp_path / 'r'}")
     old = {t.key: t.scores for t in load_results(tmp_path / "run")}
     assert {t.key: t.scores for t in load_results(tmp_path / "r")} == old
+
+
+def test_a_changed_tool_set_is_a_changed_scenario(
+    fake: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scen = tmp_path / "scen"
+    (scen / "tools").mkdir(parents=True)
+    tools = scen / "tools" / "weather.yaml"
+    tools.write_text("- name: get_weather\n  parameters: {type: object, properties: {}}\n")
+    (scen / "s.yaml").write_text(
+        "id: ref\ntools: [{ref: weather}]\nmessages: [{role: user, content: hi}]\n"
+        "expect: {no_call: true}\n"
+    )
+    assert _run(fake, tmp_path, scen / "s.yaml") == 0
+    files = _info(tmp_path)["scenario_files"]
+    assert isinstance(files, list)
+    assert [(f["path"], f["ids"]) for f in files] == [
+        (str((scen / "s.yaml").resolve()), ["ref"]),
+        (str(tools.resolve()), []),
+    ]
+    tools.write_text(tools.read_text().replace("{}", "{x: {type: string}}"))
+    capsys.readouterr()
+    assert run_cli(["rescore", str(tmp_path / "run"), "-o", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: rescore: tool set {tools.resolve()} changed since the run")

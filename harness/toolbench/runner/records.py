@@ -14,8 +14,9 @@ from pathlib import Path
 
 from toolbench.errors import ScenarioError, UserError
 from toolbench.results import RunInfo, ScenarioFile
-from toolbench.scenarios.loader import load_file
+from toolbench.scenarios.loader import TOOLS_DIRNAME, load_file
 from toolbench.scenarios.model import Scenario
+from toolbench.scenarios.yamlfile import read_yaml
 
 
 def file_sha256(path: Path) -> str:
@@ -23,7 +24,8 @@ def file_sha256(path: Path) -> str:
 
 
 def scenario_files(scenarios: Sequence[Scenario]) -> list[ScenarioFile]:
-    """The files ``scenarios`` came from (in first-use order), hashed now."""
+    """The files ``scenarios`` came from (in first-use order), hashed now, then the tool
+    sets they reference (``ids`` empty): a changed tool set changes the scenario too."""
     by_path: dict[str, ScenarioFile] = {}
     for sc in scenarios:
         if sc.source is None:
@@ -37,32 +39,64 @@ def scenario_files(scenarios: Sequence[Scenario]) -> list[ScenarioFile]:
                 continue  # read a moment ago; gone now: nothing to vouch for
             entry = by_path[path] = ScenarioFile(path=path, sha256=digest)
         entry.ids.append(sc.id)
-    return list(by_path.values())
+    tool_sets: dict[str, ScenarioFile] = {}
+    for entry in list(by_path.values()):
+        for ref in _tool_set_paths(Path(entry.path)):
+            key = str(ref.resolve())
+            if key not in by_path and key not in tool_sets:
+                try:
+                    tool_sets[key] = ScenarioFile(path=key, sha256=file_sha256(ref))
+                except OSError:
+                    continue
+    return [*by_path.values(), *tool_sets.values()]
+
+
+def _tool_set_paths(path: Path) -> list[Path]:
+    """The tool-set files a scenario file references (``tools: [{ref: NAME}]``)."""
+    try:
+        data = read_yaml(path)
+    except ScenarioError:
+        return []
+    if isinstance(data, dict) and set(data) == {"scenarios"}:
+        data = data["scenarios"]
+    items = data if isinstance(data, list) else [data]
+    refs = {
+        tool["ref"]
+        for item in items
+        if isinstance(item, dict) and isinstance(item.get("tools"), list)
+        for tool in item["tools"]
+        if isinstance(tool, dict) and isinstance(tool.get("ref"), str)
+    }
+    return [path.parent / TOOLS_DIRNAME / f"{ref}.yaml" for ref in sorted(refs)]
 
 
 def recorded_scenarios(info: RunInfo, who: str) -> list[Scenario]:
     """The run's scenarios read from its recorded files, in the run's order.
 
-    ``who`` starts the error line (``--resume``, ``rescore``). A file that is missing,
-    changed (another hash) or no longer holds a scenario the run used is refused.
+    ``who`` starts the error line (``--resume``, ``rescore``). A file (scenario file or
+    tool set) that is missing or changed (another hash) is refused.
     """
-    wanted = set(info.scenarios)
-    found: dict[str, Scenario] = {}
-    for entry in info.scenario_files:
+    for entry in info.scenario_files:  # every hash first: a tool set changes its scenarios
         path = Path(entry.path)
+        kind = "scenario file" if entry.ids else "tool set"
         try:
             digest = file_sha256(path)
         except OSError as exc:
             why = "is missing" if isinstance(exc, FileNotFoundError) else "cannot be read"
-            raise UserError(f"{who}: scenario file {path} {why} (the run read it)") from None
+            raise UserError(f"{who}: {kind} {path} {why} (the run read it)") from None
         if digest != entry.sha256:
             raise UserError(
-                f"{who}: scenario file {path} changed since the run "
+                f"{who}: {kind} {path} changed since the run "
                 f"(sha256 {digest[:12]}, the run read {entry.sha256[:12]})"
             )
+    wanted = set(info.scenarios)
+    found: dict[str, Scenario] = {}
+    for entry in info.scenario_files:
+        if not entry.ids:
+            continue
         try:
-            loaded = load_file(path)
-        except ScenarioError as exc:  # the same bytes: a tool set it references changed
+            loaded = load_file(entry.path)
+        except ScenarioError as exc:  # unreadable although unchanged (a limit changed)
             raise UserError(f"{who}: {exc}") from None
         for sc in loaded:
             if sc.id in wanted and sc.id in entry.ids:
