@@ -257,3 +257,32 @@ def test_a_changed_tool_set_is_a_changed_scenario(
     assert run_cli(["rescore", str(tmp_path / "run"), "-o", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: rescore: tool set {tools.resolve()} changed since the run")
+
+
+def test_resume_gets_a_redacted_header_back_or_refuses(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    param = f"openai/fake:extra_headers={HEADERS}"
+    assert _run(fake, tmp_path, scenario_file, "--model-param", param) == 0
+    _cut_to_first_trial(tmp_path / "run")
+    forget_registered_secrets()  # a new process: the secret is nowhere but run.json, redacted
+    capsys.readouterr()
+    out = ["run", "--resume", "--out", str(tmp_path / "run"), "--quiet", "--no-report"]
+    assert run_cli(out) == 2
+    assert capsys.readouterr().err == (
+        "error: --resume: openai/fake: extra_headers holds a secret run.json stores "
+        "redacted; give it again with --model-param\n"
+    )
+    # From toolbench.toml (the file that held it), the secret comes back and is sent.
+    (tmp_path / "toolbench.toml").write_text(
+        f'[models."openai/fake".extra_headers]\nAuthorization = "Bearer {SECRET}"\n'
+        'X-Team = "evals"\n'
+    )
+    cassettes = tmp_path / "cas" / "openai_fake" / "prompt-json"
+    for cassette in cassettes.glob("*.yaml"):
+        cassette.unlink()  # the trial left must reach the server
+    fake.received.clear()
+    assert run_cli(out) == 0
+    assert [r.headers["Authorization"] for r in fake.received] == [f"Bearer {SECRET}"]
+    assert len(load_results(tmp_path / "run")) == 2
+    assert [p for p in cassettes.glob("*.yaml") if SECRET in p.read_text()] == []

@@ -22,9 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from toolbench.errors import UserError
 from toolbench.formats.auto import resolve_formats
-from toolbench.redaction import redact
+from toolbench.redaction import REDACTED, redact
 from toolbench.results import RunInfo
-from toolbench.runner.model_params import parse_model_param, register_header_secrets
+from toolbench.runner.model_params import (
+    parse_model_param,
+    read_config,
+    register_header_secrets,
+)
 from toolbench.runner.records import recorded_scenarios
 from toolbench.scenarios.loader import select_scenarios
 from toolbench.store import info_path, read_info
@@ -65,10 +69,7 @@ def resume_config(cfg: RunConfig) -> RunConfig:
         return cfg
     given = set(MATRIX_OPTIONS + SETTINGS) if cfg.given is None else set(cfg.given)
     _check_matrix(cfg, info, given)
-    params = {m: dict(p) for m, p in info.model_params.items()}
-    for text in cfg.model_params:
-        model, key, value = parse_model_param(text)
-        params.setdefault(model, {})[key] = value  # the value itself: a redacted secret is not
+    params = _params(cfg, info, cfg.record if "record" in given else info.record)
     changes: dict[str, Any] = {
         "models": list(info.models),
         "cells": {m: list(v) for m, v in info.cells.items()},
@@ -95,6 +96,34 @@ def resume_config(cfg: RunConfig) -> RunConfig:
         if name not in given and value is not None:
             changes[name] = value
     return dataclasses.replace(cfg, **changes)
+
+
+def _params(cfg: RunConfig, info: RunInfo, record: str) -> dict[str, dict[str, Any]]:
+    """The run's model parameters, with the secrets run.json holds redacted given back:
+    from the command line, else from ``toolbench.toml`` when its value redacts to the
+    stored one. A redacted value nobody gives back is refused when the resume may call
+    the model (it would send the placeholder as a credential)."""
+    params = {m: dict(p) for m, p in info.model_params.items()}
+    given = {(m, k) for m, k, _ in map(parse_model_param, cfg.model_params)}
+    for text in cfg.model_params:
+        model, key, value = parse_model_param(text)
+        params.setdefault(model, {})[key] = value
+    file = read_config(cfg.params_file) if cfg.params_file is not None else {}
+    for model, mine in params.items():
+        for key, value in mine.items():
+            if (model, key) in given or REDACTED not in json.dumps(value):
+                continue
+            theirs = file.get(model, {}).get(key)
+            if key == "extra_headers":
+                register_header_secrets(theirs)
+            if theirs is not None and _stored(theirs) == value:
+                mine[key] = theirs
+            elif record != "none":
+                raise UserError(
+                    f"--resume: {model}: {key} holds a secret run.json stores redacted; "
+                    f"give it again with --model-param"
+                )
+    return params
 
 
 def _check_matrix(cfg: RunConfig, info: RunInfo, given: set[str]) -> None:
