@@ -80,8 +80,7 @@ def _netloc(url: str) -> str:
 
 def register_api_base(api_base: str | None) -> str | None:
     """Tell the scrubber that ``api_base``'s server is the run's ``--api-base`` (recorded
-    and matched as :data:`API_HOST`); returns the placeholder base replays are sent to
-    (None without an api base)."""
+    and matched as :data:`API_HOST`); returns the placeholder base (None without one)."""
     if not api_base:
         return None
     _api_netlocs.add(_netloc(api_base))

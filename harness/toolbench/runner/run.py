@@ -392,7 +392,9 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
     res_file = results_path(plan.run_dir)
     max_tokens = cfg.max_tokens or LOCAL_MAX_TOKENS
     deadline = None if cfg.budget_s is None else time.monotonic() + cfg.budget_s
-    replay_base = register_api_base(cfg.api_base)  # recorded and matched port-free
+    # Recorded and matched as a placeholder host: a replay finds its cassettes whatever
+    # the port (and needs no server: a matched request never leaves the process).
+    register_api_base(cfg.api_base)
 
     async def endpoint_for(model: str, fmt: Format, live: bool) -> Endpoint:
         mine = dict(plan.model_params.get(model, {}))
@@ -411,9 +413,9 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         key = None if live else REPLAY_KEY
         if live and keyless(model, cfg.api_base) and missing_key(model):
             key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
-        # A replay goes to the placeholder the cassettes hold: no server, any port.
-        url = cfg.api_base if live else replay_base
-        return Endpoint(model, url, key, timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S,
+        # The real api base even on replay: LiteLLM tells some providers by it, and
+        # what they take decides the request that must match the cassette.
+        return Endpoint(model, cfg.api_base, key, timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S,
                         model_params=mine)  # fmt: skip
 
     async def trial(spec: TrialSpec) -> TrialResult:
