@@ -12,7 +12,6 @@ import pytest
 from jsonschema import Draft202012Validator
 from tests.scenarios.suite_samples import regex_sample, sample_call, sample_round
 
-from toolbench.formats.registry import get_format
 from toolbench.scenarios.loader import bundled_dir, load_scenarios, tag_counts
 from toolbench.scenarios.model import ArgMatcher, Scenario
 from toolbench.scenarios.script import tool_results
@@ -80,7 +79,7 @@ def _optional(sc: Scenario) -> bool:
 Check = Callable[[Scenario], bool]
 THEMES: dict[str, tuple[int, Check | None]] = {
     # tag: (at least this many scenarios, what every scenario with the tag must show)
-    "reasoning": (8, None),  # see test_reasoning_scenarios_read_the_same_after_a_think_block
+    "reasoning": (8, None),  # test_perfect_model: the same score after a <think> block
     "tool-error": (8, _is_error_round),
     "long-conversation": (8, lambda sc: len(sc.messages) + 2 * len(sc.expect.rounds or []) >= 6),
     "nested": (8, lambda sc: any(isinstance(v, dict | list) for v in _values(sc))),
@@ -145,45 +144,6 @@ def test_a_perfect_reply_scores_right_and_fits_the_schemas(sc: Scenario) -> None
         if sc.expect.kind == "multi_turn":
             got = [text for _, text in tool_results(sc, i, calls)]
             assert got == [c.result_text() for c in rnd.calls]
-
-
-def _think(sc: Scenario) -> str:
-    return (
-        "<think>\nThe user wants something done; let me work out the arguments first."
-        ' A call looks like {"name": ...}, but this is only my reasoning.\n</think>\n'
-    )
-
-
-def _xml(calls: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"<tool_call>\n{json.dumps(c, ensure_ascii=False)}\n</tool_call>" for c in calls
-    )
-
-
-def _prompt_json(calls: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        json.dumps({"tool": c["name"], "arguments": c["arguments"]}, ensure_ascii=False)
-        for c in calls
-    )
-
-
-ENCODERS = {"xml": _xml, "prompt-json": _prompt_json}
-REASONING = [sc for sc in SUITE if "reasoning" in sc.tags]
-
-
-@pytest.mark.parametrize("spec", sorted(ENCODERS))
-@pytest.mark.parametrize("sc", REASONING, ids=lambda sc: sc.id)
-def test_reasoning_scenarios_read_the_same_after_a_think_block(sc: Scenario, spec: str) -> None:
-    fmt = get_format(spec)
-    rounds = sc.expect.expected_rounds()
-    if not rounds:
-        parsed = fmt.parse(_think(sc) + "There are seven days in a week.", sc.tools)
-        assert parsed.calls == []
-        return
-    calls = sample_round(sc, rounds[0])
-    encoded = ENCODERS[spec]([{"name": c.name, "arguments": c.arguments} for c in calls])
-    parsed = fmt.parse(_think(sc) + encoded, sc.tools)
-    assert match_round(rounds[0], parsed.calls) == []
 
 
 def test_recorded_is_exactly_what_the_committed_cassettes_cover() -> None:
