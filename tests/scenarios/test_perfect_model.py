@@ -1,8 +1,9 @@
 """Every bundled scenario, played through the engine by a model that does everything
-right, scores perfectly in the text formats: the expectations, the scripted results, the
-turn limits and the final-answer checks agree with each other (a contradiction in any of
-them would make the perfect reply fail). Reasoning scenarios get a ``<think>`` preamble
-and prose scenarios a sentence before each call, as a model would write them."""
+right, scores perfectly in ``xml``, ``prompt-json`` and ``native``: the expectations, the
+scripted results, the turn limits and the final-answer checks agree with each other (a
+contradiction in any of them would make the perfect reply fail). Reasoning scenarios get a
+``<think>`` preamble and prose scenarios a sentence before each call, as a model would
+write them."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ def _prompt_json(calls: list[ToolCall]) -> str:
     )
 
 
+def _native(calls: list[ToolCall]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"call_{i}",
+            "type": "function",
+            "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+        }
+        for i, c in enumerate(calls)
+    ]
+
+
 ENCODERS = {"xml": _xml, "prompt-json": _prompt_json}
 
 
@@ -58,24 +70,31 @@ def _answer(sc: Scenario) -> str:
     return "Here is what I found: " + ", ".join(parts) + "."
 
 
-def _replies(sc: Scenario, encode: Any) -> list[str]:
-    rounds = [encode(sample_round(sc, r)) for r in sc.expect.expected_rounds()]
-    replies = [_preamble(sc) + text for text in rounds]
+def _replies(sc: Scenario, spec: str) -> list[ModelReply]:
+    rounds = [sample_round(sc, r) for r in sc.expect.expected_rounds()]
+    if spec == "native":
+        replies = []
+        for calls in rounds:
+            native = _native(calls)
+            message = {"role": "assistant", "content": None, "tool_calls": native}
+            replies.append(ModelReply(tool_calls=native, raw_message=message))
+    else:
+        replies = [ModelReply(text=_preamble(sc) + ENCODERS[spec](calls)) for calls in rounds]
     if sc.expect.kind != "calls":
-        replies.append(_answer(sc))
+        replies.append(ModelReply(text=_answer(sc)))
     return replies
 
 
-@pytest.mark.parametrize("spec", sorted(ENCODERS))
+@pytest.mark.parametrize("spec", [*sorted(ENCODERS), "native"])
 @pytest.mark.parametrize("sc", SUITE, ids=lambda sc: sc.id)
 def test_a_perfect_model_scores_perfectly(sc: Scenario, spec: str) -> None:
     fmt = get_format(spec)
     settings = effective_settings(sc)
     conv = Conversation(fmt, sc, settings)
-    for text in _replies(sc, ENCODERS[spec]):
+    for reply in _replies(sc, spec):
         assert not conv.done
         req = conv.request()
-        conv.feed(Exchange(reply=ModelReply(text=text), request={"messages": req.messages}))
+        conv.feed(Exchange(reply=reply, request={"messages": req.messages}))
     assert conv.done
     s = score_trial(sc, fmt, conv.turns, settings)
     assert s.errors == [], s.reasons
