@@ -25,11 +25,13 @@ class ScenarioError(UserError):
 class UnknownNameError(UserError):
     """A name (format, scenario, metric, model) is not known; lists the valid choices."""
 
-    def __init__(self, kind: str, name: str, choices: Iterable[str]) -> None:
+    def __init__(
+        self, kind: str, name: str, choices: Iterable[str], listing: str | None = None
+    ) -> None:
         self.kind = kind
         self.name = name
         self.choices = sorted(set(choices))
-        super().__init__(did_you_mean(kind, name, self.choices))
+        super().__init__(did_you_mean(kind, name, self.choices, listing))
 
 
 class MissingApiKeyError(UserError):
@@ -88,10 +90,15 @@ class UnsupportedError(ToolbenchError):
         self.code = code
 
 
-def did_you_mean(kind: str, name: str, choices: Iterable[str]) -> str:
-    """Format an "unknown X" message with the closest match and the full list of choices."""
+def did_you_mean(kind: str, name: str, choices: Iterable[str], listing: str | None = None) -> str:
+    """Format an "unknown X" message with the closest match and the full list of choices.
+
+    ``listing`` replaces that list where it would be too long to read (the suggestion is
+    still drawn from every choice), e.g. the tags of a suite without its 138 ids.
+    """
     options = sorted(set(choices))
     close = difflib.get_close_matches(name, options, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
-    listing = ", ".join(options) if options else "(none)"
-    return f"unknown {kind} '{name}'.{hint} Available: {listing}"
+    if listing is None:
+        listing = "Available: " + (", ".join(options) if options else "(none)")
+    return f"unknown {kind} '{name}'.{hint} {listing}"

@@ -7,12 +7,12 @@ from collections import Counter
 import pytest
 
 from toolbench.errors import UnknownNameError
-from toolbench.scenarios.loader import bundled_dir, opt_in_suites, select_scenarios
+from toolbench.scenarios.loader import bundled_dir, load_scenarios, opt_in_suites, select_scenarios
 
 
-def test_default_selection_is_the_34_bundled_scenarios_only() -> None:
+def test_default_selection_is_the_top_folder_only() -> None:
     default = select_scenarios(None)
-    assert len(default) == 34
+    assert len(default) == len(load_scenarios([bundled_dir()])) >= 120
     assert not any("bfcl-smoke" in sc.tags for sc in default)
     assert all(sc.source and "bfcl-smoke" not in sc.source for sc in default)
 

@@ -151,6 +151,11 @@ def test_list(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.splitlines() == [
         "ID    KIND   TOOLS  TAGS",
         "good  calls  1      single,demo",
+        "",
+        "TAG     SCENARIOS",
+        "demo    1",
+        "single  1",
+        "",
         "1 scenario",
     ]
 

@@ -92,7 +92,8 @@ def test_wheel_installs_the_bundled_suite(installed: Path, tmp_path: Path) -> No
     listing = run([str(installed / "toolbench"), "scenarios", "list"], tmp_path)
     suite = load_scenarios([bundled_dir()])
     assert listing.splitlines()[-1] == f"{len(suite)} scenarios"
-    assert {line.split()[0] for line in listing.splitlines()[1:-1]} == {sc.id for sc in suite}
+    rows = listing.split("\n\n")[0].splitlines()[1:]  # then the count per tag, the total
+    assert {line.split()[0] for line in rows} == {sc.id for sc in suite}
     checked = run([str(installed / "toolbench"), "scenarios", "validate"], tmp_path)
     files = scenario_files([ROOT / "scenarios"])
     assert checked == f"ok: {len(suite)} scenarios in {len(files)} files\n"

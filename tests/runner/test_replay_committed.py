@@ -14,6 +14,10 @@ from toolbench.cli.app import run_cli
 from toolbench.results import load_results
 
 ROOT = Path(__file__).resolve().parents[2]
+RECORDED = ["--scenarios", "recorded"]
+"""The committed cassettes cover the scenarios tagged ``recorded`` (the 34 of the first
+suite); the newer bundled scenarios have none yet and would replay as ``cassette_missing``,
+so the replay is pinned to exactly the recorded ones."""
 
 
 @pytest.mark.skipif(not EXPECTED.is_file(), reason="no expected replay summary committed")
@@ -22,8 +26,9 @@ def test_committed_cassettes_replay_to_expected_results(
 ) -> None:
     monkeypatch.chdir(ROOT)
     rc = run_cli(
-        ["run", "--record", "none", "--quiet", "--no-report", "--out", str(tmp_path / "r")]
-    )
+        ["run", "--record", "none", "--quiet", "--no-report", *RECORDED,
+         "--out", str(tmp_path / "r")]
+    )  # fmt: skip
     assert rc == 0
     results = load_results(tmp_path / "r")
     # Four Gemma native generations hung while recording (see README): nothing was
@@ -31,6 +36,7 @@ def test_committed_cassettes_replay_to_expected_results(
     assert sum(r.status == "ok" for r in results) >= len(results) - 4
     got = summarize(results)
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    assert {r["scenario"] for r in got} == {r["scenario"] for r in expected}
     assert len(got) == len(expected)
     for g, e in zip(got, expected, strict=True):
         assert g == e
@@ -43,7 +49,9 @@ def test_analysis_commands_work_on_the_committed_run(
     """Every reading command runs on the real local-model run, not only on synthetic data."""
     monkeypatch.chdir(ROOT)
     run = str(tmp_path / "r")
-    assert run_cli(["run", "--record", "none", "--quiet", "--no-report", "--out", run]) == 0
+    assert (
+        run_cli(["run", "--record", "none", "--quiet", "--no-report", *RECORDED, "--out", run]) == 0
+    )
     out = tmp_path / "out"
     assert run_cli(["report", run, "-o", str(out / "r.html")]) == 0
     page = (out / "r.html").read_text(encoding="utf-8")

@@ -25,8 +25,8 @@ PathsArg = Annotated[
 
 @scenarios_app.command("list", cls=Command)
 def list_cmd(paths: PathsArg = None) -> None:
-    """Print each scenario's id, kind, tool count and tags."""
-    from toolbench.scenarios.loader import load_scenarios
+    """Print each scenario's id, kind, tool count and tags, then the count per tag."""
+    from toolbench.scenarios.loader import load_scenarios, tag_counts
 
     scenarios = load_scenarios(paths or None)
     rows = [(sc.id, sc.expect.kind, str(len(sc.tools)), ",".join(sc.tags)) for sc in scenarios]
@@ -35,6 +35,14 @@ def list_cmd(paths: PathsArg = None) -> None:
     for row in [header, *rows]:
         cells = [row[i].ljust(widths[i]) for i in range(3)]
         typer.echo("  ".join([*cells, row[3]]).rstrip())
+    counts = tag_counts(scenarios)
+    if counts:
+        width = max(len("TAG"), *map(len, counts))
+        typer.echo("")
+        typer.echo(f"{'TAG'.ljust(width)}  SCENARIOS")
+        for tag, n in counts.items():
+            typer.echo(f"{tag.ljust(width)}  {n}")
+        typer.echo("")
     typer.echo(f"{len(scenarios)} scenario" + ("" if len(scenarios) == 1 else "s"))
 
 

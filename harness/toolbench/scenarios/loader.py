@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -264,8 +265,20 @@ def select_scenarios(selectors: Sequence[str] | None) -> list[Scenario]:
             bundled = load_scenarios()
         hits = [sc for sc in bundled if sc.id == sel or sel in sc.tags]
         if not hits:
-            choices = {sc.id for sc in bundled} | {t for sc in bundled for t in sc.tags}
-            raise UnknownNameError("scenario or tag", sel, choices | set(suites))
+            tags = sorted(tag_counts(bundled))
+            # 130-odd ids make an unreadable line: list tags and suites, point to the ids.
+            listing = (
+                f"Tags: {', '.join(tags) or '(none)'}; suites: {', '.join(suites) or '(none)'};"
+                " scenario ids: toolbench scenarios list"
+            )
+            choices = {sc.id for sc in bundled} | set(tags) | set(suites)
+            raise UnknownNameError("scenario or tag", sel, choices, listing)
         for sc in hits:
             picked.setdefault(sc.id, sc)
     return list(picked.values())
+
+
+def tag_counts(scenarios: Iterable[Scenario]) -> dict[str, int]:
+    """How many scenarios carry each tag, most used first (ties by name)."""
+    counts = Counter(tag for sc in scenarios for tag in dict.fromkeys(sc.tags))
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
