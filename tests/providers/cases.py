@@ -9,7 +9,9 @@ from pathlib import Path
 from tests.providers.servers.base import FakeServer
 
 HERE = Path(__file__).parent
-SCENARIOS = HERE / "data" / "weather.yaml"
+SCENARIOS = HERE / "data"
+"""Two multi-turn scenarios, Lisbon and Oslo (one file each)."""
+LISBON = SCENARIOS / "lisbon.yaml"
 FORMATS = ("native", "prompt-json", "react", "xml", "mistral", "claude-xml")
 """Native, the three text formats, and two dialect formats."""
 DUMMY_KEY = "sk-rt-dummy-7f3a9c2e41b86d05"

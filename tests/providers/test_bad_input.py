@@ -1,0 +1,106 @@
+"""Issue 9, "Bad input": a provider that answers with something that is not a reply.
+
+Each fails its own trials with a typed code (asserted), is never recorded as if it were
+the model's answer (a later ``--record new`` asks the server again), leaves every other
+model's finished trials in place, and prints no traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.providers.cases import CASES, SCENARIOS, Case
+from tests.providers.servers.base import Request, Response
+from toolbench.cli.app import run_cli
+from toolbench.results import load_results
+
+CASE = {c.id: c for c in CASES}
+HTML = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>"
+
+
+def _anthropic_unknown_block(req: Request) -> Response:
+    # A reply in the Messages shape whose only block has a type LiteLLM does not read
+    # (it would drop the block and hand on an empty message).
+    return Response(200, {
+        "id": "msg_01bad", "type": "message", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "hologram", "data": "zz"}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 1},
+    })  # fmt: skip
+
+
+def _gemini_blocked(req: Request) -> Response:
+    # What Gemini sends when it blocks a prompt: no candidates, only the feedback.
+    # (https://ai.google.dev/api/generate-content#PromptFeedback)
+    return Response(200, {
+        "promptFeedback": {"blockReason": "OTHER"},
+        "usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 3},
+        "modelVersion": "gemini-2.0-flash",
+    })  # fmt: skip
+
+
+def _gemini_empty(req: Request) -> Response:
+    return Response(200, {"usageMetadata": {"promptTokenCount": 3}, "modelVersion": "x"})
+
+
+BAD = {
+    # name: (provider, the broken reply, the trial's status, its code, a line of its message)
+    "html-502": (
+        "anthropic", lambda r: Response(502, HTML, {"content-type": "text/html"}),
+        "infra_error", "infra.server_error", "502 Bad Gateway",
+    ),
+    "html-200": (
+        "gemini", lambda r: Response(200, HTML, {"content-type": "text/html"}),
+        "infra_error", "infra.bad_reply", "body is not JSON",
+    ),
+    "anthropic-unknown-block": (
+        "anthropic", _anthropic_unknown_block,
+        "infra_error", "infra.bad_reply", "unknown content block type 'hologram'",
+    ),
+    "gemini-blocked": (
+        "gemini", _gemini_blocked,
+        "infra_error", "infra.bad_reply", "without candidates (blockReason OTHER)",
+    ),
+    "gemini-no-candidates": (
+        "gemini", _gemini_empty, "infra_error", "infra.bad_reply", "without candidates",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_reply_fails_its_trials_with_a_typed_code(
+    name: str, tmp_path: Path, keys: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    provider, broken, status, code, text = BAD[name]
+    bad: Case = CASE[provider]
+    good: Case = CASE["openai"]
+    with bad.server() as bad_srv, good.server() as good_srv:
+        bad_srv.override = broken
+        # One --api-base for the run: the healthy model is another run into the same
+        # cassette directory, then both are read back.
+        rc = run_cli([
+            "run", "--models", bad.model, "--formats", "native,xml",
+            "--scenarios", str(SCENARIOS), "--api-base", bad_srv.base_url,
+            "--out", str(tmp_path / "bad"), "--cassettes", str(tmp_path / "cas"),
+            "--quiet", "--no-report",
+        ])  # fmt: skip
+        rc_good = run_cli([
+            "run", "--models", good.model, "--formats", "native,xml",
+            "--scenarios", str(SCENARIOS), "--api-base", good_srv.base_url,
+            "--out", str(tmp_path / "good"), "--cassettes", str(tmp_path / "cas"),
+            "--quiet", "--no-report",
+        ])  # fmt: skip
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert rc == 3  # no trial of that model was measured: the documented exit code
+    assert rc_good == 0
+    results = load_results(tmp_path / "bad")
+    assert len(results) == 4
+    for r in results:
+        assert (r.status, r.error_code) == (status, code), (r.format, r.infra_error)
+        assert text in (r.infra_error or ""), r.infra_error
+        assert r.scores is None and r.turns == []
+    # Never recorded as the model's answer: --record new asks the server again.
+    assert not (tmp_path / "cas" / bad.model.replace("/", "_")).exists()
+    assert all(r.status == "ok" for r in load_results(tmp_path / "good"))
