@@ -5,10 +5,13 @@ format's multi-turn scenario, then the same run replayed offline with no server.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.providers.cases import CASES, FORMATS, SCENARIOS, Case
+from tests.providers.servers import gemini
+from tests.providers.servers.base import Request
 from toolbench.cli.app import run_cli
 from toolbench.results import TrialResult, load_results
 
@@ -23,6 +26,47 @@ def run(case: Case, base: str, tmp: Path, out: str, *extra: str) -> int:
 
 def by_key(results: list[TrialResult]) -> dict[tuple[str, str], TrialResult]:
     return {(r.format, r.scenario_id): r for r in results}
+
+
+def _second_native_turns(received: list[Request]) -> list[Any]:
+    return [q.body for q in received if q.body and q.body.get("tools") and _turns(q.body) > 1]
+
+
+def _turns(body: dict[str, Any]) -> int:
+    return len(body.get("messages") or body.get("contents") or [])
+
+
+def check_wire(case: Case, received: list[Request]) -> None:
+    """What each provider's documentation says the request must (not) hold."""
+    bodies = [q.body for q in received]
+    assert all(isinstance(b, dict) for b in bodies)
+    if case.id == "anthropic":
+        assert {q.path for q in received} == {"/v1/messages"}
+        assert not any("seed" in b for b in bodies)  # Anthropic has none: dropped, recorded
+        assert all(isinstance(b["system"], list | str) for b in bodies)  # top-level system
+        for b in _second_native_turns(received):
+            kinds = [blk["type"] for blk in b["messages"][-1]["content"]]
+            assert kinds == ["tool_result"]
+    elif case.id == "gemini":
+        assert {q.path for q in received} == {"/v1beta/models/gemini-2.0-flash:generateContent"}
+        for b in _second_native_turns(received):
+            (call,) = [p for c in b["contents"] for p in c["parts"] if "function_call" in p]
+            assert call["thoughtSignature"] == gemini.signature(call["function_call"])
+    elif case.id == "ollama":
+        assert {q.path for q in received} == {"/api/chat"}
+        assert all(b["stream"] is False for b in bodies)
+    elif case.id == "mistral":
+        for b in bodies:  # the fake refuses them too (422); asserted here to name them
+            assert not any("provider_specific_fields" in m for m in b["messages"])
+    elif case.id == "deepseek":
+        assert {q.path for q in received} == {"/chat/completions"}  # no /v1 on DeepSeek
+    elif case.id == "openrouter":
+        assert {q.path for q in received} == {"/api/v1/chat/completions"}
+    if not case.keyed:
+        # No key in the environment: none sent, toolbench's placeholder (openai/), or
+        # LiteLLM's own (hosted_vllm/, lm_studio/).
+        auth = {q.headers.get("authorization") for q in received}
+        assert auth <= {None, "Bearer toolbench-no-key", "Bearer fake-api-key"}, auth
 
 
 def all_bytes(root: Path) -> list[tuple[Path, bytes]]:
@@ -50,6 +94,7 @@ def test_round_trip_then_offline_replay(
         assert len(r.turns) == 2
     # Two requests per trial: no fault, no retry, nothing the fake refused.
     assert len(received) == len(live) * 2
+    check_wire(case, received)
     if case.keyed:
         # The key reached the server, and no byte toolbench wrote holds it.
         assert any(keys in str(q.headers) for q in received)
