@@ -46,6 +46,8 @@ CASES = (
     Case("lm-studio", "lm_studio/qwen3", "openai_chat", "keyless", keyed=False),
     Case("mistral", "mistral/mistral-small-latest", "openai_chat", "mistral"),
     Case("deepseek", "deepseek/deepseek-chat", "openai_chat", "deepseek"),
+    Case("deepseek-reasoner", "deepseek/deepseek-reasoner", "openai_chat", "deepseek"),
     Case("moonshot", "moonshot/kimi-k2-0711-preview", "openai_chat", "moonshot"),
+    Case("moonshot-k2.5", "moonshot/kimi-k2.5", "openai_chat", "moonshot"),
     Case("openrouter", "openrouter/openai/gpt-4o-mini", "openai_chat", "openrouter"),
 )

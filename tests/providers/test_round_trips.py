@@ -4,6 +4,7 @@ format's multi-turn scenario, then the same run replayed offline with no server.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +30,20 @@ def by_key(results: list[TrialResult]) -> dict[tuple[str, str], TrialResult]:
 
 
 def _second_native_turns(received: list[Request]) -> list[Any]:
-    return [q.body for q in received if q.body and q.body.get("tools") and _turns(q.body) > 1]
+    """The native requests that carry a tool result back (the second turns)."""
+    return [q.body for q in received if q.body and q.body.get("tools") and _has_result(q.body)]
 
 
-def _turns(body: dict[str, Any]) -> int:
-    return len(body.get("messages") or body.get("contents") or [])
+def _has_result(body: dict[str, Any]) -> bool:
+    text = json.dumps(body.get("messages") or body.get("contents"))
+    return any(k in text for k in ('"role": "tool"', '"tool_result"', '"function_response"'))
 
 
 def check_wire(case: Case, received: list[Request]) -> None:
     """What each provider's documentation says the request must (not) hold."""
     bodies = [q.body for q in received]
     assert all(isinstance(b, dict) for b in bodies)
+    assert len(_second_native_turns(received)) == 2  # native, Lisbon and Oslo
     if case.id == "anthropic":
         assert {q.path for q in received} == {"/v1/messages"}
         assert not any("seed" in b for b in bodies)  # Anthropic has none: dropped, recorded
@@ -58,8 +62,15 @@ def check_wire(case: Case, received: list[Request]) -> None:
     elif case.id == "mistral":
         for b in bodies:  # the fake refuses them too (422); asserted here to name them
             assert not any("provider_specific_fields" in m for m in b["messages"])
-    elif case.id == "deepseek":
+    elif case.id.startswith("deepseek"):
         assert {q.path for q in received} == {"/chat/completions"}  # no /v1 on DeepSeek
+        if case.id == "deepseek-reasoner":  # its thinking goes back with its calls
+            for b in _second_native_turns(received):
+                (echoed,) = [m for m in b["messages"] if m["role"] == "assistant"]
+                assert echoed["reasoning_content"]
+    elif case.id == "moonshot-k2.5":
+        # A reasoning model: LiteLLM drops temperature=0 for it, and toolbench records so.
+        assert not any("temperature" in b for b in bodies)
     elif case.id == "openrouter":
         assert {q.path for q in received} == {"/api/v1/chat/completions"}
     if not case.keyed:
@@ -92,6 +103,8 @@ def test_round_trip_then_offline_replay(
         assert r.scores.call_accuracy is True, (key, r.scores.reasons)
         assert r.scores.final_answer_ok is True, (key, r.scores.reasons)
         assert len(r.turns) == 2
+        if case.id == "moonshot-k2.5":
+            assert r.params is not None and "temperature" in r.params.dropped
     # Two requests per trial: no fault, no retry, nothing the fake refused.
     assert len(received) == len(live) * 2
     check_wire(case, received)

@@ -229,7 +229,8 @@ def _protocol_fault(data: dict[str, Any], path: str) -> str | None:
     """Why a 2xx JSON body of a non-OpenAI protocol is not a reply (found by the provider
     round trips, tests/providers/test_bad_input.py): an Anthropic message with a block
     LiteLLM cannot read, a Gemini ``generateContent`` reply without candidates (a
-    blocked prompt) or whose first candidate has no content."""
+    blocked prompt). A candidate without content (``finishReason`` SAFETY,
+    MALFORMED_FUNCTION_CALL) is the model's empty answer, as LiteLLM reads it: scored."""
     if path.endswith("/v1/messages") and data.get("type") == "message":
         content = data.get("content")
         if not isinstance(content, list):
@@ -247,10 +248,6 @@ def _protocol_fault(data: dict[str, Any], path: str) -> str | None:
             reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
             why = f" (blockReason {reason})" if reason else ""
             return f"Gemini reply without candidates{why}"
-        first = candidates[0]
-        if not isinstance(first, dict) or not isinstance(first.get("content"), dict):
-            finish = first.get("finishReason") if isinstance(first, dict) else None
-            return f"Gemini reply whose first candidate has no content (finishReason {finish})"
     return None
 
 

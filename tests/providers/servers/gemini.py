@@ -9,7 +9,9 @@ Shapes: Gemini API reference, "Generating content"
 .stopSequences``; a reply ``{"candidates": [{"content": {"role": "model", "parts":
 [...]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {...}, "modelVersion"}``,
 as LiteLLM's own tests mock it (BerriAI/litellm
-tests/test_litellm/llms/vertex_ai/gemini/test_vertex_and_google_ai_studio_gemini.py).
+tests/test_litellm/llms/vertex_ai/gemini/test_vertex_and_google_ai_studio_gemini.py;
+test_thought_signature_in_tool_call_id.py for the signature LiteLLM carries in the call
+id, ``call_<id>__thought__<signature>``).
 
 Thought signatures ("Thought signatures", https://ai.google.dev/gemini-api/docs/thought-signatures):
 a ``functionCall`` part comes with an opaque ``thoughtSignature``; a later request whose

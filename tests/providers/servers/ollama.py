@@ -8,7 +8,8 @@ tools)" example (https://github.com/ollama/ollama/blob/main/docs/api.md#generate
 "done": true, "prompt_eval_count", "eval_count"}`` with ``arguments`` an object, not a
 JSON string, and no call id; tool results come back as ``role: tool`` messages. No key:
 a local Ollama takes none. A streamed request (``stream`` absent or true: Ollama's
-default) is refused here, since the fake only answers whole replies.
+default) is refused here, since the fake only answers whole replies. LiteLLM's own test of
+the mapping: BerriAI/litellm tests/test_litellm/llms/ollama/test_ollama_chat_transformation.py.
 """
 
 from __future__ import annotations

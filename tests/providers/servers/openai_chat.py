@@ -3,10 +3,14 @@ providers that differ from it in documented ways.
 
 Shapes: OpenAI API reference, "Create chat completion" and "The chat completion object"
 (https://platform.openai.com/docs/api-reference/chat/create); the reply object as in
-LiteLLM's own tests (BerriAI/litellm tests/test_litellm/llms/openai/test_openai_common_utils.py
-and tests/local_testing/test_completion.py mock responses: ``id``, ``object:
-chat.completion``, ``choices[0].message.tool_calls[].function.arguments`` as a JSON string,
-``finish_reason: tool_calls``). Per-provider differences, each from the provider's docs:
+LiteLLM's own tests (BerriAI/litellm
+tests/test_litellm/llms/openai/chat/test_openai_gpt_transformation.py, and per provider
+tests/test_litellm/llms/{mistral/test_mistral_chat_transformation.py,
+deepseek/chat/test_deepseek_chat_transformation.py,
+moonshot/test_moonshot_chat_transformation.py,
+openrouter/chat/test_openrouter_chat_transformation.py}): ``id``, ``object:
+chat.completion``, ``choices[0].message.tool_calls[].function.arguments`` as a JSON
+string, ``finish_reason: tool_calls``. Per-provider differences, each from the provider's docs:
 
 - ``keyless``: vLLM, llama.cpp's server and LM Studio serve this API without any key
   (vLLM "OpenAI-Compatible Server", llama.cpp tools/server/README.md, LM Studio "OpenAI
@@ -17,9 +21,13 @@ chat.completion``, ``choices[0].message.tool_calls[].function.arguments`` as a J
   ids are 9 characters of ``[a-zA-Z0-9]``; the seed is ``random_seed``.
 - ``deepseek``: https://api-docs.deepseek.com/api/create-chat-completion: base URL without
   ``/v1``; usage carries ``prompt_cache_hit_tokens``/``prompt_cache_miss_tokens``;
-  ``deepseek-reasoner`` replies carry ``reasoning_content`` beside ``content``.
+  ``deepseek-reasoner`` replies carry ``reasoning_content`` beside ``content``, and an
+  assistant message with ``tool_calls`` echoed without its ``reasoning_content`` is a 400
+  ("The reasoning_content in the thinking mode must be passed back to the API",
+  https://api-docs.deepseek.com/guides/thinking_mode#tool-calls).
 - ``moonshot``: https://platform.moonshot.ai/docs/api/chat: ``temperature`` in [0, 1]
-  (more is a 400); tool-call ids of the form ``get_weather:0``.
+  (more is a 400), and only 1 for the reasoning models (kimi-k2.5, kimi-k2-thinking);
+  tool-call ids of the form ``get_weather:0``.
 - ``openrouter``: https://openrouter.ai/docs/api-reference/overview: ``POST
   /api/v1/chat/completions``; the reply names the upstream ``provider`` and carries
   ``native_finish_reason``; ids start ``gen-``.
@@ -35,6 +43,9 @@ from tests.providers.servers.brain import Answer, Call, Turn, as_text, cut_at_st
 
 VARIANTS = ("openai", "keyless", "mistral", "deepseek", "moonshot", "openrouter")
 
+MOONSHOT_FIXED = ("kimi-k2.5", "kimi-k2.6", "kimi-k2-thinking")
+"""Moonshot's reasoning models take no temperature but 1 (LiteLLM 1.106's moonshot
+transformation drops it for them, on the same grounds)."""
 MISTRAL_TOP = {
     "model", "messages", "temperature", "top_p", "max_tokens", "stream", "stop",
     "random_seed", "response_format", "tools", "tool_choice", "presence_penalty",
@@ -108,8 +119,21 @@ def handler(variant: str) -> Any:
             refused = _mistral_check(body)
             if refused is not None:
                 return refused
-        if variant == "moonshot" and float(body.get("temperature", 0)) > 1:
-            return error(400, "invalid temperature: only accepted values in [0, 1]")
+        if variant == "deepseek" and "reasoner" in str(body.get("model")):
+            for i, m in enumerate(body["messages"]):
+                if (
+                    m.get("role") == "assistant"
+                    and m.get("tool_calls")
+                    and ("reasoning_content" not in m)
+                ):
+                    return error(400, "The reasoning_content in the thinking mode must be "
+                                 f"passed back to the API. (message index {i})")  # fmt: skip
+        if variant == "moonshot" and "temperature" in body:
+            temperature = float(body["temperature"])
+            if str(body.get("model")).startswith(MOONSHOT_FIXED) and temperature != 1:
+                return error(400, "invalid temperature: only 1 is allowed for this model")
+            if temperature > 1:
+                return error(400, "invalid temperature: only accepted values in [0, 1]")
         turns = turns_of(body["messages"])
         style = style_in(turns)
         native = bool(body.get("tools")) and style is None
