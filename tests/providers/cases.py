@@ -40,6 +40,7 @@ CASES = (
     Case("openai", "openai/gpt-4o-mini", "openai_chat", "openai"),
     Case("anthropic", "anthropic/claude-3-5-haiku-latest", "anthropic", "anthropic"),
     Case("gemini", "gemini/gemini-2.0-flash", "gemini", "gemini"),
+    Case("gemini-3", "gemini/gemini-3-pro-preview", "gemini", "gemini"),
     Case("ollama", "ollama_chat/llama3", "ollama", "ollama", keyed=False),
     Case("llama-cpp", "openai/llama-cpp", "openai_chat", "keyless", keyed=False),
     Case("vllm", "hosted_vllm/qwen3", "openai_chat", "keyless", keyed=False),

@@ -91,3 +91,24 @@ def test_moonshot_refuses_a_temperature_over_one() -> None:
         body = {"model": "kimi", "messages": [USER], "temperature": 1.5}
         r = post(f"{srv.base_url}/chat/completions", body, authorization="Bearer k")
         assert r.status_code == 400
+
+
+def test_gemini_3_refuses_a_function_response_without_the_call_id() -> None:
+    with gemini.server() as srv:
+        url = f"{srv.base_url}/models/gemini-3-pro-preview:generateContent"
+        key = {"x-goog-api-key": "k"}
+        user = {"role": "user", "parts": [{"text": "Weather in Oslo?"}]}
+        tools = [{"functionDeclarations": [{"name": "get_weather"}]}]
+        part = post(url, {"contents": [user], "tools": tools}, **key).json()["candidates"][0][
+            "content"
+        ]["parts"][0]
+        assert part["functionCall"]["id"] == "fc-oslo-0"
+        answer: dict[str, Any] = {"name": "get_weather", "response": {"temperature": -3}}
+        history = [user, {"role": "model", "parts": [part]}]
+        without = {"role": "user", "parts": [{"functionResponse": answer}]}
+        with_id = {"role": "user", "parts": [{"functionResponse": {**answer, "id": "fc-oslo-0"}}]}
+        refused = post(url, {"contents": [*history, without], "tools": tools}, **key)
+        assert refused.status_code == 400
+        assert "matches no function call" in refused.json()["error"]["message"]
+        accepted = post(url, {"contents": [*history, with_id], "tools": tools}, **key)
+        assert accepted.status_code == 200

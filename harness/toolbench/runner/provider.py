@@ -313,7 +313,7 @@ def _rejects_stop(exc: BaseException, lm: ModuleType) -> bool:
 
 
 _INVENTED_ID = re.compile(
-    r"(?:call_)?(?:[0-9a-f]{28}|[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"call_[0-9a-f]{28}|(?:call_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 )
 """The ids LiteLLM 1.106 makes up: ``call_<uuid4 hex[:28]>`` (Gemini), ``call_<uuid4>`` or
 a bare uuid4 (Ollama)."""

@@ -18,7 +18,9 @@ a ``functionCall`` part comes with an opaque ``thoughtSignature``; a later reque
 history holds that call without its signature is refused with HTTP 400, as Gemini 3
 models refuse it ("Function call is missing a thought_signature in functionCall
 parts"). This fake applies the rule to every model name, so a client that drops the
-signature fails its second turn here.
+signature fails its second turn here. For ``gemini-3*`` models a call also has an ``id``
+("the client ... return[s] the response with the matching id", FunctionCall in the API
+reference): a ``functionResponse`` without it is refused.
 """
 
 from __future__ import annotations
@@ -65,11 +67,18 @@ def check(body: dict[str, Any]) -> Response | None:
     contents = body.get("contents")
     if not isinstance(contents, list) or not contents:
         return _error(400, "* GenerateContentRequest.contents: contents is not specified")
+    call_ids: set[str] = set()
     for i, c in enumerate(contents):
         if c.get("role") not in ("user", "model", "function"):
             return _error(400, f"Please use a valid role: user, model. (contents[{i}])")
         for j, p in enumerate(c.get("parts") or []):
+            answer = _field(p, "functionResponse")
+            if answer is not None and call_ids and answer.get("id") not in call_ids:
+                return _error(400, f"contents[{i}].parts[{j}].function_response.id: "
+                              f"{answer.get('id')!r} matches no function call")  # fmt: skip
             call = _field(p, "functionCall")
+            if call is not None and call.get("id"):
+                call_ids.add(str(call["id"]))
             if call is not None and _field(p, "thoughtSignature") != signature(call):
                 return _error(400, (
                     "Function call is missing a thought_signature in functionCall parts. "
@@ -117,7 +126,10 @@ def handle(req: Request) -> Response:
     declared = any(t.get("functionDeclarations") or t.get("function_declarations")
                    for t in body.get("tools") or [])  # fmt: skip
     if declared and style is None and isinstance(action, Call):
-        call = {"name": action.name, "args": action.arguments}
+        call: dict[str, Any] = {"name": action.name, "args": action.arguments}
+        if "gemini-3" in m.group("model"):
+            # Newer models name each call; the id must come back on its functionResponse.
+            call["id"] = f"fc-{action.arguments.get('city', 'x').lower()}-0"
         parts: list[dict[str, Any]] = [{"functionCall": call, "thoughtSignature": signature(call)}]
     else:
         if isinstance(action, Call) and style is None:
