@@ -62,6 +62,17 @@ BAD = {
         "gemini", _gemini_blocked,
         "infra_error", "infra.bad_reply", "without candidates (blockReason OTHER)",
     ),
+    "ollama-model-not-pulled": (
+        # Ollama's answer for a model that is not pulled (docs/api.md, errors).
+        "ollama", lambda r: Response(404, {"error": "model 'llama3' not found"}),
+        "infra_error", "infra.client_error", "model 'llama3' not found",
+    ),
+    "anthropic-overloaded": (
+        # Anthropic's 529 (https://docs.anthropic.com/en/api/errors): retried, then infra.
+        "anthropic", lambda r: Response(529, {"type": "error", "error": {
+            "type": "overloaded_error", "message": "Overloaded"}}),
+        "infra_error", "infra.server_error", "Overloaded",
+    ),
     "gemini-no-candidates": (
         "gemini", _gemini_empty, "infra_error", "infra.bad_reply", "without candidates",
     ),
