@@ -22,6 +22,7 @@ from toolbench.cli.app import run_cli
 from toolbench.results import TrialResult, load_results
 
 ROOT = Path(__file__).parents[1] / "data" / "provider_rt"
+PORT_BASE = 47310
 
 
 def digest(value: Any) -> str:
@@ -60,8 +61,10 @@ def main() -> None:
     shutil.rmtree(ROOT, ignore_errors=True)
     manifest: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for case in CASES:
-            with case.server() as server:
+        for n, case in enumerate(CASES):
+            # A fixed port per provider: a re-recording changes the cassettes' bytes only
+            # where the exchange changed (and the Date header).
+            with case.server(PORT_BASE + n) as server:
                 out = Path(tmp) / case.id
                 rc = run_cli(run_args(case.model, server.base_url, out, "all"))
                 if rc != 0:
