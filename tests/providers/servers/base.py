@@ -79,7 +79,9 @@ class FakeServer:
                 except Exception as exc:  # a fake's own bug: say so, as a 500
                     resp = error(500, f"fake server error: {type(exc).__name__}: {exc}")
                 data = resp.body if isinstance(resp.body, bytes) else json.dumps(resp.body).encode()
-                self.send_response(resp.status)
+                # Without Date and Server (send_response adds both): a re-recorded
+                # cassette then differs from the committed one only where the exchange did.
+                self.send_response_only(resp.status)
                 headers = {"content-type": "application/json", **resp.headers}
                 for k, v in headers.items():
                     self.send_header(k, v)
