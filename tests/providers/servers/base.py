@@ -41,15 +41,16 @@ Handler = Callable[[Request], Response]
 class FakeServer:
     """Serve ``handler`` on 127.0.0.1 (a free port, or ``port``) in a daemon thread.
 
-    ``override``, when set, answers every request instead of the protocol (a provider
-    that has gone wrong: an HTML error page, an unknown block type, no candidates).
+    ``override``, when set, answers a request instead of the protocol whenever it returns
+    a response (a provider that has gone wrong: an HTML error page, an unknown block
+    type, no candidates); when it returns None the protocol answers.
     """
 
     def __init__(self, handler: Handler, port: int = 0, prefix: str = "") -> None:
         self.handler = handler
         self.prefix = prefix
         self.received: list[Request] = []
-        self.override: Handler | None = None
+        self.override: Callable[[Request], Response | None] | None = None
         self._lock = threading.Lock()
         fake = self
 
@@ -73,9 +74,10 @@ class FakeServer:
                 )  # fmt: skip
                 with fake._lock:
                     fake.received.append(req)
-                answer = fake.override or fake.handler
                 try:
-                    resp = answer(req)
+                    resp = fake.override(req) if fake.override is not None else None
+                    if resp is None:
+                        resp = fake.handler(req)
                 except Exception as exc:  # a fake's own bug: say so, as a 500
                     resp = error(500, f"fake server error: {type(exc).__name__}: {exc}")
                 data = resp.body if isinstance(resp.body, bytes) else json.dumps(resp.body).encode()
