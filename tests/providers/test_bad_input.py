@@ -111,3 +111,5 @@ def test_bad_reply_fails_its_trials_with_a_typed_code(
         slug = case.model.replace("/", "_")
         assert not (tmp_path / "cas" / slug / fmt / "rt-weather-oslo.yaml").exists()
         assert (tmp_path / "cas" / slug / fmt / "rt-weather-lisbon.yaml").is_file()
+    for path in tmp_path.rglob("*"):  # the key reached the server, never a written byte
+        assert not path.is_file() or keys.encode() not in path.read_bytes(), path
