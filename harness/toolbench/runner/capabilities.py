@@ -98,6 +98,20 @@ def reads_echo_extras(model: str, api_base: str | None = None) -> bool:
         return False
 
 
+INVENTED_CALL_IDS = frozenset({"gemini", "vertex_ai", "vertex_ai_beta", "ollama", "ollama_chat"})
+"""Providers whose replies carry no call id (Gemini before 3.5, Ollama): LiteLLM invents a
+random ``call_<uuid>`` for every call it reads, so a replayed trial would differ from
+the recorded one by its ids alone (found by the round trips, tests/providers)."""
+
+
+def invents_call_ids(model: str, api_base: str | None = None) -> bool:
+    """True when LiteLLM makes up the call ids of ``model``'s replies."""
+    try:
+        return provider_of(model, api_base)[1] in INVENTED_CALL_IDS
+    except UserError:
+        return False
+
+
 def keyless(model: str, api_base: str | None) -> bool:
     """True when ``model`` is served by an OpenAI-compatible ``api_base`` that may take
     no key."""

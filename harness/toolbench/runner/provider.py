@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import hashlib
+import json
 import os
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +28,12 @@ from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import ModelReply, RenderedRequest
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt, RequestParams
-from toolbench.runner.capabilities import MAX_STOP, filter_params, reads_echo_extras
+from toolbench.runner.capabilities import (
+    MAX_STOP,
+    filter_params,
+    invents_call_ids,
+    reads_echo_extras,
+)
 
 __all__ = ["MAX_STOP", "Completion", "Endpoint", "classify", "complete"]
 RETRIES = 4
@@ -308,7 +316,36 @@ def _rejects_stop(exc: BaseException, lm: ModuleType) -> bool:
     return isinstance(exc, lm.BadRequestError) and _param(exc) == "stop"
 
 
-def _reply(resp: Any) -> ModelReply:
+_INVENTED_ID = re.compile(
+    r"call_[0-9a-f]{28}|(?:call_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
+"""The ids LiteLLM 1.106 makes up: ``call_<uuid4 hex[:28]>`` (Gemini), ``call_<uuid4>`` or
+a bare uuid4 (Ollama)."""
+THOUGHT_SEPARATOR = "__thought__"
+"""LiteLLM's ``THOUGHT_SIGNATURE_SEPARATOR``: a Gemini call id carries its thought
+signature after it (LiteLLM reads it back from there on the next turn), kept as is."""
+
+
+def _stable_ids(calls: list[dict[str, Any]]) -> None:
+    """Replace the call ids LiteLLM made up by ids derived from the calls themselves.
+
+    The provider sent none (:func:`~toolbench.runner.capabilities.invents_call_ids`), so
+    the id is not part of the exchange; a random one would make every replay of the
+    trial differ from its recording. Ids a provider did send are left alone.
+    (Re-apply with the provider layer of toolbench/providers/ at merge.)
+    """
+    for i, tc in enumerate(calls):
+        cid = tc.get("id")
+        if not isinstance(cid, str):
+            continue
+        head, sep, signature = cid.partition(THOUGHT_SEPARATOR)
+        if _INVENTED_ID.fullmatch(head):
+            fn = tc.get("function") or {}
+            text = json.dumps([i, fn.get("name"), fn.get("arguments")], sort_keys=True)
+            tc["id"] = f"call_{hashlib.sha256(text.encode()).hexdigest()[:24]}{sep}{signature}"
+
+
+def _reply(resp: Any, stable_ids: bool = False) -> ModelReply:
     choices = getattr(resp, "choices", None)
     if not choices or getattr(choices[0], "message", None) is None:
         raise Fault(codes.INFRA_BAD_REPLY, "a chat completion without choices[0].message", True)
@@ -321,6 +358,9 @@ def _reply(resp: Any) -> ModelReply:
     if raw.get("content") is None:
         raw["content"] = ""
     tool_calls = [tc.model_dump(exclude_none=True) for tc in (msg.tool_calls or [])]
+    if stable_ids:
+        _stable_ids(tool_calls)
+        _stable_ids(raw.get("tool_calls") or [])
     return ModelReply(
         text=msg.content or "",
         tool_calls=tool_calls,
@@ -445,7 +485,7 @@ async def complete(
         raise InfraError(f.message, f.code) from None
     usage = getattr(resp, "usage", None)
     return Completion(
-        reply=_reply(resp),
+        reply=_reply(resp, invents_call_ids(endpoint.model, endpoint.api_base)),
         request=state["request"],
         latency_s=latency,
         prompt_tokens=getattr(usage, "prompt_tokens", None),

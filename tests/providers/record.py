@@ -1,0 +1,82 @@
+"""Record the committed provider cassettes: ``python -m tests.providers.record``.
+
+Runs every provider of :data:`~tests.providers.cases.CASES` against its fake, every
+format, the Lisbon scenario, into ``tests/data/provider_rt/`` (replacing what is there),
+and writes ``manifest.json``: per provider, the model, the api base it was recorded
+against (replay matches on host and port) and the expected results that
+``test_committed_replay.py`` compares a replay with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.providers.cases import CASES, DUMMY_KEY, FORMATS, KEY_ENVS, LISBON
+from toolbench.cli.app import run_cli
+from toolbench.results import TrialResult, load_results
+
+ROOT = Path(__file__).parents[1] / "data" / "provider_rt"
+PORT_BASE = 47310
+
+
+def digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def summary(results: list[TrialResult]) -> dict[str, Any]:
+    """What a replay must reproduce of each trial, by ``format``: its status and scores,
+    and a digest of every request sent and reply read (the texts are in the cassettes)."""
+    out: dict[str, Any] = {}
+    for r in sorted(results, key=lambda r: r.format):
+        out[r.format] = {
+            "status": r.status,
+            "call_accuracy": r.scores.call_accuracy if r.scores else None,
+            "final_answer_ok": r.scores.final_answer_ok if r.scores else None,
+            "scores": digest(r.scores.model_dump(mode="json") if r.scores else None),
+            "requests": digest([t.request for t in r.turns]),
+            "replies": digest([t.reply.model_dump(mode="json") for t in r.turns]),
+        }
+    return out
+
+
+def run_args(model: str, base: str, out: Path, record: str) -> list[str]:
+    return [
+        "run", "--models", model, "--formats", ",".join(FORMATS),
+        "--scenarios", str(LISBON), "--api-base", base,
+        "--out", str(out), "--cassettes", str(ROOT / "cassettes"), "--record", record,
+        "--quiet", "--no-report",
+    ]  # fmt: skip
+
+
+def main() -> None:
+    for env in KEY_ENVS:
+        os.environ[env] = DUMMY_KEY
+    shutil.rmtree(ROOT, ignore_errors=True)
+    manifest: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, case in enumerate(CASES):
+            # A fixed port per provider: a re-recording changes the cassettes' bytes only
+            # where the exchange changed (and the Date header).
+            with case.server(PORT_BASE + n) as server:
+                out = Path(tmp) / case.id
+                rc = run_cli(run_args(case.model, server.base_url, out, "all"))
+                if rc != 0:
+                    raise SystemExit(f"{case.id}: run exited {rc}")
+                manifest[case.id] = {
+                    "model": case.model,
+                    "api_base": server.base_url,
+                    "expected": summary(load_results(out)),
+                }
+    text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False)
+    (ROOT / "manifest.json").write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
