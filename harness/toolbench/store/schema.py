@@ -95,3 +95,16 @@ def _run_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
     ``markers`` and ``auto_formats`` (None / empty: not recorded)."""
     record.setdefault("merged_from", [])
     return record
+
+
+@migration("trial", 2)
+def _trial_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 changed ``run.json`` only; a schema-2 trial line is a schema-3 one."""
+    return record
+
+
+@migration("run", 2)
+def _run_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 ``run.json`` adds ``shard`` (None: a whole run) and ``scenario_hashes``
+    (empty: not recorded, so ``merge`` cannot compare them)."""
+    return record
