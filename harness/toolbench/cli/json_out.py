@@ -120,6 +120,23 @@ def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
     }
 
 
+def comparisons_json(mode: str, cmps: Sequence[Comparison]) -> dict[str, Any]:
+    """``compare --by --json``: one entry per pair (``a``, ``b``, ``cells``, ``tests``)."""
+    from toolbench.report.compare import ALPHA
+
+    pairs = []
+    for cmp in cmps:
+        one = comparison_json(mode, cmp)
+        pairs.append({k: one[k] for k in ("a", "b", "cells", "tests")})
+    return {
+        "version": JSON_VERSION,
+        "command": "compare",
+        "mode": mode,
+        "alpha": ALPHA,
+        "comparisons": pairs,
+    }
+
+
 def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
     """``recommend --json``: per model the winner, why, and the full ranking."""
     from toolbench.report.metrics import OVERALL

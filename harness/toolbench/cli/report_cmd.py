@@ -21,6 +21,8 @@ REPORT_KINDS = ("html", "md", "junit")
 EXPORT_KINDS = ("csv", "parquet", "jsonl")
 """``export --to``; the same as ``toolbench.report.export.EXPORT_FORMATS`` (imports pandas)."""
 RECOMMEND_KINDS = ("text", "yaml")
+COMPARE_BY = ("model", "format")
+"""``compare --by``; the same as ``toolbench.report.compare.BY_CHOICES``."""
 
 
 def _restrict(table: object, formats: list[str]) -> None:
@@ -181,7 +183,7 @@ def compare(
     run_b: Annotated[
         Path | None,
         typer.Argument(
-            help="Second run (leave out, with --formats X,Y, to compare formats in run_a)."
+            help="Second run (leave out, with --formats X,Y or --by, to compare within run_a)."
         ),
     ] = None,
     formats: Annotated[
@@ -192,19 +194,68 @@ def compare(
             help="X,Y: compare format X with Y (in one run), or restrict two runs to these.",
         ),
     ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar=choices(COMPARE_BY),
+            help="Pair trials across models (the model string names the provider) or "
+            "formats: every pair, or the two of --models / --formats; with RUN_B, the two "
+            "runs are read as one.",
+        ),
+    ] = None,
+    models: Annotated[
+        str | None,
+        typer.Option(
+            "--models",
+            metavar="MODEL,MODEL",
+            help="With --by model: the models to compare (default: every model of the run).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as one JSON object.")
     ] = False,
 ) -> None:
-    """Per-cell metric deltas and paired McNemar tests between two runs or two formats."""
-    from toolbench.cli.json_out import comparison_json, dumps
-    from toolbench.report.compare import compare_formats, compare_runs, render_comparison
+    """Per-cell metric deltas and paired McNemar tests between runs, formats or models."""
+    from toolbench.cli.json_out import comparison_json, comparisons_json, dumps
+    from toolbench.report.compare import (
+        By,
+        combine,
+        compare_by,
+        compare_formats,
+        compare_runs,
+        render_comparison,
+        render_comparisons,
+    )
     from toolbench.report.metrics import load_table
 
     picked = [f.strip() for f in (formats or "").split(",") if f.strip()]
+    picked_models = [m.strip() for m in (models or "").split(",") if m.strip()]
+    if by is not None:
+        if by not in COMPARE_BY:
+            raise UnknownNameError("compare --by value", by, COMPARE_BY)
+        if picked_models and by != "model":
+            raise UserError("compare: --models picks models to compare; give --by model with it")
+        table = load_table(run_a)
+        if run_b is not None:
+            table = combine(table, load_table(run_b))
+        if by == "model" and picked:
+            _restrict(table, picked)
+        picks = picked_models if by == "model" else picked
+        if picks and len(picks) != 2:
+            raise UserError(f"compare --by {by}: --{by}s takes exactly two (got {len(picks)})")
+        dim: By = "model" if by == "model" else "format"
+        cmps = compare_by(table, dim, picks or None)
+        text = dumps(comparisons_json(f"{dim}s", cmps)) if as_json else None
+        typer.echo(text if text is not None else render_comparisons(cmps, dim))
+        return
+    if picked_models:
+        raise UserError("compare: --models picks models to compare; give --by model with it")
     if run_b is None:
         if len(picked) != 2:
-            raise UserError("compare: give RUN_B, or --formats X,Y with exactly two formats")
+            raise UserError(
+                "compare: give RUN_B, --formats X,Y with exactly two formats, or --by model|format"
+            )
         cmp = compare_formats(load_table(run_a), picked[0], picked[1])
         mode = "formats"
     else:
