@@ -283,6 +283,33 @@ def recommend(
         Path | None,
         typer.Option("-o", "--out", metavar="FILE", help="Write the --to yaml file here."),
     ] = None,
+    pairs: Annotated[
+        bool,
+        typer.Option(
+            "--pairs",
+            help="Rank (model, format) pairs together for the workload, cost and latency "
+            "as tie-breakers, with whether the suite can separate the top two "
+            "(--to yaml then holds the winning pair).",
+        ),
+    ] = False,
+    scenarios: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scenarios",
+            metavar="ID|TAG|PATH",
+            help="The workload: scenario ids, tags, files or suites (repeatable or "
+            "comma-separated; default: every scenario of the run).",
+        ),
+    ] = None,
+    weights: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--weight",
+            metavar="METRIC=W",
+            help="With --pairs: weight of a rate in the workload score (repeatable; "
+            "default call_accuracy=1).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the recommendations as one JSON object.")
     ] = False,
@@ -290,11 +317,13 @@ def recommend(
         str | None, typer.Option("--emit", hidden=True, help="Deprecated: use --to.")
     ] = None,
 ) -> None:
-    """The default format for each model, by a documented rule, with the deciding numbers."""
-    from toolbench.cli.json_out import dumps, recommendations_json
+    """The default format for each model, or the best (model, format) pair for a workload."""
+    from toolbench.cli.json_out import dumps, pair_ranking_json, recommendations_json
     from toolbench.report.metrics import load_table
     from toolbench.report.recommend import emit_yaml, render
     from toolbench.report.recommend import recommend as rec
+    from toolbench.report.workload import Workload, parse_weights, rank_pairs, select_trials
+    from toolbench.report.workload import render as render_pairs
 
     if emit is not None:
         if emit != "yaml":
@@ -309,22 +338,47 @@ def recommend(
         raise UserError(f"recommend: --json and --to {to} are exclusive (give one)")
     if out is not None and to != "yaml":
         raise UserError("recommend: -o writes the --to yaml file; give --to yaml with it")
-    recs = rec(load_table(run))
-    if as_json:
-        typer.echo(dumps(recommendations_json(recs)))
-    elif to == "yaml" and out is not None:
-        from toolbench.outpath import prepare_file
-
-        prepare_file(out)
-        try:
-            out.write_text(emit_yaml(recs), encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{out}: cannot write: {exc.strerror}") from None
-        typer.echo(f"wrote {out}")
-    elif to == "yaml":
-        typer.echo(emit_yaml(recs), nl=False)
+    if weights and not pairs:
+        raise UserError("recommend: --weight weighs the --pairs ranking; give --pairs with it")
+    selectors = [s.strip() for item in (scenarios or []) for s in item.split(",") if s.strip()]
+    workload = Workload(selectors, parse_weights(weights or []))
+    table = load_table(run)
+    if pairs:
+        ranking = rank_pairs(table, workload)
+        if as_json:
+            typer.echo(dumps(pair_ranking_json(ranking)))
+            return
+        if to == "text":
+            typer.echo(render_pairs(ranking))
+            return
+        win = ranking.ranked[0].cell
+        yaml_text = _pair_yaml(win.model, win.format)
     else:
-        typer.echo(render(recs))
+        recs = rec(select_trials(table, selectors))
+        if as_json:
+            typer.echo(dumps(recommendations_json(recs)))
+            return
+        if to == "text":
+            typer.echo(render(recs))
+            return
+        yaml_text = emit_yaml(recs)
+    if out is None:
+        typer.echo(yaml_text, nl=False)
+        return
+    from toolbench.outpath import prepare_file
+
+    prepare_file(out)
+    try:
+        out.write_text(yaml_text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{out}: cannot write: {exc.strerror}") from None
+    typer.echo(f"wrote {out}")
+
+
+def _pair_yaml(model: str, fmt: str) -> str:
+    from toolbench.formats.auto import FormatsFile, ModelChoice
+
+    return FormatsFile(models={model: ModelChoice(tool_format=fmt)}).dump()
 
 
 def rescore(
