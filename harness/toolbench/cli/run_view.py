@@ -68,7 +68,7 @@ def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> list[Unmeas
             # Folded, not cut: every name stays readable however many metrics are shown.
             grid.add_column(m, justify="right", overflow="fold")
         for cell in aggregate(table.df):
-            # Rates: the value, and under it the Wilson 95% interval and the denominator.
+            # Rates: the value, under it the Wilson 95% interval, then the denominator.
             grid.add_row(cell.label, *(fmt_with_interval(cell, m, "\n") for m in shown))
         console.print(grid)
     missing = unmeasured_in(run_dir)

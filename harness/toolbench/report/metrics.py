@@ -276,7 +276,7 @@ def fmt_value(metric: str, v: float | None) -> str:
     return m.fmt(v) if m is not None else registry.fmt_unit("number", v)
 
 
-def interval_text(cell: CellStats, metric: str) -> str:
+def interval_text(cell: CellStats, metric: str, sep: str = " ") -> str:
     """``[low, high] n=N`` (Wilson 95%, in percent) for a rate with a denominator, else "".
 
     ``n`` is the rate's denominator: the ``ok`` trials where the metric applies."""
@@ -286,13 +286,14 @@ def interval_text(cell: CellStats, metric: str) -> str:
     ci = cell.interval(metric)
     if ci is None:
         return f"n={n}"
-    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}] n={n}"
+    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]{sep}n={n}"
 
 
 def fmt_with_interval(cell: CellStats, metric: str, sep: str = " ") -> str:
-    """The value, then for rates its interval and denominator (``sep`` between them)."""
+    """The value, then for rates its interval and its denominator, ``sep`` between the
+    three (the terminal table stacks them on three lines of a narrow column)."""
     text = fmt_value(metric, cell.values.get(metric))
-    ci = interval_text(cell, metric)
+    ci = interval_text(cell, metric, sep)
     return f"{text}{sep}{ci}" if ci else text
 
 
