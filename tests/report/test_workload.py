@@ -160,3 +160,17 @@ def test_a_workload_with_no_trial_of_the_run(
     assert capsys.readouterr().err == (
         "error: --scenarios: no trial of run 'clear' is in the workload (weather-paris)\n"
     )
+
+
+def test_per_model_recommend_takes_the_workload_too(
+    runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On call_20..call_39 big/react gets none right and big/xml 18: xml; on call_0 alone
+    both are right and the tie goes to the format name (react)."""
+    assert run_cli(["recommend", "clear", "--json", "--scenarios", "call_0"]) == 0
+    big = next(m for m in json.loads(capsys.readouterr().out)["models"] if m["model"] == "big")
+    assert big["format"] == "react" and big["ranking"][0]["metrics"]["call_accuracy"] == 1.0
+    ids = ",".join(f"call_{i}" for i in range(20, 40))
+    assert run_cli(["recommend", "clear", "--json", "--scenarios", ids]) == 0
+    big = next(m for m in json.loads(capsys.readouterr().out)["models"] if m["model"] == "big")
+    assert big["format"] == "xml" and big["test"]["pairs"] == 20
