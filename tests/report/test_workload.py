@@ -43,12 +43,14 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (155, 0.2, 0.1),  # Connor 1987: 155 pairs detect 10 points at psi 0.2
         (34, 0.0, 0.2153),  # no discordant pair seen: psi = delta
         (340, 0.1, 0.0479),
-        (1, 0.0, 1.0),  # nothing detectable
+        (4, 0.0, 0.998),  # 4 pairs: only a difference of about 100 points
+        (3, 0.0, None),  # nothing detectable
+        (0, 0.0, None),
     ],
 )
-def test_detectable_difference(n: int, psi: float, delta: float) -> None:
+def test_detectable_difference(n: int, psi: float, delta: float | None) -> None:
     got = detectable_difference(n, psi)
-    assert got == pytest.approx(delta, abs=2e-4)
+    assert got == (None if delta is None else pytest.approx(delta, abs=2e-4))
 
 
 def test_detectable_difference_solves_connors_formula() -> None:

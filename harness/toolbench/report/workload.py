@@ -152,8 +152,8 @@ def detectable_difference(
     """The smallest difference McNemar's test detects with ``n`` pairs (Connor 1987).
 
     ``psi`` is the observed share of discordant pairs; a difference ``delta`` needs a
-    share of at least ``delta``, so ``max(psi, delta)`` is used. None when ``n`` is 0;
-    1.0 when not even a difference of 100 points could be detected.
+    share of at least ``delta``, so ``max(psi, delta)`` is used. None when not even a
+    difference of 100 points could be detected (fewer than 4 pairs, or none).
     """
     if n <= 0:
         return None
@@ -166,7 +166,7 @@ def detectable_difference(
         need = (za * math.sqrt(p) + zb * math.sqrt(max(p - d * d, 0.0))) ** 2 / (d * d)
         if need <= n:
             return d
-    return 1.0
+    return None
 
 
 # --------------------------------------------------------------------------- ranking
@@ -289,7 +289,7 @@ def verdict(r: PairRanking) -> list[str]:
         lines.append(f"{name_a} is better than {name_b} on this workload (p < {ALPHA})")
         return lines
     power = (
-        "no paired trials to test"
+        f"{t.pairs} paired trials are too few to detect even a 100-point difference"
         if t.detectable is None
         else f"at {t.pairs} paired trials it could detect a difference of "
         f"{100 * t.detectable:.1f} points or more (alpha {ALPHA}, power {POWER})"
