@@ -33,9 +33,9 @@ if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
 
 RESULTS_SCHEMA_VERSION = 3
 """The version of the stored run this toolbench writes (2: ``run.json`` got
-``merged_from``; 3: ``run.json`` holds what resume, replay and rescore need: cells,
-scenario files with hashes, model parameters, api base, cassette directory); older
-records are migrated on read, newer ones refused."""
+``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
+cells, scenario files with hashes, model parameters, api base, cassette directory,
+shard); older records are migrated on read, newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -229,6 +229,22 @@ class ScenarioFile(BaseModel):
     """The ids of the run's scenarios that came from this file."""
 
 
+class Shard(BaseModel):
+    """Shard ``index`` of ``count`` (1-based), stored in ``run.json`` as ``shard``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int
+    count: int
+    trials: int | None = None
+    """How many trials of the matrix fall in this shard (set when the run is planned):
+    ``merge`` refuses a shard run holding fewer (a killed or ``--budget``-stopped shard)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
 class RunInfo(BaseModel):
     """``runs/<id>/run.json``: the matrix and the environment of a run."""
 
@@ -275,12 +291,21 @@ class RunInfo(BaseModel):
     ``--api-base``."""
     cassette_dir: str | None = None
     """``--cassettes``: where the run's cassettes are (None in older runs: ``cassettes``)."""
+    shard: Shard | None = None
+    """The part of the matrix this run holds (``run --shard K/N``); None for a whole run
+    (and for a merge of every shard), and then left out of the file."""
+    scenario_hashes: dict[str, str] = Field(default_factory=dict)
+    """Each scenario file the run loaded -> the SHA-256 of its bytes: ``merge`` refuses runs
+    whose scenario files differ. Empty in runs written before it was recorded."""
 
     @model_serializer(mode="wrap")
     def _without_empty_auto(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and not data.get("auto_formats"):
-            data.pop("auto_formats", None)
+        if isinstance(data, dict):
+            if not data.get("auto_formats"):
+                data.pop("auto_formats", None)
+            if data.get("shard") is None:
+                data.pop("shard", None)
         return data
 
 

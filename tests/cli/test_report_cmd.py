@@ -78,7 +78,8 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         ),
         (
             ["compare", "runs/r1"],
-            "error: compare: give RUN_B, or --formats X,Y with exactly two formats\n",
+            "error: compare: give RUN_B, --formats X,Y with exactly two formats, "
+            "or --by model|format\n",
         ),
         (
             ["compare", "runs/r1", "--formats", "xml,react"],

@@ -264,7 +264,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "compare-json-needs-two-formats": (
         ["compare", "runs/r1", "--json"],
-        "error: compare: give RUN_B, or --formats X,Y with exactly two formats",
+        "error: compare: give RUN_B, --formats X,Y with exactly two formats, or --by model|format",
     ),
     "parse-short-f-unknown": (
         ["parse", "-f", "xmll", "-"],

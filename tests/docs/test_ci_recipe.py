@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,22 @@ def _yaml_blocks() -> list[Any]:
 
 
 def _steps(block: Any) -> list[dict[str, Any]]:
-    if isinstance(block, dict):  # a whole workflow
-        return [s for job in block["jobs"].values() for s in job["steps"]]
-    return list(block)  # a list of steps to add to it
+    """Every step in order; a job with a ``matrix`` runs its steps once per combination
+    (``${{ matrix.X }}`` filled in), as GitHub Actions would, one job after the other."""
+    if not isinstance(block, dict):
+        return list(block)  # a list of steps to add to a workflow
+    out: list[dict[str, Any]] = []
+    for job in block["jobs"].values():
+        matrix = job.get("strategy", {}).get("matrix", {})
+        names = list(matrix)
+        combos = [dict(zip(names, vals, strict=True)) for vals in product(*matrix.values())]
+        for combo in combos or [{}]:
+            for step in job["steps"]:
+                run = step.get("run")
+                for k, v in combo.items():
+                    run = run.replace("${{ matrix." + k + " }}", str(v)) if run else run
+                out.append({**step, "run": run} if run else step)
+    return out
 
 
 def _commands() -> list[str]:
@@ -49,8 +63,10 @@ def _commands() -> list[str]:
 def test_recipe_names_the_commands_this_test_runs() -> None:
     cmds = _commands()
     joined = "\n".join(cmds)
-    for needle in ("toolbench run --record none", "toolbench gate runs/ci", "--baseline"):
+    for needle in ("toolbench run --record none", "toolbench gate runs/ci", "--baseline",
+                   "--shard 1/4", "--shard 4/4", "toolbench merge shards/shard-*"):  # fmt: skip
         assert needle in joined
+    assert "${{" not in joined, "every matrix value is filled in"
     assert (ROOT / "toolbench.toml").is_file(), "docs/ci.md relies on a committed toolbench.toml"
 
 
@@ -83,5 +99,8 @@ def test_every_recipe_step_passes_on_the_committed_cassettes(tmp_path: Path) -> 
         assert proc.returncode == 0, f"step failed: {cmd}\n{proc.stdout}\n{proc.stderr}"
         assert "Traceback" not in proc.stderr
     assert (work / "reports" / "ci.html").is_file()
+    # The sharded workflow: four shards merged into one run equal to the whole replay.
+    merged = sorted((work / "runs" / "sharded" / "results.jsonl").read_text().splitlines())
+    assert len(merged) == len((work / "runs" / "ci" / "results.jsonl").read_text().splitlines())
     assert (work / "reports" / "junit.xml").is_file()
     assert "toolbench run" in summary.read_text(encoding="utf-8")

@@ -81,7 +81,8 @@ def test_markdown_summary(run_dir: Path, regressed_run: Path) -> None:
         load_table(regressed_run), diff(load_table(regressed_run), load_table(run_dir))
     )
     assert md.startswith("## toolbench run `r2`\n\n24 trials: 19 passed, 4 failed, 1 not scored")
-    assert "| m-alpha / prompt-json | 50.0% (-50.0 pp ⚠) |" in md
+    # Every rate: value, Wilson 95% interval, denominator (2 of 4 calls right).
+    assert "| m-alpha / prompt-json | 50.0% [15.0, 85.0] n=4 (-50.0 pp ⚠) |" in md
     assert "- m-alpha / prompt-json: call_accuracy 100.0% → 50.0% (-50.0 pp)" in md
     assert "weather\\_basic #0: pass → fail" in md
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from toolbench.report.gate import GateConfig, Violation
     from toolbench.report.metrics import CellStats
     from toolbench.report.recommend import Recommendation
+    from toolbench.report.workload import PairRanking
 
 JSON_VERSION = 1
 """Bumped when a key is renamed or removed."""
@@ -117,6 +118,71 @@ def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
         "alpha": ALPHA,
         "cells": cells,
         "tests": [_test_json(t) for t in cmp.tests],
+    }
+
+
+def comparisons_json(mode: str, cmps: Sequence[Comparison]) -> dict[str, Any]:
+    """``compare --by --json``: one entry per pair (``a``, ``b``, ``cells``, ``tests``)."""
+    from toolbench.report.compare import ALPHA
+
+    pairs = []
+    for cmp in cmps:
+        one = comparison_json(mode, cmp)
+        pairs.append({k: one[k] for k in ("a", "b", "cells", "tests")})
+    return {
+        "version": JSON_VERSION,
+        "command": "compare",
+        "mode": mode,
+        "alpha": ALPHA,
+        "comparisons": pairs,
+    }
+
+
+def pair_ranking_json(r: PairRanking) -> dict[str, Any]:
+    """``recommend --pairs --json``: the workload, the rule, the ranking and the top two."""
+    from toolbench.report.compare import ALPHA
+    from toolbench.report.workload import POWER, TIE_BREAKERS
+
+    top = None
+    if r.top is not None:
+        a, b = r.ranked[0].cell, r.ranked[1].cell
+        top = {
+            "a": {"model": a.model, "format": a.format},
+            "b": {"model": b.model, "format": b.format},
+            "pairs": r.top.pairs,
+            "only_a": r.top.only_a,
+            "only_b": r.top.only_b,
+            "p_value": r.top.p_value,
+            "significant": r.top.significant,
+            "detectable_difference": r.top.detectable,
+            "alpha": ALPHA,
+            "power": POWER,
+        }
+    return {
+        "version": JSON_VERSION,
+        "command": "recommend",
+        "mode": "pairs",
+        "workload": {
+            "scenarios": r.workload.selectors,
+            "weights": r.weights,
+            "dropped": r.dropped,
+            "trials": r.trials,
+        },
+        "rule": ["workload score", *TIE_BREAKERS, "model and format name"],
+        "decided_by": r.decided_by,
+        "ranking": [
+            {
+                "rank": i,
+                "model": x.cell.model,
+                "format": x.cell.format,
+                "score": x.score,
+                "metrics": {m: x.cell.values.get(m) for m in r.weights},
+                "cost_per_trial": x.cost_per_trial,
+                "latency_p50": x.latency,
+            }
+            for i, x in enumerate(r.ranked, 1)
+        ],
+        "top_two": top,
     }
 
 

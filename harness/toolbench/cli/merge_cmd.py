@@ -13,13 +13,16 @@ from toolbench.cli.conventions import Command
 def merge(
     runs: Annotated[
         list[Path],
-        typer.Argument(help="Two or more run directories of the same matrix."),
+        typer.Argument(
+            help="Two or more run directories of the same matrix (every shard of a "
+            "run --shard K/N)."
+        ),
     ],
     out: Annotated[
         Path, typer.Option("-o", "--out", metavar="DIR", help="New run directory to write.")
     ],
 ) -> None:
-    """Merge runs of one matrix into a new run, each trial once (an ok trial wins)."""
+    """Merge runs or shards of one matrix into a new run, each trial once (an ok trial wins)."""
     from toolbench.store.merge import merge_runs
 
     typer.echo(merge_runs(runs, out).render())

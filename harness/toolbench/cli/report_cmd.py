@@ -21,6 +21,8 @@ REPORT_KINDS = ("html", "md", "junit")
 EXPORT_KINDS = ("csv", "parquet", "jsonl")
 """``export --to``; the same as ``toolbench.report.export.EXPORT_FORMATS`` (imports pandas)."""
 RECOMMEND_KINDS = ("text", "yaml")
+COMPARE_BY = ("model", "format")
+"""``compare --by``; the same as ``toolbench.report.compare.BY_CHOICES``."""
 
 
 def _restrict(table: object, formats: list[str]) -> None:
@@ -181,7 +183,7 @@ def compare(
     run_b: Annotated[
         Path | None,
         typer.Argument(
-            help="Second run (leave out, with --formats X,Y, to compare formats in run_a)."
+            help="Second run (leave out, with --formats X,Y or --by, to compare within run_a)."
         ),
     ] = None,
     formats: Annotated[
@@ -192,19 +194,68 @@ def compare(
             help="X,Y: compare format X with Y (in one run), or restrict two runs to these.",
         ),
     ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar=choices(COMPARE_BY),
+            help="Pair trials across models (the model string names the provider) or "
+            "formats: every pair, or the two of --models / --formats; with RUN_B, the two "
+            "runs are read as one.",
+        ),
+    ] = None,
+    models: Annotated[
+        str | None,
+        typer.Option(
+            "--models",
+            metavar="MODEL,MODEL",
+            help="With --by model: the models to compare (default: every model of the run).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as one JSON object.")
     ] = False,
 ) -> None:
-    """Per-cell metric deltas and paired McNemar tests between two runs or two formats."""
-    from toolbench.cli.json_out import comparison_json, dumps
-    from toolbench.report.compare import compare_formats, compare_runs, render_comparison
+    """Per-cell metric deltas and paired McNemar tests between runs, formats or models."""
+    from toolbench.cli.json_out import comparison_json, comparisons_json, dumps
+    from toolbench.report.compare import (
+        By,
+        combine,
+        compare_by,
+        compare_formats,
+        compare_runs,
+        render_comparison,
+        render_comparisons,
+    )
     from toolbench.report.metrics import load_table
 
     picked = [f.strip() for f in (formats or "").split(",") if f.strip()]
+    picked_models = [m.strip() for m in (models or "").split(",") if m.strip()]
+    if by is not None:
+        if by not in COMPARE_BY:
+            raise UnknownNameError("compare --by value", by, COMPARE_BY)
+        if picked_models and by != "model":
+            raise UserError("compare: --models picks models to compare; give --by model with it")
+        table = load_table(run_a)
+        if run_b is not None:
+            table = combine(table, load_table(run_b))
+        if by == "model" and picked:
+            _restrict(table, picked)
+        picks = picked_models if by == "model" else picked
+        if picks and len(picks) != 2:
+            raise UserError(f"compare --by {by}: --{by}s takes exactly two (got {len(picks)})")
+        dim: By = "model" if by == "model" else "format"
+        cmps = compare_by(table, dim, picks or None)
+        text = dumps(comparisons_json(f"{dim}s", cmps)) if as_json else None
+        typer.echo(text if text is not None else render_comparisons(cmps, dim))
+        return
+    if picked_models:
+        raise UserError("compare: --models picks models to compare; give --by model with it")
     if run_b is None:
         if len(picked) != 2:
-            raise UserError("compare: give RUN_B, or --formats X,Y with exactly two formats")
+            raise UserError(
+                "compare: give RUN_B, --formats X,Y with exactly two formats, or --by model|format"
+            )
         cmp = compare_formats(load_table(run_a), picked[0], picked[1])
         mode = "formats"
     else:
@@ -232,6 +283,33 @@ def recommend(
         Path | None,
         typer.Option("-o", "--out", metavar="FILE", help="Write the --to yaml file here."),
     ] = None,
+    pairs: Annotated[
+        bool,
+        typer.Option(
+            "--pairs",
+            help="Rank (model, format) pairs together for the workload, cost and latency "
+            "as tie-breakers, with whether the suite can separate the top two "
+            "(--to yaml then holds the winning pair).",
+        ),
+    ] = False,
+    scenarios: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scenarios",
+            metavar="ID|TAG|PATH",
+            help="The workload: scenario ids, tags, files or suites (repeatable or "
+            "comma-separated; default: every scenario of the run).",
+        ),
+    ] = None,
+    weights: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--weight",
+            metavar="METRIC=W",
+            help="With --pairs: weight of a rate in the workload score (repeatable; "
+            "default call_accuracy=1).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the recommendations as one JSON object.")
     ] = False,
@@ -239,11 +317,13 @@ def recommend(
         str | None, typer.Option("--emit", hidden=True, help="Deprecated: use --to.")
     ] = None,
 ) -> None:
-    """The default format for each model, by a documented rule, with the deciding numbers."""
-    from toolbench.cli.json_out import dumps, recommendations_json
+    """The default format for each model, or the best (model, format) pair for a workload."""
+    from toolbench.cli.json_out import dumps, pair_ranking_json, recommendations_json
     from toolbench.report.metrics import load_table
     from toolbench.report.recommend import emit_yaml, render
     from toolbench.report.recommend import recommend as rec
+    from toolbench.report.workload import Workload, parse_weights, rank_pairs, select_trials
+    from toolbench.report.workload import render as render_pairs
 
     if emit is not None:
         if emit != "yaml":
@@ -258,22 +338,47 @@ def recommend(
         raise UserError(f"recommend: --json and --to {to} are exclusive (give one)")
     if out is not None and to != "yaml":
         raise UserError("recommend: -o writes the --to yaml file; give --to yaml with it")
-    recs = rec(load_table(run))
-    if as_json:
-        typer.echo(dumps(recommendations_json(recs)))
-    elif to == "yaml" and out is not None:
-        from toolbench.outpath import prepare_file
-
-        prepare_file(out)
-        try:
-            out.write_text(emit_yaml(recs), encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{out}: cannot write: {exc.strerror}") from None
-        typer.echo(f"wrote {out}")
-    elif to == "yaml":
-        typer.echo(emit_yaml(recs), nl=False)
+    if weights and not pairs:
+        raise UserError("recommend: --weight weighs the --pairs ranking; give --pairs with it")
+    selectors = [s.strip() for item in (scenarios or []) for s in item.split(",") if s.strip()]
+    workload = Workload(selectors, parse_weights(weights or []))
+    table = load_table(run)
+    if pairs:
+        ranking = rank_pairs(table, workload)
+        if as_json:
+            typer.echo(dumps(pair_ranking_json(ranking)))
+            return
+        if to == "text":
+            typer.echo(render_pairs(ranking))
+            return
+        win = ranking.ranked[0].cell
+        yaml_text = _pair_yaml(win.model, win.format)
     else:
-        typer.echo(render(recs))
+        recs = rec(select_trials(table, selectors))
+        if as_json:
+            typer.echo(dumps(recommendations_json(recs)))
+            return
+        if to == "text":
+            typer.echo(render(recs))
+            return
+        yaml_text = emit_yaml(recs)
+    if out is None:
+        typer.echo(yaml_text, nl=False)
+        return
+    from toolbench.outpath import prepare_file
+
+    prepare_file(out)
+    try:
+        out.write_text(yaml_text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{out}: cannot write: {exc.strerror}") from None
+    typer.echo(f"wrote {out}")
+
+
+def _pair_yaml(model: str, fmt: str) -> str:
+    from toolbench.formats.auto import FormatsFile, ModelChoice
+
+    return FormatsFile(models={model: ModelChoice(tool_format=fmt)}).dump()
 
 
 def rescore(

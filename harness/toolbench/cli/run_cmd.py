@@ -105,6 +105,13 @@ def run_cmd(
         help="Seconds of wall time for the run: no trial starts after that; "
         "the rest is left for --resume.",
     ),
+    shard: str = typer.Option(
+        None,
+        "--shard",
+        metavar="K/N",
+        help="Run part K of N of the trial matrix (a stable hash of each trial's key); "
+        "toolbench merge joins the N parts.",
+    ),
 ) -> int:
     """Run scenarios against models x formats; record or replay cassettes."""
     from toolbench.cli.run_view import print_summary, progress_hook
@@ -112,6 +119,7 @@ def run_cmd(
     from toolbench.formats.auto import read_formats_file
     from toolbench.runner.measured import EXIT_UNMEASURED
     from toolbench.runner.run import DEFAULT_FORMATS, RunConfig, execute_run, plan_run
+    from toolbench.store.shards import parse_shard
 
     if record not in RECORD_MODES:
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
@@ -134,6 +142,7 @@ def run_cmd(
         formats_from=read_formats_file(formats_from).formats() if formats_from else None,
         model_params=list(model_param or []),
         given=frozenset(_FIELDS.get(name, name) for name in given),
+        shard=parse_shard(shard) if shard is not None else None,
     )  # fmt: skip
     plan = plan_run(cfg)
     for line in plan.warnings:

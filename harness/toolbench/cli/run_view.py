@@ -55,7 +55,7 @@ def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> list[Unmeas
     unmeasured models and cells (the command's exit code depends on them)."""
     from toolbench.metrics import view
     from toolbench.report import write_report as write_html
-    from toolbench.report.metrics import aggregate, fmt_value, load_table
+    from toolbench.report.metrics import aggregate, fmt_with_interval, load_table
 
     table = load_table(run_dir)
     shown = view("summary")
@@ -68,7 +68,8 @@ def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> list[Unmeas
             # Folded, not cut: every name stays readable however many metrics are shown.
             grid.add_column(m, justify="right", overflow="fold")
         for cell in aggregate(table.df):
-            grid.add_row(cell.label, *(fmt_value(m, cell.values.get(m)) for m in shown))
+            # Rates: the value, under it the Wilson 95% interval, then the denominator.
+            grid.add_row(cell.label, *(fmt_with_interval(cell, m, "\n") for m in shown))
         console.print(grid)
     missing = unmeasured_in(run_dir)
     if missing:

@@ -1,8 +1,10 @@
-"""Comparing two runs, or two formats within one run, with paired significance tests.
+"""Comparing two runs, two formats, or models and providers, with paired significance tests.
 
 Per-cell deltas are plain differences of the metrics in :mod:`toolbench.report.metrics`.
-For trials present on both sides (paired by model/format/scenario/sample across runs, or
-by model/scenario/sample across formats of one run) an exact McNemar test asks whether
+For trials present on both sides (paired by model/format/scenario/sample across runs, by
+model/scenario/sample across formats of one run, by format/scenario/sample across models;
+a model string names its provider, so ``openai/x`` vs ``groq/x`` compares providers) an
+exact McNemar test (the exact sign test on the discordant pairs) asks whether
 the discordant pairs lean one way more than chance would: ``b`` pairs where only side A
 succeeded, ``c`` where only side B did, two-sided exact binomial p-value on ``b + c``
 trials with p = 1/2. Only ``ok`` trials where the flag applies on both sides are paired.
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
 
 import pandas as pd
 
@@ -146,6 +150,74 @@ def compare_formats(t: TrialTable, fmt_a: str, fmt_b: str) -> Comparison:
     cells = [(m, ca.get(m), cb.get(m)) for m in models]
     tests = paired_tests(da, db, ["model", "scenario_id", "sample"], ["model"])
     return Comparison(f"{fmt_a} vs {fmt_b} in {t.run_id}", fmt_a, fmt_b, cells, tests)
+
+
+By = Literal["model", "format"]
+BY_CHOICES: tuple[By, ...] = ("model", "format")
+POOLED = {"model": "all formats", "format": "all models"}
+"""The label of the test pooled over the other dimension (more pairs, more power)."""
+
+
+def compare_by(t: TrialTable, by: By, picks: list[str] | None = None) -> list[Comparison]:
+    """Every pair of ``by`` values (models, or formats) of one run, or the two ``picks``.
+
+    Cells are the values of the other dimension; trials pair on it plus scenario and
+    sample, so a pair compares like with like. Each pair also gets a test pooled over
+    the other dimension (``all formats`` / ``all models``).
+    """
+    other: By = "format" if by == "model" else "model"
+    known = sorted(set(t.df[by]))
+    option = f"--{by}s"
+    for p in picks or ():
+        if p not in known:
+            raise UserError(f"{option}: {by} '{p}' is not in run '{t.run_id}' (run has: "
+                            f"{', '.join(known)})")  # fmt: skip
+    values = list(dict.fromkeys(picks)) if picks else known
+    if len(values) < 2:
+        raise UserError(
+            f"compare --by {by}: run '{t.run_id}' has one {by} ({', '.join(values)}); "
+            f"nothing to compare"
+        )
+    out: list[Comparison] = []
+    for a, b in combinations(values, 2):
+        da = t.df[t.df[by] == a].assign(_pool=POOLED[by])
+        db = t.df[t.df[by] == b].assign(_pool=POOLED[by])
+        ca = {getattr(c, other): c for c in aggregate(da, overall=False)}
+        cb = {getattr(c, other): c for c in aggregate(db, overall=False)}
+        cells = [(k, ca.get(k), cb.get(k)) for k in sorted(set(ca) | set(cb))]
+        keys = [other, "scenario_id", "sample"]
+        tests = paired_tests(da, db, keys, [other]) + paired_tests(da, db, keys, ["_pool"])
+        out.append(Comparison(f"{a} vs {b} in {t.run_id}", a, b, cells, tests))
+    return out
+
+
+def combine(a: TrialTable, b: TrialTable) -> TrialTable:
+    """Two runs read as one (``compare RUN_A RUN_B --by model``: e.g. one model per run).
+
+    A trial key held by both would pair a trial with itself: refused, since those runs
+    are compared as runs (without ``--by``)."""
+    keys = ["model", "format", "scenario_id", "sample"]
+    both = a.df[keys].merge(b.df[keys], on=keys)
+    if len(both):
+        k = both.iloc[0]
+        raise UserError(
+            f"compare --by: runs '{a.run_id}' and '{b.run_id}' both hold trial {k['model']} / "
+            f"{k['format']} / {k['scenario_id']} #{k['sample']}; compare them without --by"
+        )
+    df = pd.concat([a.df.drop(columns="_offset", errors="ignore"),
+                    b.df.drop(columns="_offset", errors="ignore")], ignore_index=True)  # fmt: skip
+    return TrialTable(a.run_dir, a.path, df, None, a.duplicates + b.duplicates)
+
+
+def render_comparisons(cmps: list[Comparison], by: By) -> str:
+    """Each pair's comparison, then how many tests were made (no correction applied)."""
+    parts = [render_comparison(c) for c in cmps]
+    n = sum(1 for c in cmps for x in c.tests if x.n_pairs)
+    parts.append(
+        f"{len(cmps)} pair(s) of {by}s, {n} test(s) with pairs; each at alpha {ALPHA}, no "
+        "correction for multiple comparisons: expect about 1 in 20 to be significant by chance"
+    )
+    return "\n\n".join(parts)
 
 
 def _label(k: tuple[str, str]) -> str:

@@ -247,7 +247,6 @@ def _baseline_view(diff: BaselineDiff) -> dict[str, Any]:
 
 def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
     cells = aggregate(table.df)
-    samples = int(table.df["sample"].max()) + 1 if len(table.df) else 1
     tax = _taxonomy(table, cells)
     details, left_out = _details(table)
     recs = recommend(table)
@@ -282,7 +281,6 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
         "metrics": [m.name for m in metrics],
         "descriptions": {m.name: m.description for m in metrics},
         "rates": rates,
-        "show_ci": samples > 1,
         "summary": summary_rows,
         "heatmaps": [(m, uri) for m in view("headline") if (uri := heatmap_png(cells, m))],
         "taxonomy": tax,

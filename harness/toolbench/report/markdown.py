@@ -10,6 +10,7 @@ from toolbench.report.metrics import (
     aggregate,
     fmt_delta,
     fmt_value,
+    fmt_with_interval,
 )
 from toolbench.report.recommend import recommend
 from toolbench.report.visible import show_invisible
@@ -36,7 +37,8 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
         f"## toolbench run `{_md(table.run_id)}`",
         "",
         f"{n} trials: {n - n_fail - n_infra} passed, {n_fail} failed, "
-        f"{n_infra} not scored (infra/unsupported/cassette).",
+        f"{n_infra} not scored (infra/unsupported/cassette). Rates: value, Wilson 95% "
+        "interval, n = trials in the denominator.",
         "",
         "| cell | " + " | ".join(columns) + " |",
         "|---" * (len(columns) + 1) + "|",
@@ -85,7 +87,7 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
 
 
 def _cell(c: CellStats, m: str, dmap: dict[tuple[str, str], CellDelta]) -> str:
-    text = fmt_value(m, c.values.get(m))
+    text = fmt_with_interval(c, m)
     d = dmap.get(c.key)
     dv = d.delta(m) if d is not None else None
     if d is not None and dv is not None and abs(dv) > 1e-9:

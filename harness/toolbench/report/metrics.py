@@ -22,7 +22,9 @@ Rules shared by every rate:
   toolbench's own faults (``harness_error``) in ``harness_error_rate``.
 * A trial written twice (two processes resuming one run before runs were locked) is
   counted once, the first line kept, with a warning on stderr.
-* Every rate carries a Wilson 95% score interval (reports show it when samples repeat).
+* Every rate carries a Wilson 95% score interval and its denominator, shown beside it
+  in the terminal table, the HTML report and the Markdown summary
+  (``23.1% [15.2, 33.4] n=52``, :func:`fmt_with_interval`).
 
 The per-cell metrics are registered objects, each defined once in
 :mod:`toolbench.metrics` (name, source, rate or value, direction, unit, description);
@@ -272,6 +274,27 @@ def fmt_value(metric: str, v: float | None) -> str:
     """A metric value for tables, as its registered unit says (plain for unknown names)."""
     m = registry.find_metric(metric)
     return m.fmt(v) if m is not None else registry.fmt_unit("number", v)
+
+
+def interval_text(cell: CellStats, metric: str, sep: str = " ") -> str:
+    """``[low, high] n=N`` (Wilson 95%, in percent) for a rate with a denominator, else "".
+
+    ``n`` is the rate's denominator: the ``ok`` trials where the metric applies."""
+    if metric not in cell.counts:
+        return ""
+    n = cell.counts[metric][1]
+    ci = cell.interval(metric)
+    if ci is None:
+        return f"n={n}"
+    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]{sep}n={n}"
+
+
+def fmt_with_interval(cell: CellStats, metric: str, sep: str = " ") -> str:
+    """The value, then for rates its interval and its denominator, ``sep`` between the
+    three (the terminal table stacks them on three lines of a narrow column)."""
+    text = fmt_value(metric, cell.values.get(metric))
+    ci = interval_text(cell, metric, sep)
+    return f"{text}{sep}{ci}" if ci else text
 
 
 def fmt_delta(metric: str, d: float | None) -> str:

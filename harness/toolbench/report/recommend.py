@@ -12,7 +12,9 @@ position (:mod:`toolbench.metrics`), each in its better direction; built in, in 
 A metric that does not apply (no denominator) ranks last on that criterion. The winner
 is flagged as *not significant* when its call-accuracy advantage over the runner-up is
 not confirmed by an exact McNemar test on paired trials (same scenario and sample),
-p >= 0.05: more samples or scenarios are needed before relying on it.
+p >= 0.05: more samples or scenarios are needed before relying on it. The warning gives
+the smallest call-accuracy difference the paired trials could detect (alpha 0.05, power
+0.8; the formula is in :mod:`toolbench.report.workload`).
 """
 
 from __future__ import annotations
@@ -127,9 +129,27 @@ def render(recs: list[Recommendation]) -> str:
                     f"warning: {r.winner.format} and {runner} tie on call accuracy ({stats}); "
                     f"{r.decided_by} decided"
                 )
+            lines.append(_detectable(t))
         lines.append("")
     lines.append(rule_text())
     return "\n".join(lines)
+
+
+def _detectable(t: PairedTest) -> str:
+    """The smallest call-accuracy difference these pairs could detect (see workload)."""
+    from toolbench.report.workload import POWER, detectable_difference
+
+    psi = (t.only_a + t.only_b) / t.n_pairs if t.n_pairs else 0.0
+    d = detectable_difference(t.n_pairs, psi)
+    if d is None:
+        return (
+            f"  {t.n_pairs} paired trials are too few to detect even a 100-point difference: "
+            "more samples or scenarios are needed to tell them apart"
+        )
+    return (
+        f"  at {t.n_pairs} paired trials the suite could detect a call-accuracy difference "
+        f"of {100 * d:.1f} points or more (alpha {ALPHA}, power {POWER})"
+    )
 
 
 def formats_file(recs: list[Recommendation]) -> FormatsFile:

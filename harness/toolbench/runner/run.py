@@ -9,6 +9,11 @@ One bad trial never ends a run: :func:`~toolbench.runner.trial.run_trial` turns 
 fault into a status, and the gather below keeps going (and still writes a line) even if
 something escapes it. One process writes a run directory at a time (:mod:`.lock`).
 
+``--shard K/N`` runs only the trials whose key hashes into part K of N
+(:mod:`toolbench.store.shards`: a stable hash of the key, not the order of the matrix);
+``run.json`` records the shard and how many trials it holds, so ``merge`` can refuse a
+partial one and ``--resume`` completes the same part.
+
 ``--budget SECONDS`` bounds a run's wall time: once it is used up no further trial is
 started; trials in flight finish (each request is bounded by ``--timeout``). Trials not
 started are not written: ``--resume`` completes them later.
@@ -36,7 +41,7 @@ from toolbench.formats.auto import resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
 from toolbench.redaction import redact_uri, register_url_secrets
-from toolbench.results import RunInfo, TrialResult
+from toolbench.results import RunInfo, Shard, TrialResult
 from toolbench.runner.capabilities import NO_KEY, keyless, provider_of
 from toolbench.runner.cassettes import (
     LOCAL_BASE,
@@ -75,6 +80,7 @@ from toolbench.store import (
     results_path,
     write_info,
 )
+from toolbench.store.shards import scenario_hashes, shard_of
 
 DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
 """The four formats, plus prompt-json with two examples: small models differ most there."""
@@ -126,6 +132,8 @@ class RunConfig:
     """Per model, its parameters (set by ``--resume`` from ``run.json``)."""
     loaded_scenarios: list[Scenario] | None = None
     """The scenarios, read (set by ``--resume`` from the recorded files)."""
+    shard: Shard | None = None
+    """Run only this part of the matrix (``--shard K/N``); on ``--resume`` the run's own."""
 
 
 @dataclass
@@ -155,6 +163,8 @@ class Plan:
     """Per model, the request parameters of ``--model-param`` and ``toolbench.toml``."""
     config: RunConfig | None = None
     """The configuration the run executes with (a resumed run's, from its run.json)."""
+    shard: Shard | None = None
+    """The part of the matrix planned (with its trial count), as run.json records it."""
 
 
 def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
@@ -300,17 +310,25 @@ def _plan(
 ) -> Plan:  # fmt: skip
     res = results_path(run_dir)
     done: set[tuple[str, str, str, int]] = set()
+    shard = cfg.shard
     if res.exists():
-        read_info(run_dir)  # a run.json of a newer toolbench is refused before any trial
+        # A run.json of a newer toolbench is refused before any trial.
+        shard = _resumed_shard(run_dir, cfg.shard, read_info(run_dir))
         done = {r.key for r in iter_results(run_dir)}
     run_id = run_dir.name
     markers = _run_markers(run_dir, cfg.resume)
     specs: list[TrialSpec] = []
     skipped = 0
+    in_shard = 0
     for model in models:
         for fmt in (by_model or {}).get(model, formats):
             for sc in scenarios:
                 for k in range(cfg.samples):
+                    if shard is not None and (
+                        shard_of(model, fmt.spec, sc.id, k, shard.count) != shard.index
+                    ):
+                        continue
+                    in_shard += 1
                     if (model, fmt.spec, sc.id, k) in done:
                         skipped += 1
                         continue
@@ -332,8 +350,23 @@ def _plan(
             "recording local models needs the local extra: pip install 'toolbench[local]' "
             "(or replay recorded cassettes with --record none)"
         )
+    if shard is not None:
+        shard = shard.model_copy(update={"trials": in_shard})
     return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock,
-                markers=markers, by_model=dict(by_model or {}))  # fmt: skip
+                markers=markers, by_model=dict(by_model or {}), shard=shard)  # fmt: skip
+
+
+def _resumed_shard(run_dir: Path, asked: Shard | None, info: RunInfo | None) -> Shard | None:
+    """The shard a resumed run completes: its own (``--shard`` may repeat it, not change it)."""
+    own = info.shard if info is not None else None
+    if asked is None or info is None:
+        return own if own is not None else asked
+    if own is None or (own.index, own.count) != (asked.index, asked.count):
+        held = f"shard {own.label}" if own is not None else "the whole matrix"
+        raise UserError(
+            f"--shard: {run_dir} holds {held}, not shard {asked.label}; resume it as it was"
+        )
+    return own
 
 
 def _run_markers(run_dir: Path, resume: bool) -> tuple[re.Pattern[str], ...]:
@@ -360,7 +393,8 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         max_turns=cfg.max_turns, record=cfg.record,
         retry_on_parse_error=cfg.retry_on_parse_error,
         markers=marker_texts(plan.markers) if plan.markers else None,
-        auto_formats=plan.auto,
+        auto_formats=plan.auto, shard=plan.shard,
+        scenario_hashes=scenario_hashes([s.source for s in plan.scenarios]),
         cells={m: [f.spec for f in fmts] for m, fmts in plan.by_model.items()},
         format_options={f.spec: f.options.model_dump() for f in plan.formats},
         scenario_files=scenario_files(plan.scenarios),

@@ -8,15 +8,30 @@ one run every report reads as usual.
 Which line a trial keeps: the first run given that holds it, except that a trial that
 reached the model (status ``ok``) replaces one that did not (an infra, cassette or
 harness error), so re-running failed trials and merging the re-run repairs a run.
-Runs whose matrices differ are refused, naming the field and both runs. Trials keep
+Runs whose matrices differ are refused, naming the field and both runs; so are runs
+written by different toolbench versions or from scenario files whose contents differ
+(``run.json`` ``scenario_hashes``, compared when both runs recorded them). Trials keep
 their ``run_id`` (the run that produced them); the merged ``run.json`` lists the runs
 in ``merged_from``. Output order: run by run as given, each in its file order.
+
+Shards (``run --shard K/N``): every shard 1..N of one N must be given (a shard given
+twice is a re-run: its trials are duplicates, resolved as above), and each must hold all
+the trials of its part (``run.json`` ``shard.trials``); a partial shard (killed, or
+stopped by ``--budget``) is refused with the ``--resume`` command that completes it. The
+merge of every shard is a whole run (no ``shard`` in its ``run.json``). Runs without a
+shard may be given beside shards (a re-run of failed trials).
+
+Nothing is written half: the merged run is built in a temporary directory next to
+``-o`` and renamed into place when complete.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +49,7 @@ from toolbench.store.reader import (
     results_path,
     trial_key,
 )
+from toolbench.store.shards import shard_of
 from toolbench.store.writer import NewResults, write_info
 
 MATRIX_FIELDS: tuple[str, ...] = (
@@ -58,6 +74,8 @@ class MergeSummary:
     """Trials held by more than one run (each written once)."""
     replaced: int = 0
     """Of those, failed trials replaced by a later run's ``ok`` trial."""
+    held: list[int] = field(default_factory=list)
+    """Per run given, how many distinct trials it holds."""
 
     def render(self) -> str:
         return (
@@ -95,6 +113,57 @@ def check_same_matrix(infos: Sequence[tuple[Path, RunInfo]]) -> None:
                 )
 
 
+def check_same_origin(infos: Sequence[tuple[Path, RunInfo]]) -> None:
+    """Refuse runs of different toolbench versions or different scenario file contents."""
+    (first_dir, first), *rest = infos
+    for run_dir, info in rest:
+        if info.toolbench_version != first.toolbench_version:
+            raise UserError(
+                f"merge: {info_path(run_dir)}: toolbench_version ({info.toolbench_version}) "
+                f"differs from {info_path(first_dir)} ({first.toolbench_version}); "
+                "merge runs of one toolbench version"
+            )
+        a, b = first.scenario_hashes, info.scenario_hashes
+        if a and b and sorted(a.values()) != sorted(b.values()):
+            theirs = set(b.values())
+            path = next((p for p, h in a.items() if h not in theirs), None)
+            if path is None:
+                path = next(p for p, h in b.items() if h not in set(a.values()))
+            raise UserError(
+                f"merge: {info_path(run_dir)}: scenario_hashes differ from "
+                f"{info_path(first_dir)} (first at {path}); merge runs of the same scenario files"
+            )
+
+
+def check_shards(infos: Sequence[tuple[Path, RunInfo]]) -> None:
+    """Shards given must be of one N, and every part 1..N must be there."""
+    shards = [(d, i.shard) for d, i in infos if i.shard is not None]
+    if not shards:
+        return
+    first_dir, first = shards[0]
+    for run_dir, s in shards[1:]:
+        if s.count != first.count:
+            raise UserError(
+                f"merge: {info_path(run_dir)}: shard {s.label} is not a part of the "
+                f"{first.count} shards of {info_path(first_dir)} ({first.label})"
+            )
+    missing = sorted(set(range(1, first.count + 1)) - {s.index for _, s in shards})
+    if missing:
+        names = ", ".join(f"{k}/{first.count}" for k in missing)
+        raise UserError(f"merge: shard(s) {names} missing; give every shard of the run")
+
+
+def check_complete(infos: Sequence[tuple[Path, RunInfo]], held: Sequence[int]) -> None:
+    """A shard run must hold every trial of its part (``shard.trials``)."""
+    for (run_dir, info), n in zip(infos, held, strict=True):
+        s = info.shard
+        if s is not None and s.trials is not None and n < s.trials:
+            raise UserError(
+                f"merge: {run_dir}: shard {s.label} is partial ({n} of {s.trials} trials); "
+                f"complete it with toolbench run --resume --out {run_dir}"
+            )
+
+
 def _infos(runs: Sequence[Path]) -> list[tuple[Path, RunInfo]]:
     out: list[tuple[Path, RunInfo]] = []
     seen: dict[Path, Path] = {}
@@ -121,13 +190,12 @@ def merge_runs(runs: Sequence[str | Path], out_dir: str | Path) -> MergeSummary:
         raise UserError("merge: give at least two runs")
     infos = _infos(paths)
     check_same_matrix(infos)
-    if any(out.resolve() == d.resolve() for d, _ in infos):
-        raise UserError(f"-o: '{out}' is one of the runs being merged; choose a new directory")
-    if results_path(out).exists():
-        raise UserError(f"-o: {results_path(out)} already exists; choose a new directory")
+    check_same_origin(infos)
+    check_shards(infos)
+    _check_out(out, infos)
     summary = MergeSummary(out, runs=len(paths))
     picks = _pick(infos, summary)
-    prepare_dir(out)
+    check_complete(infos, summary.held)
     first = infos[0][1]
     info = first.model_copy(
         update={
@@ -135,15 +203,35 @@ def merge_runs(runs: Sequence[str | Path], out_dir: str | Path) -> MergeSummary:
             "toolbench_version": __version__,
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "merged_from": [i.run_id for _, i in infos],
+            "shard": None,  # every shard is given (check_shards): a whole run
         }
     )
-    with NewResults(out) as sink:
-        for (run_dir, _), (offsets, lines) in zip(infos, picks, strict=True):
-            for trial in iter_trials_at(results_path(run_dir), offsets, lines):
-                sink.write(trial)
-        summary.trials = sink.written
-    write_info(out, info)
+    prepare_dir(out.parent)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.merging-", dir=out.parent))
+    try:
+        with NewResults(tmp) as sink:
+            for (run_dir, _), (offsets, lines) in zip(infos, picks, strict=True):
+                for trial in iter_trials_at(results_path(run_dir), offsets, lines):
+                    sink.write(trial)
+            summary.trials = sink.written
+        write_info(tmp, info)
+        _check_out(out, infos)  # still free after the writing
+        os.rename(tmp, out)  # onto nothing or an empty directory: atomic
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return summary
+
+
+def _check_out(out: Path, infos: Sequence[tuple[Path, RunInfo]]) -> None:
+    if any(out.resolve() == d.resolve() for d, _ in infos):
+        raise UserError(f"-o: '{out}' is one of the runs being merged; choose a new directory")
+    if results_path(out).exists():
+        raise UserError(f"-o: {results_path(out)} already exists; choose a new directory")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"-o: {out} is a file; choose a new directory")
+    if out.is_dir() and any(out.iterdir()):
+        raise UserError(f"-o: {out} is not empty; choose a new directory")
 
 
 def _pick(
@@ -155,8 +243,11 @@ def _pick(
     runs never holds their trials in memory; the second pass validates what it writes.
     """
     won: dict[TrialKey, tuple[int, int, int, bool]] = {}  # run index, offset, line, ok
-    for i, (run_dir, _) in enumerate(infos):
+    for i, (run_dir, info) in enumerate(infos):
         read = read_projected(run_dir, lambda d: (trial_key(d), d.get("status", "ok") == "ok"))
+        summary.held.append(len(read.rows))
+        if info.shard is not None:
+            _check_in_shard(run_dir, info, [k for k, _ in read.rows])
         for (key, ok), off, n in zip(read.rows, read.offsets, read.lines, strict=True):
             old = won.get(key)
             if old is None:
@@ -171,3 +262,15 @@ def _pick(
         picks[i][0].append(off)
         picks[i][1].append(n)
     return picks
+
+
+def _check_in_shard(run_dir: Path, info: RunInfo, keys: Sequence[TrialKey]) -> None:
+    """Every trial of a shard run hashes into its shard (else it is not the run it says)."""
+    s = info.shard
+    assert s is not None
+    for model, fmt, scenario_id, sample in keys:
+        if shard_of(model, fmt, scenario_id, sample, s.count) != s.index:
+            raise UserError(
+                f"merge: {results_path(run_dir)}: trial {model} / {fmt} / {scenario_id} "
+                f"#{sample} is not in shard {s.label} its run.json names"
+            )

@@ -106,7 +106,7 @@ def _trial_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
 @migration("run", 2)
 def _run_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
     """Schema 3 ``run.json`` adds ``cells``, ``format_options``, ``scenario_files``,
-    ``model_params``, ``api_base``, ``cassette_api_base`` and ``cassette_dir``; each has a
-    default meaning "not recorded" (resume then takes the command line, rescore needs
-    ``--scenarios``)."""
+    ``model_params``, ``api_base``, ``cassette_api_base``, ``cassette_dir``, ``shard`` and
+    ``scenario_hashes``; each has a default meaning "not recorded" (resume then takes the
+    command line, rescore needs ``--scenarios``, merge cannot compare hashes)."""
     return record
