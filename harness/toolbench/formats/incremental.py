@@ -23,11 +23,12 @@ and calls are only known at close (a naive application, by necessity).
 from __future__ import annotations
 
 import codecs
+from functools import lru_cache
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
 
@@ -44,15 +45,15 @@ _CTX = 8
 """Characters kept before the scanned window, so ``^`` and lookbehinds see their context."""
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One thing a reader recognised.
 
     ``text``: the visible text (``text``), the opener (``call_started``), the whole raw call
     block (``call_complete``), the hidden markup (``markup``), the final answer or content
     (``final``). ``start``/``end``: where that text lies in the reply (character offsets).
     ``calls``: what the call block parses to on its own (``call_complete``; informative,
-    the authoritative calls are ``result.calls``); ``result`` on ``final``.
+    the authoritative calls are ``result.calls``); ``result`` on ``final``. A named tuple,
+    not a dataclass: a reply fed one character at a time makes one event per character.
     """
 
     kind: EventKind
@@ -130,14 +131,90 @@ class _Brackets:
         return -1
 
 
+_SAMPLES_NON_ASCII = "\u00a0\u2028\u3000éü東🙂"
+"""Characters that stand for all non-ASCII ones when a pattern's first characters are
+worked out: one of them starting a match means any non-ASCII character may."""
+
+
+class Firsts(NamedTuple):
+    """The characters a match can begin with: a class to search a chunk for, and the same
+    as a set (plus "any non-ASCII character") to test a one-character chunk faster."""
+
+    pattern: re.Pattern[str]
+    chars: frozenset[str]
+    non_ascii: bool
+
+
+@lru_cache(maxsize=256)
+def first_chars(pattern: str) -> Firsts | None:
+    """Every character a match of ``pattern`` can begin with (after any context), or None
+    when that is too broad to be worth a fast path.
+
+    The reader skips the ``regex`` search for a chunk that holds none of them: most text
+    of a reply fed a character at a time never reaches the pattern engine. A character
+    that can begin a match only at the start of a line (``^Action:``) is not listed;
+    ``"\\n"`` is, and a search that ends on a possible start (a partial match, even an
+    empty one after the newline) sends the next chunk to the engine too.
+    """
+    compiled = regex.compile(pattern, regex.M)
+    if compiled.search("", partial=True) is not None and compiled.search("x", 1) is not None:
+        return None  # matches the empty string anywhere
+    alphabet = {chr(i) for i in range(128)} | set(pattern) | set(_SAMPLES_NON_ASCII)
+    found: set[str] = set()
+    for c in alphabet:
+        for ctx in ("x", " ", "\n", ""):
+            m = compiled.search(ctx + c, len(ctx), partial=True)
+            if m is not None and m.start() == len(ctx):
+                found.add(c if ctx in ("x", " ") else "\n")
+                break
+    if len(found) > 64:
+        return None
+    non_ascii = bool(set(_SAMPLES_NON_ASCII) & found)
+    chars = frozenset(c for c in found if c not in _SAMPLES_NON_ASCII or not non_ascii)
+    alternatives = [f"[{re.escape(''.join(sorted(chars)))}]"] if chars else []
+    if non_ascii:
+        alternatives.append("[^\\x00-\\x7f]")
+    return Firsts(re.compile("|".join(alternatives) or "(?!)"), chars, non_ascii)
+
+
+@lru_cache(maxsize=128)
+def _openers(syntax: StreamSyntax) -> tuple[regex.Pattern[str] | None, Firsts | None]:
+    """The syntax's openers as one pattern (a named group per region) and their firsts."""
+    if not syntax.regions:
+        return None, None
+    alternatives = "|".join(f"(?P<r{i}>{r.open})" for i, r in enumerate(syntax.regions))
+    return regex.compile(alternatives, regex.M), first_chars(alternatives)
+
+
+_IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
+_IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
+"""What can change the bracket count of a ``balanced`` region, outside and inside a string."""
+
+
+def _pending(m: regex.Match[str] | None, s: str) -> bool:
+    """Whether the next chunk must be searched: a match may have begun before it (the
+    ``regex`` module reports an empty partial match at the end of any text; that one only
+    counts after a newline, where ``^`` makes the next character's start depend on it)."""
+    return m is not None and bool(m.partial) and (m.start() < len(s) or s.endswith("\n"))
+
+
+_tuple_new = tuple.__new__
+"""Builds an :class:`Event` without the named tuple's Python-level ``__new__`` (the fast
+path makes one per character of text)."""
+
+_NEVER = Firsts(re.compile(r"(?!)"), frozenset(), non_ascii=False)
+
+
 class MarkerReader:
     """The incremental reader for any :class:`StreamSyntax` (see the module docstring)."""
 
     def __init__(self, fmt: Format, tools: Sequence[ToolDef] | None, syntax: StreamSyntax) -> None:
         self._fmt, self._tools, self._syntax = fmt, tools, syntax
         self._regions = syntax.regions
-        alternatives = "|".join(f"(?P<r{i}>{r.open})" for i, r in enumerate(self._regions))
-        self._open = regex.compile(alternatives, regex.M) if self._regions else None
+        self._open, self._open_first = _openers(syntax)
+        self._armed = True
+        """The last search ended on a possible start (or nothing was searched yet, or a
+        region just ended): the next chunk must be searched."""
         self._closes: dict[str, regex.Pattern[str]] = {}
         self._parts: list[str] = []
         self._fed = 0
@@ -147,9 +224,11 @@ class MarkerReader:
         self._region: Region | None = None
         self._rstart = 0
         self._rparts: list[str] = []
-        self._rlen = 0
+        self._stale = False
+        """Chunks went by the fast path: the scan's context is read again from the parts."""
         self._brackets = _Brackets()
         self._result: ParseResult | None = None
+        self._fast = self._fast_path()
 
     # -- public ------------------------------------------------------------------------
 
@@ -164,11 +243,33 @@ class MarkerReader:
         return self._result
 
     def feed(self, chunk: str) -> list[Event]:
+        fast = self._fast
+        if (
+            fast is not None
+            and not self._win
+            and (
+                chunk not in fast[1] and (chunk < "\x80" or not fast[2])
+                if len(chunk) == 1
+                else fast[0].search(chunk) is None
+            )
+        ):
+            # The common case: nothing in this chunk can begin what is looked for.
+            self._parts.append(chunk)
+            at = self._fed
+            self._fed = end = at + len(chunk)
+            self._stale = True
+            if self._region is not None:
+                self._rparts.append(chunk)
+                return []
+            return [_tuple_new(Event, ("text", chunk, at, end, (), None))] if chunk else []
         if self._result is not None or not chunk:
             return []
         self._parts.append(chunk)
         at = self._fed
         self._fed += len(chunk)
+        if self._stale:
+            self._ctx = self._tail_before(len(chunk))
+            self._stale = False
         events: list[Event] = []
         rest: str | None = chunk
         while rest is not None:
@@ -176,6 +277,7 @@ class MarkerReader:
                 rest, at = self._scan_text(rest, at, events)
             else:
                 rest, at = self._scan_region(rest, at, events)
+        self._fast = self._fast_path()
         return events
 
     def close(self) -> list[Event]:
@@ -190,10 +292,47 @@ class MarkerReader:
             self._end_region(self._fed, events, closing=True)
         whole = "".join(self._parts)
         self._result = self._fmt.parse(whole, self._tools)
+        self._fast = None
         answer = self._result.final_answer
         text = answer if answer is not None else self._result.content
         events.append(Event("final", text, 0, self._fed, result=self._result))
         return events
+
+    def _fast_path(self) -> Firsts | None:
+        """The first characters of what the current state looks for (None: no fast path).
+
+        A chunk that holds none of them, with nothing held back, is shown (or kept in the
+        call) without running the pattern engine: most of a reply fed a character at a
+        time never reaches it, which is what keeps one-character feeding fast.
+        """
+        region = self._region
+        if self._result is not None:
+            return None
+        if region is None:
+            if self._open is None:
+                return _NEVER
+            return None if self._armed else self._open_first
+        if region.close == "end":
+            return _NEVER
+        if region.close == "marker":
+            return None if self._armed else first_chars(region.close_pattern)
+        brackets = self._brackets
+        if region.close == "balanced" and not brackets.escape:
+            return _IN_STRING if brackets.quote else _IN_CODE
+        return None
+
+    def _tail_before(self, skip: int) -> str:
+        """The last few characters fed before the last ``skip`` ones (the scan's context)."""
+        need = _CTX + skip
+        got: list[str] = []
+        n = 0
+        for part in reversed(self._parts):
+            got.append(part)
+            n += len(part)
+            if n >= need:
+                break
+        tail = "".join(reversed(got))
+        return tail[max(0, len(tail) - need) : len(tail) - skip]
 
     # -- text state ----------------------------------------------------------------------
 
@@ -209,6 +348,7 @@ class MarkerReader:
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         m = self._open.search(s, base, partial=True)
+        self._armed = _pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
             self._text(s[base:cut], abs0 + base, events)
@@ -230,7 +370,6 @@ class MarkerReader:
         self._region = region
         self._rstart = start
         self._rparts = [opener]
-        self._rlen = len(opener)
         self._win = ""
         if region.call:
             events.append(Event("call_started", opener, start, start + len(opener)))
@@ -264,6 +403,7 @@ class MarkerReader:
         abs0 = at - len(self._win) - base
         self._keep(new)
         m = self._close_pattern(region.close_pattern).search(s, base, partial=True)
+        self._armed = _pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
             self._ctx = s[max(0, cut - _CTX) : cut]
@@ -279,13 +419,13 @@ class MarkerReader:
 
     def _keep(self, text: str) -> None:
         self._rparts.append(text)
-        self._rlen += len(text)
 
     def _end_region(self, end: int, events: list[Event], closing: bool = False) -> None:
         region = self._region
         assert region is not None
         block = "".join(self._rparts)[: end - self._rstart]
         self._region = None
+        self._armed = True
         self._rparts = []
         self._win = ""
         if region.call:
