@@ -23,11 +23,11 @@ and calls are only known at close (a naive application, by necessity).
 from __future__ import annotations
 
 import codecs
-from functools import lru_cache
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
