@@ -232,12 +232,16 @@ class Format(ABC):
         """The syntax this instance streams with (a composition joins its parts')."""
         return self.stream
 
-    def reader(self, tools: Sequence[ToolDef] | None = None) -> IncrementalReader:
+    def reader(
+        self, tools: Sequence[ToolDef] | None = None, *, early_calls: bool = True
+    ) -> IncrementalReader:
         """A fresh incremental reader of one reply (:mod:`toolbench.formats.incremental`);
-        its result after ``close()`` is exactly ``self.parse(whole text, tools)``."""
+        its result after ``close()`` is exactly ``self.parse(whole text, tools)``.
+        ``early_calls``: each ``call_complete`` event carries its block's calls (one more
+        parse of each call block; a measurement that only needs positions turns it off)."""
         from toolbench.formats.incremental import MarkerReader
 
-        return MarkerReader(self, tools, self.stream_syntax())
+        return MarkerReader(self, tools, self.stream_syntax(), early_calls=early_calls)
 
     @abstractmethod
     def continue_conversation(

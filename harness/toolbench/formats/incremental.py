@@ -51,8 +51,9 @@ class Event(NamedTuple):
     ``text``: the visible text (``text``), the opener (``call_started``), the whole raw call
     block (``call_complete``), the hidden markup (``markup``), the final answer or content
     (``final``). ``start``/``end``: where that text lies in the reply (character offsets).
-    ``calls``: what the call block parses to on its own (``call_complete``; informative,
-    the authoritative calls are ``result.calls``); ``result`` on ``final``. A named tuple,
+    ``calls``: what the call block parses to on its own (``call_complete``, when the reader
+    was made with ``early_calls``; informative, the authoritative calls are
+    ``result.calls``); ``result`` on ``final``. A named tuple,
     not a dataclass: a reply fed one character at a time makes one event per character.
     """
 
@@ -191,6 +192,21 @@ _IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
 """What can change the bracket count of a ``balanced`` region, outside and inside a string."""
 
 
+def _overlap(s: str, closer: str) -> int:
+    """The length of the longest end of ``s`` that is a proper beginning of ``closer``."""
+    if len(s) < len(closer) and closer.startswith(s):
+        return len(s)
+    for k in range(min(len(s), len(closer) - 1), 0, -1):
+        if closer.startswith(s[len(s) - k :]):
+            return k
+    return 0
+
+
+@lru_cache(maxsize=64)
+def _literal_firsts(first: str) -> Firsts:
+    return Firsts(re.compile(re.escape(first)), frozenset(first), non_ascii=False)
+
+
 def _pending(m: regex.Match[str] | None, s: str) -> bool:
     """Whether the next chunk must be searched: a match may have begun before it (the
     ``regex`` module reports an empty partial match at the end of any text; that one only
@@ -208,8 +224,16 @@ _NEVER = Firsts(re.compile(r"(?!)"), frozenset(), non_ascii=False)
 class MarkerReader:
     """The incremental reader for any :class:`StreamSyntax` (see the module docstring)."""
 
-    def __init__(self, fmt: Format, tools: Sequence[ToolDef] | None, syntax: StreamSyntax) -> None:
+    def __init__(
+        self,
+        fmt: Format,
+        tools: Sequence[ToolDef] | None,
+        syntax: StreamSyntax,
+        *,
+        early_calls: bool = True,
+    ) -> None:
         self._fmt, self._tools, self._syntax = fmt, tools, syntax
+        self._early_calls = early_calls
         self._regions = syntax.regions
         self._open, self._open_first = _openers(syntax)
         self._armed = True
@@ -267,9 +291,6 @@ class MarkerReader:
         self._parts.append(chunk)
         at = self._fed
         self._fed += len(chunk)
-        if self._stale:
-            self._ctx = self._tail_before(len(chunk))
-            self._stale = False
         events: list[Event] = []
         rest: str | None = chunk
         while rest is not None:
@@ -314,12 +335,20 @@ class MarkerReader:
             return None if self._armed else self._open_first
         if region.close == "end":
             return _NEVER
+        if region.close_text:
+            return _literal_firsts(region.close_text[0])
         if region.close == "marker":
             return None if self._armed else first_chars(region.close_pattern)
         brackets = self._brackets
         if region.close == "balanced" and not brackets.escape:
             return _IN_STRING if brackets.quote else _IN_CODE
         return None
+
+    def _fresh_context(self, at: int) -> None:
+        """After fast-path chunks, read the scan's context again (only a search needs it)."""
+        if self._stale:
+            self._ctx = self._tail_before(self._fed - at)
+            self._stale = False
 
     def _tail_before(self, skip: int) -> str:
         """The last few characters fed before the last ``skip`` ones (the scan's context)."""
@@ -344,6 +373,7 @@ class MarkerReader:
         if self._open is None:
             self._text(new, at, events)
             return None, at
+        self._fresh_context(at)
         s = self._ctx + self._win + new
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
@@ -398,6 +428,9 @@ class MarkerReader:
                 return None, at
             self._end_region(at + i, events)
             return new[i:], at + i
+        if region.close_text:
+            return self._scan_literal(region.close_text, new, at, events)
+        self._fresh_context(at)
         s = self._ctx + self._win + new
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
@@ -417,6 +450,24 @@ class MarkerReader:
             return self._scan_region(s[end:], abs0 + end, events) if s[end:] else (None, at)
         return s[end:], abs0 + end
 
+    def _scan_literal(
+        self, closer: str, new: str, at: int, events: list[Event]
+    ) -> tuple[str | None, int]:
+        """``_scan_region`` for a literal closer: string search, and the held tail is the
+        longest end of the text that begins the closer (what a partial match would hold)."""
+        s = self._win + new
+        abs0 = at - len(self._win)
+        self._keep(new)
+        i = s.find(closer)
+        if i < 0:
+            self._win = s[len(s) - _overlap(s, closer) :]
+            return None, at
+        end = i + len(closer)
+        self._ctx = s[max(0, end - _CTX) : end]
+        self._win = ""
+        self._end_region(abs0 + end, events)
+        return s[end:], abs0 + end
+
     def _keep(self, text: str) -> None:
         self._rparts.append(text)
 
@@ -426,10 +477,12 @@ class MarkerReader:
         block = "".join(self._rparts)[: end - self._rstart]
         self._region = None
         self._armed = True
+        self._stale = True
         self._rparts = []
         self._win = ""
         if region.call:
-            calls = tuple(self._fmt.parse(block, self._tools).calls) if block else ()
+            early = self._early_calls and block
+            calls = tuple(self._fmt.parse(block, self._tools).calls) if early else ()
             events.append(Event("call_complete", block, self._rstart, end, calls=calls))
             return
         if region.call_when and not closing and regex.search(region.call_when, block):
@@ -517,7 +570,7 @@ def observe_stream(
     tools: Sequence[ToolDef] | None = None,
 ) -> StreamView:
     """Feed ``chunks`` through ``fmt``'s reader and report what ``policy`` displayed."""
-    reader = fmt.reader(tools)
+    reader = fmt.reader(tools, early_calls=False)
     ends: list[int] = []
     fed = 0
     holdback = 0.0

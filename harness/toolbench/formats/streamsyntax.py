@@ -42,6 +42,9 @@ class Region:
     call: bool = True
     call_when: str = ""
     call_close: str = ""
+    close_text: str = ""
+    """The closer as plain text when ``close_pattern`` is a literal (set by :func:`tag`):
+    the reader then finds it with string search, the hot path of markup-dense calls."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,12 @@ def tokens(*toks: str) -> Region:
 
 def tag(open_tok: str, close_tok: str) -> Region:
     """A call between two literal tags (``<tool_call>`` ... ``</tool_call>``)."""
-    return Region(open=literal(open_tok), close="marker", close_pattern=literal(close_tok))
+    return Region(
+        open=literal(open_tok),
+        close="marker",
+        close_pattern=literal(close_tok),
+        close_text=close_tok,
+    )
 
 
 def to_end(*toks: str) -> Region:
