@@ -299,6 +299,9 @@ class _Plain(Xml):
 
     stream: ClassVar[StreamSyntax] = EMPTY
 
+    def stream_syntax(self) -> StreamSyntax:
+        return EMPTY
+
 
 def test_a_format_without_a_syntax_gets_the_generic_reader() -> None:
     fmt = _Plain()

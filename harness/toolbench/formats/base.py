@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
+from toolbench.formats.streamsyntax import EMPTY, StreamSyntax, literal_tokens, tokens
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
@@ -229,8 +229,13 @@ class Format(ABC):
         return self.parse(reply.text or "", tools)
 
     def stream_syntax(self) -> StreamSyntax:
-        """The syntax this instance streams with (a composition joins its parts')."""
-        return self.stream
+        """The syntax this instance streams with: its ``stream``, plus its literal
+        ``markers`` as hidden tokens (what sanitizing removes, a careful application does
+        not show either), except for a format with visible markup, which lists what it
+        hides itself. A composition joins its parts' syntaxes."""
+        cls = type(self)
+        toks = () if cls.visible_markup else literal_tokens(cls.markers)
+        return self.stream + StreamSyntax((tokens(*toks),)) if toks else self.stream
 
     def reader(
         self, tools: Sequence[ToolDef] | None = None, *, early_calls: bool = True

@@ -344,6 +344,17 @@ class MarkerReader:
             return _IN_STRING if brackets.quote else _IN_CODE
         return None
 
+    def _earlier_partial(self, s: str, base: int, m: regex.Match[str]) -> regex.Match[str]:
+        """A possible match that begins before the complete one ``m`` (the ``regex``
+        module prefers a complete match to an earlier partial one): the earliest start
+        wins, as it does when the same text is searched whole."""
+        assert self._open is not None
+        for pos in range(max(base, m.start() - self._syntax.max_hold), m.start()):
+            got = self._open.match(s, pos, partial=True)
+            if got is not None and got.partial:
+                return got
+        return m
+
     def _fresh_context(self, at: int) -> None:
         """After fast-path chunks, read the scan's context again (only a search needs it)."""
         if self._stale:
@@ -378,6 +389,8 @@ class MarkerReader:
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         m = self._open.search(s, base, partial=True)
+        if m is not None and not m.partial:
+            m = self._earlier_partial(s, base, m)
         self._armed = _pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)

@@ -14,6 +14,8 @@ token, not on an optional or repeated one). Patterns must not define named group
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -91,6 +93,17 @@ def tag(open_tok: str, close_tok: str) -> Region:
 def to_end(*toks: str) -> Region:
     """A call opened by one of ``toks`` that runs to the end of the reply."""
     return Region(open="|".join(literal(t) for t in toks), close="end")
+
+
+def literal_tokens(patterns: Sequence[re.Pattern[str]]) -> tuple[str, ...]:
+    """The texts of those ``patterns`` that are plain tokens (written with ``re.escape``):
+    a format's literal markers, which a careful application hides wherever they occur."""
+    out: list[str] = []
+    for p in patterns:
+        text = re.sub(r"\\(.)", r"\1", p.pattern, flags=re.S)
+        if text and re.escape(text) == p.pattern:
+            out.append(text)
+    return tuple(out)
 
 
 EMPTY = StreamSyntax()
