@@ -65,9 +65,14 @@ def corpus_by_format() -> dict[str, list[str]]:
     return out
 
 
+LOOPS = 10
+"""Each reply set is read this many times per measurement (a few milliseconds are too
+short to time on a shared machine)."""
+
+
 def streamed(fmt: Format, texts: list[str], size: int = 4, early: bool = False) -> float:
     start = time.process_time()
-    for text in texts:
+    for text in texts * LOOPS:
         reader = fmt.reader(early_calls=early)
         step = size or max(1, len(text))
         for i in range(0, len(text), step):
@@ -78,7 +83,7 @@ def streamed(fmt: Format, texts: list[str], size: int = 4, early: bool = False) 
 
 def whole(fmt: Format, texts: list[str]) -> float:
     start = time.process_time()
-    for text in texts:
+    for text in texts * LOOPS:
         fmt.parse(text)
     return time.process_time() - start
 
@@ -106,23 +111,24 @@ def main() -> int:
     worst = dict.fromkeys((*sizes, -4), 0.0)
     for spec, replies in sorted(texts.items()):
         fmt = get_format(spec)
-        par = best(lambda fmt=fmt, r=replies: whole(fmt, r), repeat + 1)  # type: ignore[misc]
+        par = best(lambda fmt=fmt, r=replies: whole(fmt, r), repeat + 3)  # type: ignore[misc]
         cells = []
         for size in sizes:
             inc = best(
                 lambda fmt=fmt, r=replies, size=size: streamed(fmt, r, size),  # type: ignore[misc]
-                repeat + 1,
+                repeat + 3,
             )
             worst[size] = max(worst[size], inc / par)
             cells.append(f"{inc / par:5.2f}")
         early = best(
             lambda fmt=fmt, r=replies: streamed(fmt, r, 4, early=True),  # type: ignore[misc]
-            repeat + 1,
+            repeat + 3,
         )
         worst[-4] = max(worst[-4], early / par)
         n = sum(map(len, replies))
         print(
-            f"  {spec:<14} {len(replies):4d} replies {n:8,d} chars  whole {par * 1e3:6.1f} ms"
+            f"  {spec:<14} {len(replies):4d} replies {n:8,d} chars"
+            f"  whole {par * 1e3 / LOOPS:6.1f} ms"
             f"  ratio at 4 / 16 / whole: {' / '.join(cells)}"
             f"  (4, early calls: {early / par:5.2f})"
         )

@@ -12,6 +12,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -169,6 +170,13 @@ class Requirements:
     """A raw text completion (no chat template): the format writes the whole prompt."""
 
 
+@cache
+def _class_syntax(cls: type[Format]) -> StreamSyntax:
+    """Worked out once per class: a reader is made per reply."""
+    toks = () if cls.visible_markup else literal_tokens(cls.markers)
+    return cls.stream + StreamSyntax((tokens(*toks),)) if toks else cls.stream
+
+
 class Format(ABC):
     """Base class for a tool-calling format.
 
@@ -233,9 +241,7 @@ class Format(ABC):
         ``markers`` as hidden tokens (what sanitizing removes, a careful application does
         not show either), except for a format with visible markup, which lists what it
         hides itself. A composition joins its parts' syntaxes."""
-        cls = type(self)
-        toks = () if cls.visible_markup else literal_tokens(cls.markers)
-        return self.stream + StreamSyntax((tokens(*toks),)) if toks else self.stream
+        return _class_syntax(type(self))
 
     def reader(
         self, tools: Sequence[ToolDef] | None = None, *, early_calls: bool = True

@@ -25,9 +25,10 @@ from __future__ import annotations
 import codecs
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
@@ -178,13 +179,26 @@ def first_chars(pattern: str) -> Firsts | None:
     return Firsts(re.compile("|".join(alternatives) or "(?!)"), chars, non_ascii)
 
 
-@lru_cache(maxsize=128)
-def _openers(syntax: StreamSyntax) -> tuple[regex.Pattern[str] | None, Firsts | None]:
-    """The syntax's openers as one pattern (a named group per region) and their firsts."""
+_Openers = tuple[regex.Pattern[str] | None, Firsts | None]
+_OPENERS: dict[int, tuple[StreamSyntax, _Openers]] = {}
+
+
+def _openers(syntax: StreamSyntax) -> _Openers:
+    """The syntax's openers as one pattern (a named group per region) and their firsts.
+
+    Cached by the syntax object's identity (kept alive by the cache): hashing a syntax
+    walks all its regions, and a reader is made per reply."""
+    got = _OPENERS.get(id(syntax))
+    if got is not None and got[0] is syntax:
+        return got[1]
     if not syntax.regions:
         return None, None
     alternatives = "|".join(f"(?P<r{i}>{r.open})" for i, r in enumerate(syntax.regions))
-    return regex.compile(alternatives, regex.M), first_chars(alternatives)
+    made = regex.compile(alternatives, regex.M), first_chars(alternatives)
+    if len(_OPENERS) >= 256:
+        _OPENERS.clear()
+    _OPENERS[id(syntax)] = (syntax, made)
+    return made
 
 
 _IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
@@ -349,7 +363,19 @@ class MarkerReader:
         module prefers a complete match to an earlier partial one): the earliest start
         wins, as it does when the same text is searched whole."""
         assert self._open is not None
-        for pos in range(max(base, m.start() - self._syntax.max_hold), m.start()):
+        lo, hi = max(base, m.start() - self._syntax.max_hold), m.start()
+        first = self._open_first
+        if first is None:
+            starts: Iterable[int] = range(lo, hi)
+        else:  # where a first character is (after a newline: the next one too)
+            found = (f.start() for f in first.pattern.finditer(s, lo, hi))
+            line_start = [lo] if lo == 0 or s[lo - 1] == "\n" else []
+            starts = chain(
+                line_start, (p for f in found for p in ((f, f + 1) if s[f] == "\n" else (f,)))
+            )
+        for pos in starts:
+            if pos >= hi:
+                break
             got = self._open.match(s, pos, partial=True)
             if got is not None and got.partial:
                 return got
