@@ -15,7 +15,7 @@ from fmt_helpers import TOOLS
 from stream_corpus import read_all
 
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import Event, TimedChunk, observe_stream
+from toolbench.formats.incremental import Event, TimedChunk, first_chars, observe_stream
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
@@ -60,6 +60,12 @@ RELEASED = [
 
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 PJ_CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+
+DSML = (
+    '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n'
+    '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+)
 
 # (format, reply, events as (kind, text) with adjacent texts joined, names read per call)
 EVENTS: list[tuple[str, str, list[tuple[str, str]], list[str]]] = [
@@ -144,6 +150,14 @@ EVENTS: list[tuple[str, str, list[tuple[str, str]], list[str]]] = [
                 '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>',
             ),
         ],
+        ["get_weather"],
+    ),
+    (
+        # the DSML opener holds the hidden token "｜DSML｜" inside it: the opener, which
+        # begins first, must win however the text is split
+        "deepseek",
+        f"Ok {DSML}",
+        [("text", "Ok "), ("call_started", "<｜DSML｜function_calls>"), ("call_complete", DSML)],
         ["get_weather"],
     ),
 ]  # fmt: skip
@@ -328,6 +342,37 @@ def test_the_hold_back_is_bounded() -> None:
         assert reader.held <= fmt.stream.max_hold
     shown.extend(e.text for e in reader.close() if e.kind == "text")
     assert "".join(shown) == text and reader.result.status == "no_call"
+
+
+def test_early_calls_are_parsed_only_on_request() -> None:
+    reply = f"Hi <tool_call>{CALL}</tool_call>"
+    fmt = get_format("xml")
+    (early,) = [e for e in read_all(fmt.reader(TOOLS), [reply]) if e.kind == "call_complete"]
+    (late,) = [
+        e
+        for e in read_all(fmt.reader(TOOLS, early_calls=False), [reply])
+        if e.kind == "call_complete"
+    ]
+    assert [c.name for c in early.calls] == ["get_weather"]
+    assert late.calls == () and late.text == early.text
+
+
+# (pattern, characters a match can begin with; None: too broad for a fast path)
+FIRSTS = [
+    ("<tool_call>", {"<"}),
+    (r"\{\s{0,16}\"tool\"", {"{"}),
+    (r"^[ \t]{0,16}Action:", {"\n"}),  # only at a line start: the newline sends it
+    (r"(?=^[ \t]{0,16}Thought:)", {"\n"}),
+    ("<｜tool▁sep｜>|x", {"<", "x"}),
+    (r"\w+", None),
+    (r"[^<]", None),
+]
+
+
+@pytest.mark.parametrize(("pattern", "chars"), FIRSTS, ids=[f[0] for f in FIRSTS])
+def test_first_chars(pattern: str, chars: set[str] | None) -> None:
+    got = first_chars(pattern)
+    assert (None if got is None else set(got.chars)) == chars
 
 
 def test_result_before_close_and_feed_after_close() -> None:

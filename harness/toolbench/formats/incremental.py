@@ -206,6 +206,11 @@ _IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
 """What can change the bracket count of a ``balanced`` region, outside and inside a string."""
 
 
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> regex.Pattern[str]:
+    return regex.compile(pattern, regex.M)
+
+
 def _overlap(s: str, closer: str) -> int:
     """The length of the longest end of ``s`` that is a proper beginning of ``closer``."""
     if len(s) < len(closer) and closer.startswith(s):
@@ -253,7 +258,6 @@ class MarkerReader:
         self._armed = True
         """The last search ended on a possible start (or nothing was searched yet, or a
         region just ended): the next chunk must be searched."""
-        self._closes: dict[str, regex.Pattern[str]] = {}
         self._parts: list[str] = []
         self._fed = 0
         self._ctx = ""
@@ -448,12 +452,6 @@ class MarkerReader:
             self._brackets = _Brackets()
             self._brackets.scan(opener)
 
-    def _close_pattern(self, pattern: str) -> regex.Pattern[str]:
-        got = self._closes.get(pattern)
-        if got is None:
-            got = self._closes[pattern] = regex.compile(pattern, regex.M)
-        return got
-
     def _scan_region(self, new: str, at: int, events: list[Event]) -> tuple[str | None, int]:
         region = self._region
         assert region is not None
@@ -474,7 +472,7 @@ class MarkerReader:
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         self._keep(new)
-        m = self._close_pattern(region.close_pattern).search(s, base, partial=True)
+        m = _compiled(region.close_pattern).search(s, base, partial=True)
         self._armed = _pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
