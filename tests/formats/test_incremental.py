@@ -194,9 +194,7 @@ def test_a_tail_that_could_become_an_opener_is_held_back(
 def test_a_near_miss_is_shown_as_soon_as_it_cannot_be_an_opener(spec: str, text: str) -> None:
     reader = get_format(spec).reader(TOOLS)
     events = [e for ch in text for e in reader.feed(ch)]
-    assert "".join(e.text for e in events if e.kind == "text") + "x" * reader.held == (
-        text[: len(text) - reader.held] + "x" * reader.held
-    )
+    assert "".join(e.text for e in events if e.kind == "text") == text[: len(text) - reader.held]
     assert reader.held <= 2  # only the last word's tail ("ok", "b") can still be pending
     assert not [e for e in events if e.kind != "text"]
 

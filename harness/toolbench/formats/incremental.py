@@ -285,6 +285,8 @@ class MarkerReader:
         return self._result
 
     def feed(self, chunk: str) -> list[Event]:
+        if not chunk:
+            return []
         fast = self._fast
         if (
             fast is not None
@@ -303,8 +305,8 @@ class MarkerReader:
             if self._region is not None:
                 self._rparts.append(chunk)
                 return []
-            return [_tuple_new(Event, ("text", chunk, at, end, (), None))] if chunk else []
-        if self._result is not None or not chunk:
+            return [_tuple_new(Event, ("text", chunk, at, end, (), None))]
+        if self._result is not None:
             return []
         self._parts.append(chunk)
         at = self._fed
@@ -554,6 +556,10 @@ class ByteReader:
     @property
     def result(self) -> ParseResult:
         return self._inner.result
+
+    @property
+    def held(self) -> int:
+        return self._inner.held
 
 
 # -- what a streaming user saw -----------------------------------------------------------
