@@ -6,6 +6,8 @@ Run: ``python benchmarks/bench_stream_readers.py`` (``--quick``: 200 KB, one rep
 * **one character at a time**: per format, 1 MB of prose with calls in the format's own
   syntax, fed one character per ``feed`` (the worst split a server can send), then
   ``close`` (which parses the whole reply once). Target: under 2 s per format.
+* **hostile**: an opener that almost forms, repeated (every character takes the slow
+  path with a held-back tail), one character at a time, for reference.
 * **incremental vs whole**: the committed cassettes' replies and the format tests' parse
   tables, each read by its own format, fed in chunks of 4 characters (about one token),
   16, and as one chunk, and closed, against one ``parse`` of each whole reply. The
@@ -40,6 +42,19 @@ def one_mb(fmt: Format, size: int) -> str:
     write: Callable[[str, dict[str, Any]], str] = getattr(fmt, "call_text", hermes_call)
     unit = PROSE + write("get_weather", {"city": "Paris", "days": 3}) + "\nDone.\n"
     return unit * (size // len(unit))
+
+
+HOSTILE = {
+    "xml": "<tool_ca",
+    "prompt-json": '{ "too',
+    "react": "\nActio",
+    "pythonic": "[abc ",
+    "llama3-json": '{"na',
+    "deepseek": "<｜tool▁call",
+    "harmony": "<|chan",
+}
+"""Openers that almost form, again and again: every character goes through the pattern
+engine with a held-back tail (the slow path), for reference next to the realistic text."""
 
 
 def feed_one_by_one(fmt: Format, text: str) -> float:
@@ -104,6 +119,13 @@ def main() -> int:
         worst = max(worst, secs)
         print(f"  {spec:<14} {secs:6.2f} s  ({len(text) / secs / 1e6:5.2f} M chars/s)")
     print(f"  worst: {worst:.2f} s")
+
+    print(f"\nhostile: an opener that almost forms, repeated, {size:,} characters one at a time")
+    for spec, unit in HOSTILE.items():
+        fmt = get_format(spec)
+        text = unit * (size // len(unit))
+        secs = best(lambda fmt=fmt, text=text: feed_one_by_one(fmt, text), repeat)  # type: ignore[misc]
+        print(f"  {spec:<14} {unit!r:<14} {secs:6.2f} s")
 
     print("\nincremental (chunks of N characters, then close) vs whole parse; target <= 2x")
     texts = corpus_by_format()

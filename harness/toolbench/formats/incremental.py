@@ -252,6 +252,7 @@ class MarkerReader:
         early_calls: bool = True,
     ) -> None:
         self._fmt, self._tools, self._syntax = fmt, tools, syntax
+        self._hold = syntax.max_hold
         self._early_calls = early_calls
         self._regions = syntax.regions
         self._open, self._open_first = _openers(syntax)
@@ -421,6 +422,12 @@ class MarkerReader:
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         m = self._open.search(s, base, partial=True)
+        if m is not None and m.partial and m.start() == base < len(s) <= base + self._hold:
+            # the held tail is still the beginning of an opener: hold it longer
+            self._win = s[base:]
+            self._win_start = abs0 + base
+            self._armed = True
+            return None, at
         if m is not None and not m.partial:
             m = self._earlier_partial(s, base, m)
         self._armed = _pending(m, s)
