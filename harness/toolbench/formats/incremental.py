@@ -27,13 +27,25 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
 
 from toolbench.formats.base import ParseResult, ToolCall
+from toolbench.formats.scanning import (
+    IN_CODE,
+    IN_STRING,
+    NEVER,
+    Brackets,
+    Firsts,
+    compiled,
+    first_chars,
+    literal_firsts,
+    openers,
+    overlap,
+    pending,
+)
 from toolbench.formats.streamsyntax import Region, StreamSyntax
 from toolbench.tools import ToolDef
 
@@ -82,162 +94,9 @@ class IncrementalReader(Protocol):
         ...
 
 
-_CODE_RUN = re.compile(r"[^\"'\\()\[\]{}]+")
-_STRING_RUN = re.compile(r"[^\"'\\]+")
-
-
-class _Brackets:
-    """Bracket depth over JSON or Python text, strings skipped (both quote kinds)."""
-
-    __slots__ = ("depth", "escape", "quote")
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.quote = ""
-        self.escape = False
-
-    def scan(self, text: str) -> int:
-        """The index just after the bracket that closes the outermost one, or -1."""
-        i, n = 0, len(text)
-        while i < n:
-            if self.quote:
-                if self.escape:
-                    self.escape = False
-                    i += 1
-                    continue
-                m = _STRING_RUN.match(text, i)
-                if m:
-                    i = m.end()
-                    continue
-                c = text[i]
-                if c == "\\":
-                    self.escape = True
-                elif c == self.quote:
-                    self.quote = ""
-                i += 1
-                continue
-            m = _CODE_RUN.match(text, i)
-            if m:
-                i = m.end()
-                continue
-            c = text[i]
-            i += 1
-            if c in "\"'":
-                self.quote = c
-            elif c in "([{":
-                self.depth += 1
-            elif c in ")]}":
-                self.depth -= 1
-                if self.depth <= 0:
-                    return i
-        return -1
-
-
-_SAMPLES_NON_ASCII = "\u00a0\u2028\u3000éü東🙂"
-"""Characters that stand for all non-ASCII ones when a pattern's first characters are
-worked out: one of them starting a match means any non-ASCII character may."""
-
-
-class Firsts(NamedTuple):
-    """The characters a match can begin with: a class to search a chunk for, and the same
-    as a set (plus "any non-ASCII character") to test a one-character chunk faster."""
-
-    pattern: re.Pattern[str]
-    chars: frozenset[str]
-    non_ascii: bool
-
-
-@lru_cache(maxsize=256)
-def first_chars(pattern: str) -> Firsts | None:
-    """Every character a match of ``pattern`` can begin with (after any context), or None
-    when that is too broad to be worth a fast path.
-
-    The reader skips the ``regex`` search for a chunk that holds none of them: most text
-    of a reply fed a character at a time never reaches the pattern engine. A character
-    that can begin a match only at the start of a line (``^Action:``) is not listed;
-    ``"\\n"`` is, and a search that ends on a possible start (a partial match, even an
-    empty one after the newline) sends the next chunk to the engine too.
-    """
-    compiled = regex.compile(pattern, regex.M)
-    if compiled.search("", partial=True) is not None and compiled.search("x", 1) is not None:
-        return None  # matches the empty string anywhere
-    alphabet = {chr(i) for i in range(128)} | set(pattern) | set(_SAMPLES_NON_ASCII)
-    found: set[str] = set()
-    for c in alphabet:
-        for ctx in ("x", " ", "\n", ""):
-            m = compiled.search(ctx + c, len(ctx), partial=True)
-            if m is not None and m.start() == len(ctx):
-                found.add(c if ctx in ("x", " ") else "\n")
-                break
-    if len(found) > 64:
-        return None
-    non_ascii = bool(set(_SAMPLES_NON_ASCII) & found)
-    chars = frozenset(c for c in found if c not in _SAMPLES_NON_ASCII or not non_ascii)
-    alternatives = [f"[{re.escape(''.join(sorted(chars)))}]"] if chars else []
-    if non_ascii:
-        alternatives.append("[^\\x00-\\x7f]")
-    return Firsts(re.compile("|".join(alternatives) or "(?!)"), chars, non_ascii)
-
-
-_Openers = tuple[regex.Pattern[str] | None, Firsts | None]
-_OPENERS: dict[int, tuple[StreamSyntax, _Openers]] = {}
-
-
-def _openers(syntax: StreamSyntax) -> _Openers:
-    """The syntax's openers as one pattern (a named group per region) and their firsts.
-
-    Cached by the syntax object's identity (kept alive by the cache): hashing a syntax
-    walks all its regions, and a reader is made per reply."""
-    got = _OPENERS.get(id(syntax))
-    if got is not None and got[0] is syntax:
-        return got[1]
-    if not syntax.regions:
-        return None, None
-    alternatives = "|".join(f"(?P<r{i}>{r.open})" for i, r in enumerate(syntax.regions))
-    made = regex.compile(alternatives, regex.M), first_chars(alternatives)
-    if len(_OPENERS) >= 256:
-        _OPENERS.clear()
-    _OPENERS[id(syntax)] = (syntax, made)
-    return made
-
-
-_IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
-_IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
-"""What can change the bracket count of a ``balanced`` region, outside and inside a string."""
-
-
-@lru_cache(maxsize=256)
-def _compiled(pattern: str) -> regex.Pattern[str]:
-    return regex.compile(pattern, regex.M)
-
-
-def _overlap(s: str, closer: str) -> int:
-    """The length of the longest end of ``s`` that is a proper beginning of ``closer``."""
-    if len(s) < len(closer) and closer.startswith(s):
-        return len(s)
-    for k in range(min(len(s), len(closer) - 1), 0, -1):
-        if closer.startswith(s[len(s) - k :]):
-            return k
-    return 0
-
-
-@lru_cache(maxsize=64)
-def _literal_firsts(first: str) -> Firsts:
-    return Firsts(re.compile(re.escape(first)), frozenset(first), non_ascii=False)
-
-
-def _pending(m: regex.Match[str] | None, s: str) -> bool:
-    """Whether the next chunk must be searched: a match may have begun before it (the
-    ``regex`` module reports an empty partial match at the end of any text; that one only
-    counts after a newline, where ``^`` makes the next character's start depend on it)."""
-    return m is not None and bool(m.partial) and (m.start() < len(s) or s.endswith("\n"))
-
-
 _tuple_new = tuple.__new__
 """Builds an :class:`Event` without the named tuple's Python-level ``__new__`` (the fast
 path makes one per character of text)."""
-
-_NEVER = Firsts(re.compile(r"(?!)"), frozenset(), non_ascii=False)
 
 
 class MarkerReader:
@@ -255,7 +114,7 @@ class MarkerReader:
         self._hold = syntax.max_hold
         self._early_calls = early_calls
         self._regions = syntax.regions
-        self._open, self._open_first = _openers(syntax)
+        self._open, self._open_first = openers(syntax)
         self._armed = True
         """The last search ended on a possible start (or nothing was searched yet, or a
         region just ended): the next chunk must be searched."""
@@ -269,7 +128,7 @@ class MarkerReader:
         self._rparts: list[str] = []
         self._stale = False
         """Chunks went by the fast path: the scan's context is read again from the parts."""
-        self._brackets = _Brackets()
+        self._brackets = Brackets()
         self._result: ParseResult | None = None
         self._fast = self._fast_path()
 
@@ -352,17 +211,17 @@ class MarkerReader:
             return None
         if region is None:
             if self._open is None:
-                return _NEVER
+                return NEVER
             return None if self._armed else self._open_first
         if region.close == "end":
-            return _NEVER
+            return NEVER
         if region.close_text:
-            return _literal_firsts(region.close_text[0])
+            return literal_firsts(region.close_text[0])
         if region.close == "marker":
             return None if self._armed else first_chars(region.close_pattern)
         brackets = self._brackets
         if region.close == "balanced" and not brackets.escape:
-            return _IN_STRING if brackets.quote else _IN_CODE
+            return IN_STRING if brackets.quote else IN_CODE
         return None
 
     def _earlier_partial(self, s: str, base: int, m: regex.Match[str]) -> regex.Match[str]:
@@ -430,7 +289,7 @@ class MarkerReader:
             return None, at
         if m is not None and not m.partial:
             m = self._earlier_partial(s, base, m)
-        self._armed = _pending(m, s)
+        self._armed = pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
             self._text(s[base:cut], abs0 + base, events)
@@ -458,7 +317,7 @@ class MarkerReader:
         if region.close == "none":
             self._end_region(start + len(opener), events)
         elif region.close == "balanced":
-            self._brackets = _Brackets()
+            self._brackets = Brackets()
             self._brackets.scan(opener)
 
     def _scan_region(self, new: str, at: int, events: list[Event]) -> tuple[str | None, int]:
@@ -481,8 +340,8 @@ class MarkerReader:
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         self._keep(new)
-        m = _compiled(region.close_pattern).search(s, base, partial=True)
-        self._armed = _pending(m, s)
+        m = compiled(region.close_pattern).search(s, base, partial=True)
+        self._armed = pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
             self._ctx = s[max(0, cut - _CTX) : cut]
@@ -506,7 +365,7 @@ class MarkerReader:
         self._keep(new)
         i = s.find(closer)
         if i < 0:
-            self._win = s[len(s) - _overlap(s, closer) :]
+            self._win = s[len(s) - overlap(s, closer) :]
             return None, at
         end = i + len(closer)
         self._ctx = s[max(0, end - _CTX) : end]
