@@ -45,7 +45,7 @@ def main() -> None:
     import os
 
     os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-secret")
-    from toolbench.runner.provider import litellm
+    from toolbench.providers.litellm_api import litellm
 
     litellm()  # import cost is start-up, not throughput
     # The server runs in its own process, as a real one would: in-process threads would

@@ -60,7 +60,7 @@ def main() -> None:
     ap.add_argument("--min-trials", type=int, default=1000)
     args = ap.parse_args()
 
-    from toolbench.runner.provider import litellm
+    from toolbench.providers.litellm_api import litellm
     from toolbench.runner.run import RunConfig, execute_run, plan_run
 
     litellm()  # import cost is start-up, not replay speed

@@ -1,0 +1,32 @@
+"""Fixtures for provider tests: the FIFO fake server, fast retries, a tiny scenario file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.runner.conftest import SCENARIO
+from tests.support.fake_openai import FakeOpenAI
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolbench.providers import litellm_api
+
+    monkeypatch.setattr(litellm_api, "BACKOFF_S", 0.01)
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> Path:
+    path = tmp_path / "scen" / "mini.yaml"
+    path.parent.mkdir()
+    path.write_text(SCENARIO, encoding="utf-8")
+    return path
