@@ -136,14 +136,26 @@ def register_url_secrets(url: str | None) -> None:
 
 
 def secret_values() -> list[str]:
-    """Every known secret value (environment and registered), longest first."""
-    vals = set(_registered)
+    """Every known secret value (environment and registered), longest first.
+
+    Recomputed only when the environment or the registered set changed: a replay asks
+    several times per trial, and scanning every variable name cost ~0.3 ms each time.
+    """
+    env: Any = getattr(os.environ, "_data", None)
+    if not isinstance(env, dict):
+        return list(_secret_values(frozenset(os.environ.items()), frozenset(_registered)))
+    return list(_secret_values(frozenset(env.items()), frozenset(_registered)))
+
+
+@functools.lru_cache(maxsize=8)
+def _secret_values(env: frozenset[tuple[Any, Any]], registered: frozenset[str]) -> tuple[str, ...]:
+    vals = set(registered)
     for k, v in os.environ.items():
         if is_secret_env_name(k) and _is_secret_value(v):
             vals.add(v)
         elif _URL_ENV.search(k.upper()) and ("@" in v or "=" in v):
             vals.update(url_secrets(v))
-    return sorted(vals, key=len, reverse=True)
+    return tuple(sorted(vals, key=len, reverse=True))
 
 
 def _md_escape(s: str) -> str:

@@ -513,12 +513,22 @@ def replay_at_boundary(
     n = sum(1 for a in log if a.turn == turn) + 1
     log.append(Attempt(turn=turn, n=n, outcome="ok"))
     usage = getattr(resp, "usage", None)
+    # LiteLLM's price lookup fails slowly for a model it has no price for (the embedded
+    # models): once per model name is enough; its tables do not change during a run.
+    name = str(getattr(resp, "model", ""))
+    cost = None if name in _UNPRICED else _cost(resp, lm)
+    if cost is None:
+        _UNPRICED.add(name)
     return Completion(
         reply=reply, request=request, latency_s=0.0,
         prompt_tokens=getattr(usage, "prompt_tokens", None),
         completion_tokens=getattr(usage, "completion_tokens", None),
-        cost=_cost(resp, lm), attempts=n, params=params, replayed=True,
+        cost=cost, attempts=n, params=params, replayed=True,
     )  # fmt: skip
+
+
+_UNPRICED: set[str] = set()
+"""Response model names LiteLLM has no price for (their replayed cost is None)."""
 
 
 def missing_key(model: str) -> str | None:

@@ -482,6 +482,27 @@ class TrialCassette:
         return measured
 
 
+class ReplayOnlyCassette(Cassette):  # type: ignore[misc]
+    """A cassette opened for replay only (``--record none``): its interactions are taken
+    as they were recorded (scrubbed then), not put through the recording hooks again.
+    vcrpy's load copies and re-redacts every request and response, which cost as much as
+    reading the YAML itself; nothing is written back, so nothing needs it."""
+
+    def _load(self) -> None:
+        try:
+            requests, responses, *metadata = self._persister.load_cassette(
+                self._path, serializer=self._serializer
+            )
+        except CassetteNotFoundError:
+            return
+        self.data = list(zip(requests, responses, strict=True))
+        self._old_interactions = list(self.data)
+        self._loaded_count = len(self.data)
+        self.dirty = False
+        self.rewound = True
+        self._metadata = metadata[0] if metadata else {}
+
+
 _current: contextvars.ContextVar[TrialCassette | None] = contextvars.ContextVar(
     "toolbench_cassette", default=None
 )
@@ -584,6 +605,8 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     )
     if record == "all":
         tc.cassette = Cassette(**options)
+    elif record == "none":
+        tc.cassette = ReplayOnlyCassette.load(**options)
     else:
         try:
             tc.cassette = Cassette.load(**options)

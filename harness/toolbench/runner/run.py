@@ -333,9 +333,11 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
     async def one(spec: TrialSpec) -> None:
         # A kind with a width shares it across its models (the embedded models share
         # this machine's cores: one request at a time); else --concurrency per model.
+        # A replay calls no server: every kind replays --concurrency trials at once.
         api = providers.for_model(spec.model)
-        key = api.name if api.width is not None else spec.model
-        width = api.width or cfg.concurrency
+        shared = api.width is not None and spec.record != "none"
+        key = api.name if shared else spec.model
+        width = (api.width if shared else None) or cfg.concurrency
         sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:
             if deadline is not None and time.monotonic() >= deadline:
