@@ -52,7 +52,7 @@ def main() -> None:
     # compete with the runner's event loop for the GIL and measure that instead.
     root = Path(__file__).resolve().parents[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.fake_openai", "--delay", str(DELAY_S),
+        [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(DELAY_S),
          "--reply", CALL],
         cwd=root, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
