@@ -39,16 +39,3 @@ def test_litellm_endpoints_send_a_placeholder_key_on_replay_and_none_to_keyless_
     assert replay.api_key == REPLAY_KEY
     assert live.api_key == "toolbench-no-key"
     assert live.api_base == "http://127.0.0.1:8000/v1"
-
-
-def test_per_model_params_reach_each_kinds_endpoint() -> None:
-    settings = ProviderSettings(model_params={
-        "local/smollm2-135m": {"max_tokens": 32, "top_p": 0.5},
-        "openai/x": {"reasoning_effort": "low"},
-    })  # fmt: skip
-    fmt = get_format("xml")
-    local = asyncio.run(LocalAPI(settings).endpoint("local/smollm2-135m", fmt, live=False))
-    remote = asyncio.run(LiteLLMAPI(settings).endpoint("openai/x", fmt, live=False))
-    other = asyncio.run(LiteLLMAPI(settings).endpoint("openai/y", fmt, live=False))
-    assert local.params == {"max_tokens": 32, "top_p": 0.5}
-    assert (remote.params, other.params) == ({"reasoning_effort": "low"}, {})

@@ -209,9 +209,6 @@ class ProviderSettings:
     """``--max-tokens`` (the embedded models' reply limit)."""
     log_dir: str = "logs"
     """Where server logs go (the embedded models)."""
-    model_params: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per model string, parameters sent with each of its requests (``Endpoint.params``:
-    reasoning effort, max tokens, extra headers or body); they win over a kind's own."""
 
 
 class ModelAPI(Protocol):

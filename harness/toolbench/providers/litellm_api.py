@@ -572,8 +572,7 @@ class LiteLLMAPI:
         if live and keyless(model, api_base) and missing_key(model):
             key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
         timeout = self.settings.timeout_s or DEFAULT_TIMEOUT_S
-        params = dict(self.settings.model_params.get(model, {}))
-        return Endpoint(model, api_base, key, params, timeout_s=timeout)
+        return Endpoint(model, api_base, key, timeout_s=timeout)
 
     async def complete(self, request: CompletionRequest) -> Completion:
         return await complete(request.endpoint, request.rendered, request.seed,

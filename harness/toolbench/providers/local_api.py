@@ -58,8 +58,7 @@ class LocalAPI:
         pool = self.pool
         return Endpoint(
             f"openai/{alias}", base, LOCAL_KEY,
-            {"max_tokens": self.settings.max_tokens or LOCAL_MAX_TOKENS,
-             **self.settings.model_params.get(model, {})},
+            {"max_tokens": self.settings.max_tokens or LOCAL_MAX_TOKENS},
             timeout_s=self.settings.timeout_s or LOCAL_TIMEOUT_S,
             on_timeout=(lambda: pool.discard(model, native)) if live else None,
         )  # fmt: skip
