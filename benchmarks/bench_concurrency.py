@@ -1,6 +1,8 @@
 """Live concurrency: 400 trials at concurrency 16 against a local fake OpenAI-compatible
 server that answers after 100 ms. Prints achieved throughput as a fraction of the ideal
-16 / 0.1 s = 160 trials/s (aim: at least 0.9).
+16 / 0.1 s = 160 trials/s (aim: at least 0.9), and the latency toolbench recorded for a
+server that takes 100 ms (the provider's time, request written to last byte: it should
+read close to 0.1 s however busy the harness is), next to each trial's harness time.
 
 The full path is measured: LiteLLM, real HTTP on 127.0.0.1, cassette recording per trial,
 parsing, scoring and the flushed results file. LiteLLM's import happens before the clock.
@@ -45,14 +47,14 @@ def main() -> None:
     import os
 
     os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-secret")
-    from toolbench.runner.provider import litellm
+    from toolbench.providers.litellm_api import litellm
 
     litellm()  # import cost is start-up, not throughput
     # The server runs in its own process, as a real one would: in-process threads would
     # compete with the runner's event loop for the GIL and measure that instead.
     root = Path(__file__).resolve().parents[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.fake_openai", "--delay", str(DELAY_S),
+        [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(DELAY_S),
          "--reply", CALL],
         cwd=root, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -85,10 +87,16 @@ def _bench(trials: int, concurrency: int, base_url: str) -> None:
         ok = sum(1 for r in done if r.status == "ok")
     ideal = concurrency / DELAY_S
     achieved = len(done) / wall
+    lat = sorted(r.latency_s for r in done if r.latency_s is not None)
+    own = sorted(r.harness_s for r in done if r.harness_s is not None)
     print(f"trials              : {len(done)} ({ok} ok), concurrency {concurrency}")
     print(f"wall                : {wall:.2f} s")
     print(f"throughput          : {achieved:.1f} trials/s (ideal {ideal:.0f})")
     print(f"fraction of ideal   : {achieved / ideal:.2f} (aim >= 0.9)")
+    if lat and own:
+        p50, p95 = lat[len(lat) // 2], lat[int(len(lat) * 0.95)]
+        print(f"recorded latency    : p50 {p50:.3f} s, p95 {p95:.3f} s (server: {DELAY_S} s)")
+        print(f"trials' harness_s   : p50 {own[len(own) // 2]:.3f} s (interleaved)")
 
 
 if __name__ == "__main__":

@@ -139,6 +139,10 @@ class Attempt(BaseModel):
     up to a cap; else exponential backoff with jitter)."""
     error: str | None = None
     """The fault in one short line (exception type and message, cut)."""
+    provider_s: float | None = None
+    """The provider's time for this attempt: request written to last byte (no queueing,
+    no harness CPU); on replay, the time recorded with the cassette (None where it holds
+    none, and for a replayed fault)."""
 
 
 class TrialSettings(BaseModel):
@@ -198,6 +202,17 @@ class TrialResult(BaseModel):
     scores: TrialScores | None = None
     """None when the trial did not reach the model (infra error, unsupported, no cassette)."""
     latency_s: float | None = 0.0
+    """The provider's time for the trial's exchanges that answered, summed over its
+    turns (request written to last byte); on replay, the times recorded with the
+    cassette (None where it holds none). Before provider timing, the time around each
+    LiteLLM call."""
+    provider_s: float | None = None
+    """The provider's time over every attempt, failed ones and retries included (None
+    when some attempt's time is not known; older results have none)."""
+    harness_s: float | None = None
+    """The trial's own time in toolbench: its wall time from its start (queueing for a
+    concurrency slot excluded) minus the live provider time; rendering, LiteLLM's and the
+    SDK's CPU, cassettes, parsing and scoring. On replay, the whole trial."""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None

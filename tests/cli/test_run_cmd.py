@@ -125,7 +125,7 @@ def test_help_does_not_import_litellm() -> None:
 
 def test_stop_list_is_cut_to_four_before_sending() -> None:
     from toolbench.formats.base import RenderedRequest
-    from toolbench.runner.provider import Endpoint, build_request
+    from toolbench.providers.litellm_api import Endpoint, build_request
 
     req, params = build_request(
         Endpoint("openai/x"),

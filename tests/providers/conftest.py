@@ -1,10 +1,22 @@
-"""Fixtures for the provider round trips: keys set (or absent) as a user would have them."""
+"""Fixtures for provider tests: the FIFO fake server, fast retries, a tiny scenario file,
+and keys set (or absent) as a user of the round trips would have them."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.providers.cases import DUMMY_KEY, KEY_ENVS
+from tests.runner.conftest import SCENARIO
+from tests.support.fake_openai import FakeOpenAI
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
 
 
 @pytest.fixture
@@ -23,6 +35,14 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolbench.runner import provider
+    from toolbench.providers import litellm_api
 
-    monkeypatch.setattr(provider, "BACKOFF_S", 0.01)
+    monkeypatch.setattr(litellm_api, "BACKOFF_S", 0.01)
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> Path:
+    path = tmp_path / "scen" / "mini.yaml"
+    path.parent.mkdir()
+    path.write_text(SCENARIO, encoding="utf-8")
+    return path

@@ -77,6 +77,6 @@ def scenario_file(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolbench.runner import provider
+    from toolbench.providers import litellm_api as provider
 
     monkeypatch.setattr(provider, "BACKOFF_S", 0.01)

@@ -1,23 +1,44 @@
 """``--formats auto``, ``--formats-from`` and fallback compositions (``native|xml``),
 end to end against the fake OpenAI-compatible server: what the trials, ``run.json``,
-resume, replay, rescore and the report see."""
+resume, replay, rescore and the report see. The server answers by the request (the
+scenario and the format asking), so the runs keep their default concurrency."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.metrics.registry import get_metric
+from toolbench.providers.fake import FakeServer, Reply, last_user
 from toolbench.report.metrics import aggregate, load_table
 from toolbench.results import load_results
 from toolbench.runner.rescore import rescore_run
 from toolbench.scenarios.loader import load_scenarios
 
 XML_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+JSON_CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+def _respond(request: dict[str, Any]) -> Reply:
+    """No call to a joke; to the weather question: an XML call in the text of a native
+    reply (the fallback's case), a JSON call to prompt-json, nothing usable to xml."""
+    if "joke" in last_user(request):
+        return "No."
+    if request.get("tools"):
+        return {"content": "Sure. " + XML_CALL}
+    system = str([m for m in request["messages"] if m.get("role") == "system"])
+    return "Nothing." if "<tool_call" in system else JSON_CALL
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    with FakeServer(_respond) as server:
+        yield server
 
 
 @pytest.fixture(autouse=True)
@@ -25,16 +46,16 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
 
 
-def _run(fake: FakeOpenAI, tmp: Path, scen: Path, out: str, *extra: str) -> int:
+def _run(fake: FakeServer, tmp: Path, scen: Path, out: str, *extra: str) -> int:
     return run_cli([
         "run", "--scenarios", str(scen), "--api-base", fake.base_url,
         "--out", str(tmp / out), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", "--concurrency", "1", *extra,
+        "--quiet", "--no-report", *extra,
     ])  # fmt: skip
 
 
 def test_auto_resolves_per_model_warns_once_and_resumes(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     models = "openai/qwen2.5-7b-instruct,openai/mystery-1,openai/mystery-2"
     args = ("--models", models, "--formats", "auto,native")
@@ -66,7 +87,7 @@ def test_auto_resolves_per_model_warns_once_and_resumes(
 
 
 def test_a_run_without_auto_writes_no_auto_field(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
     assert _run(fake, tmp_path, scenario_file, "run", "--models", "openai/x") == 0
     info = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -74,14 +95,14 @@ def test_a_run_without_auto_writes_no_auto_field(
 
 
 def test_fallback_rescues_native_reply_and_round_trips(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
-    fake.enqueue({"content": "Sure. " + XML_CALL}, "No joke today.")
     spec = "native|xml"
     args = ("--models", "openai/fake", "--formats", spec)
     assert _run(fake, tmp_path, scenario_file, "run", *args) == 0
     # The primary's request: the native tools parameter.
-    assert fake.received[0].body["tools"][0]["function"]["name"] == "get_weather"
+    (primary,) = [r.body for r in fake.received if "Paris" in last_user(r.body)]
+    assert primary["tools"][0]["function"]["name"] == "get_weather"
     trials = {r.scenario_id: r for r in load_results(tmp_path / "run")}
     weather, chat = trials["weather"], trials["chat"]
     assert weather.format == spec and chat.format == spec
@@ -110,7 +131,7 @@ def test_fallback_rescues_native_reply_and_round_trips(
 
 
 def test_trials_of_plain_formats_store_no_fallback_flag(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
     assert _run(fake, tmp_path, scenario_file, "run", "--models", "openai/x") == 0
     line = (tmp_path / "run" / "results.jsonl").read_text().splitlines()[0]
@@ -118,12 +139,8 @@ def test_trials_of_plain_formats_store_no_fallback_flag(
 
 
 def test_recommend_yaml_feeds_formats_from(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake.enqueue(
-        '{"tool": "get_weather", "arguments": {"city": "Paris"}}', "No.",  # prompt-json
-        "Nothing.", "No.",  # xml
-    )  # fmt: skip
     args = ("--models", "openai/fake", "--formats", "prompt-json,xml")
     assert _run(fake, tmp_path, scenario_file, "run", *args) == 0
     path = tmp_path / "cfg" / "formats.yaml"

@@ -1,39 +1,46 @@
 """Faults are retried, not recorded; one bad trial never ends a run.
 
 Each case here ended a run, or was saved into a cassette as the model's reply, before
-the runner was hardened (issue 7).
+the runner was hardened (issue 7). The fake server scripts the weather question's
+replies in order (a fault, then the reply) and answers the joke at once, whatever order
+the concurrent trials reach it in.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.runner.conftest import GOOD_CALL
-from tests.support.fake_openai import (
-    EMPTY_200,
-    EMPTY_OBJECT,
-    HTML_200,
-    NO_CHOICES,
-    FakeOpenAI,
-    Fault,
-    Hang,
-)
+from tests.support.fake_openai import EMPTY_200, EMPTY_OBJECT, HTML_200, NO_CHOICES
 from toolbench.cli.app import run_cli
+from toolbench.providers.fake import FakeServer, Fault, Hang, Reply, in_order
 from toolbench.results import TrialResult, load_results
 
 MODEL_DIR = Path("openai_fake") / "prompt-json"
 
 
-def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    with FakeServer() as server:
+        yield server
+
+
+def _script(fake: FakeServer, weather: list[Reply], joke: Reply = "A joke.") -> None:
+    """The weather question's replies in order (then ``joke``); the joke's at once."""
+    fake.respond = in_order({"Weather in Paris": weather}, default=joke)
+
+
+def _run(fake: FakeServer, tmp: Path, scen: Path, *extra: str) -> int:
     return run_cli([
         "run", "--models", "openai/fake", "--formats", "prompt-json",
         "--scenarios", str(scen), "--api-base", fake.base_url,
         "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", "--concurrency", "1", *extra,
+        "--quiet", "--no-report", *extra,
     ])  # fmt: skip
 
 
@@ -57,9 +64,9 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     ids=["choices-empty", "html-200", "empty-200", "empty-object", "503"],
 )
 def test_a_malformed_reply_is_retried_and_never_recorded(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, fault: Fault
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, fault: Fault
 ) -> None:
-    fake.enqueue(fault, GOOD_CALL, "A joke.")
+    _script(fake, [fault, GOOD_CALL])
     assert _run(fake, tmp_path, scenario_file) == 0
     weather = _by_id(tmp_path / "run")["weather"]
     assert weather.status == "ok", weather.infra_error
@@ -84,10 +91,10 @@ def test_a_malformed_reply_is_retried_and_never_recorded(
 
 
 def test_a_persistent_empty_choices_fails_its_trial_only(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
     """``choices: []`` raised IndexError in provider.py and ended the whole run."""
-    fake.enqueue(*[NO_CHOICES] * 5, "A joke.")
+    _script(fake, [NO_CHOICES] * 5)
     assert _run(fake, tmp_path, scenario_file) == 0
     by_id = _by_id(tmp_path / "run")
     weather = by_id["weather"]
@@ -99,7 +106,7 @@ def test_a_persistent_empty_choices_fails_its_trial_only(
     # Nothing was recorded for it, so --record new asks the server again.
     assert not (tmp_path / "cas" / MODEL_DIR / "weather.yaml").exists()
     (tmp_path / "run" / "results.jsonl").unlink()
-    fake.enqueue(GOOD_CALL)
+    _script(fake, [GOOD_CALL])
     n = len(fake.received)
     assert _run(fake, tmp_path, scenario_file, "--resume") == 0
     assert len(fake.received) == n + 1  # weather asked again; chat replayed
@@ -107,15 +114,15 @@ def test_a_persistent_empty_choices_fails_its_trial_only(
 
 
 def test_a_client_error_is_not_recorded_and_record_new_asks_again(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
-    fake.enqueue(Fault(404), "A joke.")
+    _script(fake, [Fault(404)])
     assert _run(fake, tmp_path, scenario_file) == 0
     weather = _by_id(tmp_path / "run")["weather"]
     assert (weather.status, weather.error_code) == ("infra_error", "infra.client_error")
     assert [(a.outcome, a.http_status) for a in weather.attempts] == [("fail", 404)]
     assert not (tmp_path / "cas" / MODEL_DIR / "weather.yaml").exists()
-    fake.enqueue(GOOD_CALL)
+    _script(fake, [GOOD_CALL])
     rc = run_cli([
         "run", "--models", "openai/fake", "--formats", "prompt-json",
         "--scenarios", str(scenario_file), "--api-base", fake.base_url,
@@ -126,8 +133,8 @@ def test_a_client_error_is_not_recorded_and_record_new_asks_again(
     assert _by_id(tmp_path / "again")["weather"].status == "ok"
 
 
-def test_retry_after_is_honoured(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
-    fake.enqueue(Fault(429, headers={"retry-after": "1"}), GOOD_CALL, "A joke.")
+def test_retry_after_is_honoured(fake: FakeServer, tmp_path: Path, scenario_file: Path) -> None:
+    _script(fake, [Fault(429, headers={"retry-after": "1"}), GOOD_CALL])
     t0 = time.monotonic()
     assert _run(fake, tmp_path, scenario_file) == 0
     assert time.monotonic() - t0 >= 1.0
@@ -137,9 +144,9 @@ def test_retry_after_is_honoured(fake: FakeOpenAI, tmp_path: Path, scenario_file
 
 
 def test_a_retry_after_past_the_cap_fails_at_once(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
-    fake.enqueue(Fault(429, headers={"retry-after": "3600"}), "A joke.")
+    _script(fake, [Fault(429, headers={"retry-after": "3600"})])
     t0 = time.monotonic()
     assert _run(fake, tmp_path, scenario_file) == 0
     assert time.monotonic() - t0 < 20
@@ -150,9 +157,9 @@ def test_a_retry_after_past_the_cap_fails_at_once(
 
 
 def test_a_hung_server_costs_two_timeouts_not_five_long_ones(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
-    fake.enqueue(Hang(3), Hang(3), "A joke.")
+    _script(fake, [Hang(3), Hang(3)])
     t0 = time.monotonic()
     assert _run(fake, tmp_path, scenario_file, "--timeout", "0.5") == 0
     assert time.monotonic() - t0 < 8
@@ -173,9 +180,9 @@ def test_a_hung_server_costs_two_timeouts_not_five_long_ones(
     ids=["truncated", "wrong-shape", "malformed", "binary"],
 )
 def test_an_unreadable_cassette_fails_its_trial_and_is_recorded_again(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, damage: object
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, damage: object
 ) -> None:
-    fake.enqueue(GOOD_CALL, "A joke.")
+    _script(fake, [GOOD_CALL])
     assert _run(fake, tmp_path, scenario_file) == 0
     cas = tmp_path / "cas" / MODEL_DIR / "weather.yaml"
     if damage is None:
@@ -195,7 +202,7 @@ def test_an_unreadable_cassette_fails_its_trial_and_is_recorded_again(
     assert (weather.infra_error or "").startswith(f"cassette {cas} is unreadable: ")
     assert by_id["chat"].status == "ok"
     # --record new moves it aside and records the trial again.
-    fake.enqueue(GOOD_CALL)
+    _script(fake, [GOOD_CALL])
     assert _run(fake, tmp_path, scenario_file, "--out", str(tmp_path / "new")) == 0
     fresh = _by_id(tmp_path / "new")["weather"]
     assert fresh.status == "ok" and fresh.scores is not None
@@ -206,10 +213,10 @@ def test_an_unreadable_cassette_fails_its_trial_and_is_recorded_again(
 
 
 def test_a_failed_save_keeps_the_old_cassette_whole(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``--record all`` deleted the cassette first, and vcrpy wrote it in place."""
-    fake.enqueue(GOOD_CALL, "A joke.")
+    _script(fake, [GOOD_CALL])
     assert _run(fake, tmp_path, scenario_file) == 0
     cas = tmp_path / "cas" / MODEL_DIR / "weather.yaml"
     before = cas.read_bytes()
@@ -218,7 +225,7 @@ def test_a_failed_save_keeps_the_old_cassette_whole(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr("toolbench.runner.cassettes.os.replace", no_replace)
-    fake.enqueue('{"tool": "get_weather", "arguments": {"city": "Rome"}}', "Another joke.")
+    _script(fake, ['{"tool": "get_weather", "arguments": {"city": "Rome"}}'], "Another joke.")
     out = str(tmp_path / "all")
     assert _run(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 3
     assert cas.read_bytes() == before

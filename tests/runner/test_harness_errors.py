@@ -1,16 +1,20 @@
-"""toolbench's own faults fail one trial (``harness_error``), never the run."""
+"""toolbench's own faults fail one trial (``harness_error``), never the run.
+
+The fake server answers by the request (a weather question: the call; a joke: a joke), so
+the runs keep their default concurrency."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.runner.conftest import GOOD_CALL
-from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
+from toolbench.providers.fake import FakeServer, by_last_user
 from toolbench.results import TrialResult, load_results
 from toolbench.runner.trial import NAME_CAP, cassette_path, safe_name
 
@@ -44,12 +48,18 @@ scenarios:
 """
 
 
-def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    with FakeServer(by_last_user({"Weather in Paris": GOOD_CALL, "joke": "A joke."})) as server:
+        yield server
+
+
+def _run(fake: FakeServer, tmp: Path, scen: Path, *extra: str) -> int:
     return run_cli([
         "run", "--models", "openai/fake", "--formats", "prompt-json",
         "--scenarios", str(scen), "--api-base", fake.base_url,
         "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", "--concurrency", "1", *extra,
+        "--quiet", "--no-report", *extra,
     ])  # fmt: skip
 
 
@@ -63,7 +73,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_schema_that_crashed_scoring_fails_only_its_own_check(
-    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A remote ``$ref`` passed validate, then crashed scoring and ended the run.
 
@@ -74,7 +84,6 @@ def test_a_schema_that_crashed_scoring_fails_only_its_own_check(
     monkeypatch.setattr("toolbench.scenarios.loader.schema_problem", lambda _: None)
     scen = tmp_path / "bad.yaml"
     scen.write_text(BAD_SCHEMA_SCENARIO)
-    fake.enqueue(GOOD_CALL, GOOD_CALL)
     assert _run(fake, tmp_path, scen) == 0
     by_id = _by_id(tmp_path / "run")
     assert by_id["fine"].status == "ok"
@@ -86,13 +95,12 @@ def test_a_schema_that_crashed_scoring_fails_only_its_own_check(
 
 
 def test_a_scorer_crash_is_a_typed_harness_error(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def boom(*_: Any) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr("toolbench.runner.trial.score_trial", boom)
-    fake.enqueue(GOOD_CALL, "A joke.")
     assert _run(fake, tmp_path, scenario_file) == 3  # no trial measured
     results = load_results(tmp_path / "run")
     assert len(results) == 2
@@ -105,7 +113,7 @@ def test_a_scorer_crash_is_a_typed_harness_error(
 
 
 def test_a_parser_crash_fails_its_trial_only(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from toolbench.formats.prompt_json import PromptJson
 
@@ -117,7 +125,6 @@ def test_a_parser_crash_fails_its_trial_only(
         return real(self, reply, tools)
 
     monkeypatch.setattr(PromptJson, "parse_reply", parse)
-    fake.enqueue(GOOD_CALL, "A joke.")
     assert _run(fake, tmp_path, scenario_file) == 0
     by_id = _by_id(tmp_path / "run")
     assert by_id["chat"].status == "ok"
@@ -128,7 +135,7 @@ def test_a_parser_crash_fails_its_trial_only(
 
 
 def test_whatever_escapes_a_trial_still_writes_its_line(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def broken(*_: Any) -> TrialResult:
         raise KeyError("surprise")
@@ -141,7 +148,7 @@ def test_whatever_escapes_a_trial_still_writes_its_line(
 
 
 def test_a_long_scenario_id_gets_a_safe_cassette_path(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
     """The id became the file name: a 300-character one gave ENAMETOOLONG at the cassette
     save and ended the run. ``validate`` now caps ids at 128 characters; the longest
@@ -149,7 +156,6 @@ def test_a_long_scenario_id_gets_a_safe_cassette_path(
     long_id = "w" * 128
     text = scenario_file.read_text().replace("id: weather", f"id: {long_id}")
     scenario_file.write_text(text)
-    fake.enqueue(GOOD_CALL, "A joke.")
     assert _run(fake, tmp_path, scenario_file) == 0
     by_id = _by_id(tmp_path / "run")
     assert by_id[long_id].status == "ok", by_id[long_id].infra_error
@@ -190,7 +196,7 @@ def test_unsafe_or_long_names_are_cut_and_hashed_apart() -> None:
 
 
 def test_scoring_runs_off_the_event_loop_thread(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A scenario's regex check may take its whole time bound: in a worker thread, the
     event loop (every other trial's I/O) goes on meanwhile."""
@@ -205,7 +211,6 @@ def test_scoring_runs_off_the_event_loop_thread(
         return score_trial(*args)
 
     monkeypatch.setattr("toolbench.runner.trial.score_trial", recording)
-    fake.enqueue(GOOD_CALL, "A joke.")
     assert _run(fake, tmp_path, scenario_file) == 0
     assert {r.status for r in load_results(tmp_path / "run")} == {"ok"}
     assert len(threads) == 2

@@ -1,7 +1,8 @@
 """Preflight and exit status of ``toolbench run``: an unknown provider fails before the
 first call, a keyless OpenAI-compatible server needs no key, a run that measured
 nothing for a model or cell says so and exits 3, and echoed assistant messages carry
-none of LiteLLM's own fields."""
+none of LiteLLM's own fields. The fake server answers by the request, so the runs keep
+their default concurrency."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.runner.conftest import MT_SCENARIO
-from tests.support.fake_openai import FakeOpenAI, Fault
 from toolbench.cli.app import run_cli
+from toolbench.providers.fake import FakeServer, Fault, by_last_user, by_turn
 from toolbench.results import load_results
 from toolbench.runner.measured import EXIT_UNMEASURED
 
@@ -39,7 +40,7 @@ def test_an_unknown_provider_fails_before_the_first_call(
     model: str, line: str, record: str, tmp_path: Path, scenario_file: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    with FakeOpenAI() as fake:
+    with FakeServer() as fake:
         rc = run_cli([
             "run", "--models", f"openai/fake,{model}", "--formats", "xml",
             "--scenarios", str(scenario_file), "--api-base", fake.base_url,
@@ -53,20 +54,21 @@ def test_an_unknown_provider_fails_before_the_first_call(
 
 
 def test_a_keyless_openai_compatible_server_needs_no_key(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """vLLM, llama.cpp and LM Studio take no key: none is demanded, a placeholder is sent."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    fake.enqueue('<tool_call name="get_weather">{"city": "Paris"}</tool_call>', "A joke.")
-    rc = run_cli([
-        "run", "--models", "openai/x", "--formats", "xml", "--scenarios", str(scenario_file),
-        "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
-        "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report", "--concurrency", "1",
-    ])  # fmt: skip
+    call = '<tool_call name="get_weather">{"city": "Paris"}</tool_call>'
+    with FakeServer(by_last_user({"Paris": call}, default="A joke.")) as fake:
+        rc = run_cli([
+            "run", "--models", "openai/x", "--formats", "xml", "--scenarios", str(scenario_file),
+            "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
+            "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report",
+        ])  # fmt: skip
     assert rc == 0
     assert {r.status for r in load_results(tmp_path / "run")} == {"ok"}
-    auth = {k.lower(): v for k, v in fake.received[0].headers.items()}["authorization"]
-    assert auth == "Bearer toolbench-no-key"
+    auths = {{k.lower(): v for k, v in r.headers.items()}["authorization"] for r in fake.received}
+    assert auths == {"Bearer toolbench-no-key"}
 
 
 def test_a_provider_that_needs_a_key_still_demands_it(
@@ -83,23 +85,23 @@ def test_a_provider_that_needs_a_key_still_demands_it(
     assert "needs ANTHROPIC_API_KEY" in capsys.readouterr().err
 
 
-def _run(fake: FakeOpenAI, tmp: Path, scen: Path, models: str, formats: str) -> int:
+def _run(fake: FakeServer, tmp: Path, scen: Path, models: str, formats: str) -> int:
     return run_cli([
         "run", "--models", models, "--formats", formats, "--scenarios", str(scen),
         "--api-base", fake.base_url, "--out", str(tmp / "run"),
-        "--cassettes", str(tmp / "cas"), "--no-report", "--quiet", "--concurrency", "1",
+        "--cassettes", str(tmp / "cas"), "--no-report", "--quiet",
     ])  # fmt: skip
 
 
 def test_a_cell_without_a_measured_trial_exits_3_and_says_why(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
     refused = Fault(400, body=b'{"error": {"message": "no", "param": "tools"}}')
     # xml: two ok trials; native: both refused (the server names `tools`).
-    fake.enqueue("hello", "hello", refused, refused)
-    rc = _run(fake, tmp_path, scenario_file, "openai/fake", "xml,native")
+    with FakeServer(lambda request: refused if request.get("tools") else "hello") as fake:
+        rc = _run(fake, tmp_path, scenario_file, "openai/fake", "xml,native")
     assert rc == EXIT_UNMEASURED == 3
     out = capsys.readouterr().out
     assert "not measured (no ok trial; exit code 3):" in out
@@ -108,24 +110,25 @@ def test_a_cell_without_a_measured_trial_exits_3_and_says_why(
 
 
 def test_a_model_without_a_measured_trial_is_named_once(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-    fake.enqueue(*[Fault(401)] * 4)
-    rc = _run(fake, tmp_path, scenario_file, "openai/fake", "xml,react")
+    with FakeServer(default=Fault(401)) as fake:
+        rc = _run(fake, tmp_path, scenario_file, "openai/fake", "xml,react")
     assert rc == 3
     out = capsys.readouterr().out
     assert "  openai/fake: 4 trial(s), 4 infra_error (infra.client_error): " in out
 
 
 def test_a_fully_measured_run_exits_0_whatever_the_scores(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-    fake.enqueue("no call at all", Fault(401))  # weather fails its score; chat is an infra error
-    rc = _run(fake, tmp_path, scenario_file, "openai/fake", "xml")
+    # weather fails its score; chat is an infra error
+    with FakeServer(by_last_user({"Paris": "no call at all", "joke": Fault(401)})) as fake:
+        rc = _run(fake, tmp_path, scenario_file, "openai/fake", "xml")
     assert rc == 0
     statuses = sorted(r.status for r in load_results(tmp_path / "run"))
     assert statuses == ["infra_error", "ok"]
@@ -133,7 +136,7 @@ def test_a_fully_measured_run_exits_0_whatever_the_scores(
 
 
 def test_the_echoed_assistant_message_carries_no_provider_specific_fields(
-    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Mistral's API answers 422 to an assistant message with fields it does not know."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
@@ -141,9 +144,9 @@ def test_the_echoed_assistant_message_carries_no_provider_specific_fields(
     scen.write_text(MT_SCENARIO)
     call = {"name": "get_weather", "arguments": {"city": "Lisbon"}}
     # `refusal` is a field LiteLLM moves into the message's provider_specific_fields.
-    fake.enqueue({"content": None, "tool_calls": [call], "extra": {"refusal": None}},
-                 "It is 23 degrees.")  # fmt: skip
-    assert _run(fake, tmp_path, scen, "openai/fake", "native") == 0
+    first = {"content": None, "tool_calls": [call], "extra": {"refusal": None}}
+    with FakeServer(by_turn([first, "It is 23 degrees."])) as fake:
+        assert _run(fake, tmp_path, scen, "openai/fake", "native") == 0
     (result,) = load_results(tmp_path / "run")
     assert "provider_specific_fields" in result.turns[0].reply.raw_message  # as LiteLLM gave it
     second = fake.received[1].body["messages"]

@@ -1,4 +1,7 @@
-"""``toolbench run`` end to end against a fake OpenAI-compatible server over real HTTP."""
+"""``toolbench run`` end to end against a fake OpenAI-compatible server over real HTTP.
+
+The server answers by the request (:mod:`toolbench.providers.fake`), so these runs keep
+the default concurrency: which trial reaches it first does not change any reply."""
 
 from __future__ import annotations
 
@@ -8,12 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
-from tests.support.fake_openai import FakeOpenAI, Fault
+from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
+from toolbench.providers.fake import FakeServer, Fault, by_last_user, in_order
 from toolbench.results import RESULTS_SCHEMA_VERSION, load_results
 
+WEATHER, JOKE = "Weather in Paris?", "Tell me a joke."
 
-def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:
+
+def _run(fake: FakeServer, tmp: Path, scen: Path, *extra: str) -> int:
     return run_cli([
         "run", "--models", "openai/fake", "--formats", "prompt-json",
         "--scenarios", str(scen), "--api-base", fake.base_url,
@@ -27,11 +33,14 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
 
 
-def test_run_records_scores_and_replays(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
-) -> None:
-    fake.enqueue(GOOD_CALL, "Why did the chicken cross the road?")
-    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+def test_run_records_scores_and_replays(tmp_path: Path, scenario_file: Path) -> None:
+    replies = {WEATHER: GOOD_CALL, JOKE: "Why did the chicken cross the road?"}
+    with FakeServer(by_last_user(replies)) as fake:
+        _records_scores_and_replays(fake, tmp_path, scenario_file)
+
+
+def _records_scores_and_replays(fake: FakeServer, tmp_path: Path, scenario_file: Path) -> None:
+    assert _run(fake, tmp_path, scenario_file) == 0
     first = {r.scenario_id: r for r in load_results(tmp_path / "run")}
     assert first["weather"].scores is not None and first["weather"].scores.call_accuracy is True
     assert first["chat"].scores is not None and first["chat"].scores.no_call_correct is True
@@ -73,25 +82,23 @@ def test_missing_cassette_names_file_and_command(
     assert fake.received == []
 
 
-def test_transient_faults_are_retried(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
-) -> None:
-    fake.enqueue(
-        Fault(429, headers={"retry-after": "0"}), Fault(503), Fault(200, body=b'{"choices": [tr'),
-        GOOD_CALL,
-    )  # fmt: skip
-    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+def test_transient_faults_are_retried(tmp_path: Path, scenario_file: Path) -> None:
+    faults = [Fault(429, headers={"retry-after": "0"}), Fault(503),
+              Fault(200, body=b'{"choices": [tr'), GOOD_CALL]  # fmt: skip
+    with FakeServer(in_order({WEATHER: faults}, default="A joke.")) as fake:
+        assert _run(fake, tmp_path, scenario_file) == 0
     (result,) = [r for r in load_results(tmp_path / "run") if r.scenario_id == "weather"]
     assert result.status == "ok"
     assert result.scores is not None and result.scores.call_accuracy is True
-    assert len(fake.received) >= 4
+    assert [a.outcome for a in result.attempts] == ["retry", "retry", "retry", "ok"]
+    assert sum(WEATHER in str(r.body) for r in fake.received) == 4
 
 
 def test_persistent_fault_is_an_infra_error_and_run_goes_on(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    tmp_path: Path, scenario_file: Path
 ) -> None:
-    fake.enqueue(*[Fault(500)] * 5, "No call here.")
-    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+    with FakeServer(in_order({WEATHER: [Fault(500)] * 5}, default="No call here.")) as fake:
+        assert _run(fake, tmp_path, scenario_file) == 0
     by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
     assert by_id["weather"].status == "infra_error"
     assert by_id["weather"].scores is None
@@ -99,11 +106,15 @@ def test_persistent_fault_is_an_infra_error_and_run_goes_on(
     assert by_id["chat"].status == "ok"
 
 
-def test_resume_completes_without_duplicates(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+def test_resume_completes_without_duplicates(tmp_path: Path, scenario_file: Path) -> None:
+    with FakeServer(by_last_user({WEATHER: GOOD_CALL, JOKE: "A joke."})) as fake:
+        _resume_completes_without_duplicates(fake, tmp_path, scenario_file)
+
+
+def _resume_completes_without_duplicates(
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
-    fake.enqueue(GOOD_CALL, "A joke.")
-    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1") == 0
+    assert _run(fake, tmp_path, scenario_file) == 0
     res = tmp_path / "run" / "results.jsonl"
     lines = res.read_text().splitlines()
     # Simulate a kill: one finished trial kept, the next torn mid-write.
@@ -140,17 +151,18 @@ def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file
 
 
 def test_retry_on_parse_error_feeds_the_error_back_once(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    tmp_path: Path, scenario_file: Path
 ) -> None:
     broken = '{"tool": "get_weather", "arguments": {"city": "Paris"'  # truncated
-    fake.enqueue(broken, GOOD_CALL, "A joke.")
-    assert _run(fake, tmp_path, scenario_file, "--concurrency", "1", "--retry-on-parse-error") == 0
+    replies = {WEATHER: broken, "could not be parsed": GOOD_CALL, JOKE: "A joke."}
+    with FakeServer(by_last_user(replies)) as fake:
+        assert _run(fake, tmp_path, scenario_file, "--retry-on-parse-error") == 0
     by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
     weather = by_id["weather"]
     assert [t.retry for t in weather.turns] == [False, True]
     assert weather.turns[0].parsed.status == "failed"
     # The second request carried the failed reply and the parse error back.
-    second = fake.received[1].body["messages"]
+    (second,) = [r.body["messages"] for r in fake.received if len(r.body["messages"]) > 2]
     assert second[-2] == {"role": "assistant", "content": broken}
     assert second[-1]["role"] == "user" and "could not be parsed" in second[-1]["content"]
     assert weather.scores is not None
@@ -160,25 +172,25 @@ def test_retry_on_parse_error_feeds_the_error_back_once(
     assert by_id["chat"].turns and len(by_id["chat"].turns) == 1
 
 
-def test_native_tool_calls_round_trip(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
-) -> None:
+def test_native_tool_calls_round_trip(tmp_path: Path, scenario_file: Path) -> None:
     """Passing ``tools`` makes LiteLLM 1.106.2 import ``mcp`` (undeclared by it): the
     native path must work with the project's own dependencies."""
-    fake.enqueue(
-        {"content": None, "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
-        "A joke.",
-    )
-    rc = run_cli([
-        "run", "--models", "openai/fake", "--formats", "native", "--scenarios", str(scenario_file),
-        "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
-        "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report", "--concurrency", "1",
-    ])  # fmt: skip
+    call = {
+        "content": None,
+        "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    }
+    with FakeServer(by_last_user({WEATHER: call, JOKE: "A joke."})) as fake:
+        rc = run_cli([
+            "run", "--models", "openai/fake", "--formats", "native",
+            "--scenarios", str(scenario_file), "--api-base", fake.base_url,
+            "--out", str(tmp_path / "run"), "--cassettes", str(tmp_path / "cas"),
+            "--quiet", "--no-report",
+        ])  # fmt: skip
     assert rc == 0
     by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
     weather = by_id["weather"]
     assert weather.status == "ok", weather.infra_error
-    sent = fake.received[0].body
+    (sent,) = [r.body for r in fake.received if WEATHER in str(r.body)]
     assert sent["tool_choice"] == "auto"
     assert sent["tools"][0]["function"]["name"] == "get_weather"
     assert weather.turns[0].parsed.calls[0].arguments == {"city": "Paris"}
@@ -209,20 +221,28 @@ def test_native_multi_turn_echoes_assistant_and_tool_messages(
 
 
 def test_a_model_that_rejects_stop_is_asked_again_without_it(
-    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+    tmp_path: Path, scenario_file: Path
 ) -> None:
     message = "Unsupported parameter: 'stop' is not supported with this model."
     body = {"error": {"message": message, "type": "invalid_request_error", "param": "stop"}}
     rejects = Fault(400, body=json.dumps(body).encode())
-    fake.enqueue(rejects, "Thought: none\nFinal Answer: sunny", "A joke.")
-    rc = run_cli([
-        "run", "--models", "openai/fake", "--formats", "react", "--scenarios", str(scenario_file),
-        "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
-        "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report", "--concurrency", "1",
-    ])  # fmt: skip
+
+    def respond(request: dict[str, object]) -> str | Fault:
+        if "stop" in request:
+            return rejects  # a model that takes no stop sequences, for every request
+        return by_last_user({WEATHER: "Thought: none\nFinal Answer: sunny"}, "A joke.")(request)
+
+    with FakeServer(respond) as fake:
+        rc = run_cli([
+            "run", "--models", "openai/fake", "--formats", "react",
+            "--scenarios", str(scenario_file), "--api-base", fake.base_url,
+            "--out", str(tmp_path / "run"), "--cassettes", str(tmp_path / "cas"),
+            "--quiet", "--no-report",
+        ])  # fmt: skip
     assert rc == 0
     weather = next(r for r in load_results(tmp_path / "run") if r.scenario_id == "weather")
     assert weather.status == "ok", weather.infra_error
-    assert fake.received[0].body["stop"] == ["\nObservation:"]
-    assert "stop" not in fake.received[1].body
+    first, second = [r.body for r in fake.received if WEATHER in str(r.body)]
+    assert first["stop"] == ["\nObservation:"]
+    assert "stop" not in second
     assert "stop" not in weather.turns[0].request  # the record says what was really sent

@@ -450,3 +450,21 @@ def test_shape_search_stays_linear_on_hostile_text(unit: str) -> None:
     t0 = time.perf_counter()
     find_shapes(text)
     assert time.perf_counter() - t0 < 20
+
+
+def test_secret_values_follow_the_environment_and_registrations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The value list is cached per environment: a changed or new secret is seen at once."""
+    monkeypatch.setenv("ACME_API_KEY", "acme-first-secret-value-0001")
+    assert "acme-first-secret-value-0001" in secret_values()
+    monkeypatch.setenv("ACME_API_KEY", "acme-second-secret-value-0002")
+    values = secret_values()
+    assert "acme-second-secret-value-0002" in values
+    assert "acme-first-secret-value-0001" not in values
+    register_secret("registered-secret-value-0003")
+    try:
+        assert "registered-secret-value-0003" in secret_values()
+    finally:
+        forget_registered_secrets()
+    assert "registered-secret-value-0003" not in secret_values()

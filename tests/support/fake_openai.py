@@ -1,39 +1,30 @@
-"""A fake OpenAI-compatible chat server for unit tests and benchmarks only.
+"""The FIFO fake OpenAI-compatible server: replies in the order they were queued.
 
-Replies are queued with :meth:`FakeOpenAI.enqueue` (as simonw/llm's fake models do); an
-entry can also be an HTTP fault (status, headers, raw body) to exercise retries, or a
-:class:`Hang` (a server that does not answer in time). The module's constants are the
-faults real servers were seen to send: ``NO_CHOICES``, ``HTML_200``, ``EMPTY_200``,
-``EMPTY_OBJECT``. Every request received is kept for assertions. It listens on
-127.0.0.1 only.
+Kept for tests whose point is an order (retries of one request: a fault, then a reply).
+Where trials run concurrently, use the request-aware :class:`toolbench.providers.fake.FakeServer`
+instead: its reply is a function of the request, so the order requests arrive in does not
+matter. Replies are queued with :meth:`FakeOpenAI.enqueue` (as simonw/llm's fake models
+do); an entry can be an HTTP :class:`Fault` or a :class:`Hang`. The module's constants are
+the faults real servers were seen to send: ``NO_CHOICES``, ``HTML_200``, ``EMPTY_200``,
+``EMPTY_OBJECT``.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from toolbench.providers.fake import (
+    FakeServer,
+    Fault,
+    Hang,
+    Received,
+    Reply,
+)
 
-@dataclass
-class Fault:
-    status: int
-    body: bytes = b'{"error": {"message": "fault"}}'
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Hang:
-    """Answer nothing for ``seconds`` (then a plain reply, if the client still waits)."""
-
-    seconds: float
-    then: str = "Late."
-
+__all__ = ["EMPTY_200", "EMPTY_OBJECT", "HTML_200", "NO_CHOICES", "FakeOpenAI", "Fault", "Hang",
+           "Received"]  # fmt: skip
 
 NO_CHOICES = Fault(200, body=json.dumps({
     "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake",
@@ -45,126 +36,19 @@ EMPTY_200 = Fault(200, body=b"")
 EMPTY_OBJECT = Fault(200, body=b"{}")
 
 
-@dataclass
-class Received:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-
-class FakeOpenAI:
+class FakeOpenAI(FakeServer):
     def __init__(self, delay_s: float = 0.0, default: str = "Hello.") -> None:
-        self.delay_s = delay_s
+        super().__init__(delay_s=delay_s, default=default)
         self.default = default
-        self.queue: deque[str | dict[str, Any] | Fault | Hang] = deque()
-        self.received: list[Received] = []
-        self.reply_headers: Callable[[dict[str, str]], dict[str, str]] | None = None
-        """Extra headers for every reply, from the request's headers (a server that echoes)."""
-        self._lock = threading.Lock()
-        fake = self
+        self.queue: deque[Reply] = deque()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def reply_for(self, body: dict[str, Any]) -> Reply:
+        return self.queue.popleft() if self.queue else self.default
 
-            def log_message(self, *_: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:  # /v1/models
-                self._send(200, json.dumps({"object": "list", "data": [{"id": "fake"}]}).encode())
-
-            def do_POST(self) -> None:
-                n = int(self.headers.get("content-length", "0"))
-                body = json.loads(self.rfile.read(n) or b"{}")
-                with fake._lock:
-                    fake.received.append(Received(self.path, dict(self.headers), body))
-                    item = fake.queue.popleft() if fake.queue else fake.default
-                if fake.delay_s:
-                    time.sleep(fake.delay_s)
-                if isinstance(item, Hang):
-                    time.sleep(item.seconds)
-                    item = item.then
-                if isinstance(item, Fault):
-                    self._send(item.status, item.body, item.headers)
-                    return
-                self._send(200, json.dumps(fake.completion(body, item)).encode())
-
-            def _send(
-                self, status: int, data: bytes, headers: dict[str, str] | None = None
-            ) -> None:
-                self.send_response(status)
-                extra = {k.lower(): v for k, v in (headers or {}).items()}
-                self.send_header("content-type", extra.pop("content-type", "application/json"))
-                self.send_header("content-length", str(len(data)))
-                echoed = fake.reply_headers(dict(self.headers)) if fake.reply_headers else {}
-                for k, v in {**echoed, **extra}.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        # A client that timed out and left is expected here, not an error to print.
-        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def enqueue(self, *items: str | dict[str, Any] | Fault | Hang) -> None:
+    def enqueue(self, *items: Reply) -> None:
         with self._lock:
             self.queue.extend(items)
 
-    @staticmethod
-    def completion(request: dict[str, Any], item: str | dict[str, Any]) -> dict[str, Any]:
-        msg: dict[str, Any] = {
-            "role": "assistant",
-            "content": item if isinstance(item, str) else None,
-        }
-        finish = "stop"
-        if isinstance(item, dict):
-            msg["content"] = item.get("content")
-            if item.get("tool_calls"):
-                msg["tool_calls"] = [
-                    {"id": f"call_{i}", "type": "function", "function": _function(c)}
-                    for i, c in enumerate(item["tool_calls"])
-                ]
-                finish = "tool_calls"
-            finish = item.get("finish_reason", finish)
-            msg.update(item.get("extra", {}))  # other message fields a server may send
-        return {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
-            "model": request.get("model", "fake"),
-            "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        }  # fmt: skip
-
     def __enter__(self) -> FakeOpenAI:
-        self.thread.start()
+        super().__enter__()
         return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def _function(call: dict[str, Any]) -> dict[str, str]:
-    args = call["arguments"]
-    return {"name": call["name"], "arguments": args if isinstance(args, str) else json.dumps(args)}
-
-
-def serve_forever(delay_s: float, default: str) -> None:
-    """Run in its own process (``python -m tests.support.fake_openai``): prints the base URL."""
-    fake = FakeOpenAI(delay_s=delay_s, default=default)
-    print(fake.base_url, flush=True)
-    fake.server.serve_forever()
-
-
-if __name__ == "__main__":
-    import argparse
-
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--delay", type=float, default=0.0)
-    ap.add_argument("--reply", default="Hello.")
-    ns = ap.parse_args()
-    serve_forever(ns.delay, ns.reply)

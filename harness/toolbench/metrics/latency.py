@@ -1,4 +1,6 @@
-"""Trial wall time: median and 95th percentile over the ``ok`` trials."""
+"""The provider's time per trial (``latency_s``: request written to last byte, summed
+over the turns; queueing and the harness's own time are not in it): median and 95th
+percentile over the ``ok`` trials."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ def quantile(q: float) -> Reduce:
 METRICS: tuple[Metric, ...] = (
     Metric(
         "latency_p50",
-        "median trial wall time in seconds",
+        "median provider time per trial in seconds",
         _latency,
         "`latency_s`, `ok` trials, median",
         kind="value",
@@ -38,7 +40,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         "latency_p95",
-        "95th percentile of trial wall time in seconds",
+        "95th percentile of provider time per trial in seconds",
         _latency,
         "`latency_s`, `ok` trials, 95th percentile",
         kind="value",

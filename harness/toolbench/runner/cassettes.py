@@ -21,6 +21,7 @@ import json
 import os
 import shlex
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -448,9 +449,14 @@ class TrialCassette:
     last_fault: str | None = None
     """Why the last response was not a complete reply (None: it was one)."""
     last_replayed: bool = False
+    last_provider_s: float | None = None
+    """The provider's time of the last live exchange: request written to last byte."""
     _recorded_at: int | None = None
 
     LATENCY_KEY = "toolbench_latency_s"
+    REQUEST_KEYS = "toolbench_request_keys"
+    """Metadata: toolbench's own key of each recorded interaction's request (by index;
+    None for interactions recorded before keys), for replay at the provider boundary."""
 
     def begin(self, request: httpx.Request) -> tuple[int, int]:
         self.current_path = request.url.path
@@ -467,7 +473,54 @@ class TrialCassette:
         """Drop the interaction the last exchange recorded (a fault the trial did not act on)."""
         if self._recorded_at is not None:
             del self.cassette.data[self._recorded_at :]
+            keys = self.cassette._metadata.get(self.REQUEST_KEYS)
+            if isinstance(keys, list):
+                del keys[self._recorded_at :]
             self._recorded_at = None
+
+    def remember_key(self, key: str) -> None:
+        """Record toolbench's request ``key`` with the interaction the last exchange recorded."""
+        at = self._recorded_at
+        if at is None:
+            return
+        meta: dict[str, Any] = self.cassette._metadata
+        old = meta.get(self.REQUEST_KEYS)
+        keys: list[str | None] = list(old) if isinstance(old, list) else []
+        keys = (keys + [None] * (at + 1))[: max(len(keys), at + 1)]
+        keys[at] = key
+        meta[self.REQUEST_KEYS] = keys
+        self.cassette.dirty = True
+
+    def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
+        """The recorded 2xx JSON body answering a request, found without HTTP: by
+        toolbench's request ``key`` when the cassette holds keys, else by ``wire`` (the
+        predicted HTTP request), matched as vcrpy matches (:data:`MATCH_ON`). Counts as a
+        play; None when nothing recorded answers it here (the full path then decides)."""
+        self.last_fault, self.last_replayed, self._recorded_at = None, False, None
+        cas = self.cassette
+        if cas is None or cas.record_mode == RecordMode.ALL:
+            return None
+        keys = cas._metadata.get(self.REQUEST_KEYS)
+        index: int | None = None
+        if isinstance(keys, list) and key in keys:
+            index = keys.index(key)
+        elif wire is not None:
+            req = VcrRequest(wire.method, wire.uri, json.dumps(wire.body).encode(), {})
+            index = next((i for i, _ in cas._responses(req)), None)
+        if index is None or index >= len(cas.data):
+            return None
+        response = cas.data[index][1]
+        if int(response["status"]["code"]) // 100 != 2:
+            return None  # a recorded refusal: the full path acts on it
+        try:
+            body = json.loads(response["body"]["string"] or b"null")
+        except (KeyError, TypeError, ValueError):
+            return None
+        if not isinstance(body, dict):
+            return None
+        cas.play_counts[index] += 1
+        self.last_replayed = True
+        return body
 
     def gap(self, request: httpx.Request) -> CassetteMissingError:
         """Note a request replay cannot answer, and the error that says so."""
@@ -501,6 +554,27 @@ class TrialCassette:
         return measured
 
 
+class ReplayOnlyCassette(Cassette):  # type: ignore[misc]
+    """A cassette opened for replay only (``--record none``): its interactions are taken
+    as they were recorded (scrubbed then), not put through the recording hooks again.
+    vcrpy's load copies and re-redacts every request and response, which cost as much as
+    reading the YAML itself; nothing is written back, so nothing needs it."""
+
+    def _load(self) -> None:
+        try:
+            requests, responses, *metadata = self._persister.load_cassette(
+                self._path, serializer=self._serializer
+            )
+        except CassetteNotFoundError:
+            return
+        self.data = list(zip(requests, responses, strict=True))
+        self._old_interactions = list(self.data)
+        self._loaded_count = len(self.data)
+        self.dirty = False
+        self.rewound = True
+        self._metadata = metadata[0] if metadata else {}
+
+
 _current: contextvars.ContextVar[TrialCassette | None] = contextvars.ContextVar(
     "toolbench_cassette", default=None
 )
@@ -514,14 +588,20 @@ async def _routed_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) 
     if tc is None:
         return await _real_async(self, request)
     before = tc.begin(request)
+    t0 = time.perf_counter()
     try:
         response: httpx.Response = await httpx_stubs._vcr_handle_async_request(
             tc.cassette, _real_async, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
         raise tc.gap(request) from None
+    except BaseException:
+        tc.last_provider_s = time.perf_counter() - t0  # a timeout, a refused connection
+        raise
     # vcrpy has buffered the body already (to record it): reading it here costs nothing.
-    tc.finish(response.status_code, await response.aread(), before)
+    content = await response.aread()
+    tc.last_provider_s = time.perf_counter() - t0  # request written to last byte
+    tc.finish(response.status_code, content, before)
     return response
 
 
@@ -530,13 +610,16 @@ def _routed_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Res
     if tc is None:
         return _real_sync(self, request)
     before = tc.begin(request)
+    t0 = time.perf_counter()
     try:
         response: httpx.Response = httpx_stubs._vcr_handle_request(
             tc.cassette, _real_sync, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
         raise tc.gap(request) from None
-    tc.finish(response.status_code, response.read(), before)
+    content = response.read()
+    tc.last_provider_s = time.perf_counter() - t0
+    tc.finish(response.status_code, content, before)
     return response
 
 
@@ -610,6 +693,8 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     )
     if record == "all":
         tc.cassette = Cassette(**options)
+    elif record == "none":
+        tc.cassette = ReplayOnlyCassette.load(**options)
     else:
         try:
             tc.cassette = Cassette.load(**options)

@@ -3,7 +3,7 @@
 A team compares providers with the settings it would ship: ``temperature = 1`` for a
 model that takes nothing else, ``reasoning_effort = "low"``, a ``max_tokens``, extra
 headers or body. They join the parameters toolbench asks for on each request (and
-override its ``temperature=0``), so :func:`~toolbench.runner.capabilities.filter_params`
+override its ``temperature=0``), so :func:`~toolbench.providers.capabilities.filter_params`
 records them as asked, sent or dropped like the harness's own.
 
 Every fault is the user's and is found before the first call, in one line naming the
@@ -126,8 +126,8 @@ def never_takes(model: str, key: str) -> str | None:
     """Why LiteLLM's tables say ``model``'s provider never takes the OpenAI parameter
     ``key`` (None when it may, or when the tables cannot tell: a provider-specific
     parameter, a model LiteLLM does not know)."""
-    from toolbench.runner.capabilities import _lm, provider_of
-    from toolbench.runner.local import LOCAL_MODELS, is_local
+    from toolbench.providers.capabilities import _lm, provider_of
+    from toolbench.providers.local_server import LOCAL_MODELS, is_local
 
     lm = _lm()
     if key not in getattr(lm, "OPENAI_CHAT_COMPLETION_PARAMS", ()):

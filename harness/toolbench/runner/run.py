@@ -36,31 +36,25 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from toolbench import __version__
-from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
+from toolbench.errors import UserError
 from toolbench.formats.auto import resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
+from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
+from toolbench.providers.local_api import LOCAL_MAX_TOKENS
+from toolbench.providers.local_server import DEFAULT_MODELS, is_local, server_available
+from toolbench.providers.registry import Providers, api_class, kind_of
 from toolbench.redaction import redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult
-from toolbench.runner.capabilities import NO_KEY, keyless, provider_of
 from toolbench.runner.cassettes import (
-    LOCAL_BASE,
     RecordOption,
     cassette_api_base,
     register_api_base,
     router,
 )
 from toolbench.runner.compact import compact
-from toolbench.runner.local import (
-    DEFAULT_MODELS,
-    LOCAL_MODELS,
-    LocalServerPool,
-    is_local,
-    server_available,
-)
 from toolbench.runner.lock import RunLock
 from toolbench.runner.model_params import CONFIG_FILE, ModelParams, model_params
-from toolbench.runner.provider import DEFAULT_TIMEOUT_S, Endpoint, missing_key
 from toolbench.runner.records import scenario_files
 from toolbench.runner.resume import resume_config
 from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
@@ -84,13 +78,6 @@ from toolbench.store.shards import scenario_hashes, shard_of
 
 DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
 """The four formats, plus prompt-json with two examples: small models differ most there."""
-REPLAY_KEY = "toolbench-replay"
-"""A placeholder key for replays: provider SDKs refuse to start without one."""
-LOCAL_KEY = "toolbench-local"
-LOCAL_MAX_TOKENS = 256
-LOCAL_TIMEOUT_S = 60.0
-"""A 256-token reply takes 3-15 s here; a minute means the generation hung (seen with
-grammar-constrained function calling on Gemma 3 270M)."""
 
 
 @dataclass
@@ -168,19 +155,12 @@ class Plan:
 
 
 def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
+    settings = ProviderSettings(api_base=api_base)
     for m in models:
         if not m.strip():
             raise UserError("--models: empty model name")
-        if is_local(m) and m not in LOCAL_MODELS:
-            raise UnknownNameError("local model", m, LOCAL_MODELS)
-        if is_local(m):
-            continue
-        provider_of(m, api_base)  # an unknown provider prefix: exit 2 before any call
-        if record == "none" or keyless(m, api_base):
-            continue
-        env = missing_key(m)
-        if env and not (api_base and env.endswith("_API_BASE")):
-            raise MissingApiKeyError(f"model {m} needs {env} in the environment")
+        # Its provider kind refuses what it cannot call (exit 2 before any call).
+        api_class(kind_of(m))(settings).preflight(m, record)
 
 
 def check_api_base(value: str) -> None:
@@ -421,36 +401,26 @@ ProgressHook = Callable[[TrialResult], None]
 
 
 async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
-    pool = LocalServerPool(plan.run_dir / "logs")
+    providers = Providers(ProviderSettings(
+        api_base=cfg.api_base, timeout_s=cfg.timeout_s, max_tokens=cfg.max_tokens,
+        log_dir=str(plan.run_dir / "logs"),
+    ))  # fmt: skip
     limits: dict[str, asyncio.Semaphore] = {}
     res_file = results_path(plan.run_dir)
-    max_tokens = cfg.max_tokens or LOCAL_MAX_TOKENS
     deadline = None if cfg.budget_s is None else time.monotonic() + cfg.budget_s
     # Recorded and matched as a placeholder host: a replay finds its cassettes whatever
     # the port (and needs no server: a matched request never leaves the process).
     register_api_base(cfg.api_base)
 
-    async def endpoint_for(model: str, fmt: Format, live: bool) -> Endpoint:
+    async def endpoint_for(model: str, fmt: Format, live: bool) -> tuple[ModelAPI, Endpoint]:
+        api = providers.for_model(model)
+        endpoint = await api.endpoint(model, fmt, live)
         mine = dict(plan.model_params.get(model, {}))
-        if is_local(model):
-            alias = LOCAL_MODELS[model].alias
-            native = fmt.requirements.native_tools  # the server's function-calling handler
-            base = await pool.base_url(model, native) if live else LOCAL_BASE
-            # A --model-param max_tokens replaces the harness's cap (it is asked, below).
-            cap = {} if "max_tokens" in mine else {"max_tokens": max_tokens}
-            return Endpoint(
-                f"openai/{alias}", base, LOCAL_KEY, cap,
-                timeout_s=cfg.timeout_s or LOCAL_TIMEOUT_S,
-                on_timeout=(lambda: pool.discard(model, native)) if live else None,
-                model_params=mine,
-            )  # fmt: skip
-        key = None if live else REPLAY_KEY
-        if live and keyless(model, cfg.api_base) and missing_key(model):
-            key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
-        # The real api base even on replay: LiteLLM tells some providers by it, and
-        # what they take decides the request that must match the cassette.
-        return Endpoint(model, cfg.api_base, key, timeout_s=cfg.timeout_s or DEFAULT_TIMEOUT_S,
-                        model_params=mine)  # fmt: skip
+        if "max_tokens" in mine:
+            # A --model-param max_tokens replaces the harness's cap (it is asked instead).
+            endpoint.params.pop("max_tokens", None)
+        endpoint.model_params = mine
+        return api, endpoint
 
     async def trial(spec: TrialSpec) -> TrialResult:
         replay_first = spec.record == "none" or (spec.record == "new" and spec.cassette.is_file())
@@ -464,10 +434,13 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         return result
 
     async def one(spec: TrialSpec) -> None:
-        # Local models share this machine's cores: one request at a time across all of
-        # them (each uses every core); two at once oversubscribe the CPU and crawl.
-        key = "local" if is_local(spec.model) else spec.model
-        width = 1 if is_local(spec.model) else cfg.concurrency
+        # A kind with a width shares it across its models (the embedded models share
+        # this machine's cores: one request at a time); else --concurrency per model.
+        # A replay calls no server: every kind replays --concurrency trials at once.
+        api = providers.for_model(spec.model)
+        shared = api.width is not None and spec.record != "none"
+        key = api.name if shared else spec.model
+        width = (api.width if shared else None) or cfg.concurrency
         sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:
             if deadline is not None and time.monotonic() >= deadline:
@@ -484,7 +457,7 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         with router():
             outcomes = await asyncio.gather(*(one(s) for s in plan.specs), return_exceptions=True)
     finally:
-        pool.stop_all()
+        providers.close()
     # Every other trial has finished and been written; now report what could not be.
     for outcome in outcomes:
         if isinstance(outcome, BaseException):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from toolbench.errors import (
     UnsupportedError,
 )
 from toolbench.formats.base import Format, RenderedRequest
+from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
 from toolbench.runner.cassettes import (
     RecordOption,
@@ -33,7 +35,6 @@ from toolbench.runner.cassettes import (
     record_command,
     use_cassette,
 )
-from toolbench.runner.provider import Completion, Endpoint, complete
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
 
@@ -92,7 +93,8 @@ class TrialSpec:
     """The run's ``--cassettes`` (likewise)."""
 
 
-EndpointFor = Callable[[str, Format], Awaitable[Endpoint]]
+EndpointFor = Callable[[str, Format], Awaitable[tuple[ModelAPI, Endpoint]]]
+"""The provider kind serving a (model, format) and the endpoint it calls."""
 
 
 def _now() -> str:
@@ -110,16 +112,23 @@ def _merge_params(base: TrialResult, turn: RequestParams) -> None:
 
 
 async def _conversation(
-    spec: TrialSpec, endpoint: Endpoint, tc: TrialCassette, base: TrialResult
-) -> list[TurnRecord]:
+    spec: TrialSpec, api: ModelAPI, endpoint: Endpoint, tc: TrialCassette, base: TrialResult,
+    recorded: list[float],
+) -> list[TurnRecord]:  # fmt: skip
     seed = BASE_SEED + spec.sample
     attempts = base.attempts
 
     async def send(req: RenderedRequest, turn: int) -> Exchange:
         before = tc.played()
-        done: Completion = await complete(endpoint, req, seed, tc, attempts, turn=turn)
+        done: Completion = await api.complete(
+            CompletionRequest(endpoint, req, seed, tc, attempts, turn=turn)
+        )
         _merge_params(base, done.params)
-        latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
+        replayed = tc.played() > before
+        latency = tc.latency(turn, done.latency_s, replayed=replayed)
+        if replayed and attempts and attempts[-1].outcome == "ok":
+            attempts[-1].provider_s = latency  # the provider's time, as recorded
+            recorded.append(latency or 0.0)
         return Exchange(
             reply=done.reply, request=done.request, latency_s=latency,
             prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
@@ -141,6 +150,25 @@ def _status(base: TrialResult, status: str, code: str, message: str) -> TrialRes
 
 
 async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
+    """Run and score one trial (:func:`_run_trial`), timing the provider apart from the
+    harness: ``provider_s`` sums the attempts' provider times, ``harness_s`` is the rest
+    of the trial's wall time (the caller holds its concurrency slot already, so no
+    queueing is in it)."""
+    t0 = time.perf_counter()
+    recorded: list[float] = []
+    result = await _run_trial(spec, endpoint_for, recorded)
+    wall = time.perf_counter() - t0
+    times = [a.provider_s for a in result.attempts]
+    known = [t for t in times if t is not None]
+    result.provider_s = round(sum(known), 4) if known and len(known) == len(times) else None
+    live = sum(known) - sum(recorded)
+    result.harness_s = round(max(0.0, wall - live), 4)
+    return result
+
+
+async def _run_trial(
+    spec: TrialSpec, endpoint_for: EndpointFor, recorded: list[float]
+) -> TrialResult:
     """Run and score one trial. Never raises (short of cancellation): whatever goes wrong
     becomes the trial's status and typed code, and the run goes on.
 
@@ -151,7 +179,7 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
     base = _blank(spec)
     notes: list[str] = []
     try:
-        turns = await _drive(spec, endpoint_for, base, notes)
+        turns = await _drive(spec, endpoint_for, base, notes, recorded)
     except CassetteMissingError:
         what = (
             f"cassette {spec.cassette} has no recorded response for this request"
@@ -196,12 +224,13 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
 
 
 async def _drive(
-    spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
-) -> list[TurnRecord]:
+    spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str],
+    recorded: list[float],
+) -> list[TurnRecord]:  # fmt: skip
     with use_cassette(spec.cassette, spec.record) as tc:
         notes.extend(tc.notes)
-        endpoint = await endpoint_for(spec.model, spec.fmt)
-        return await _conversation(spec, endpoint, tc, base)
+        api, endpoint = await endpoint_for(spec.model, spec.fmt)
+        return await _conversation(spec, api, endpoint, tc, base, recorded)
 
 
 def _blank(spec: TrialSpec) -> TrialResult:

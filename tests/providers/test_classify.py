@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from toolbench import codes
-from toolbench.runner.provider import classify, litellm
+from toolbench.providers.litellm_api import classify, litellm
 
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 WITH_TOOLS = {"model": "openai/gpt-4o-mini", "messages": [], "tools": TOOLS}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolbench.errors import InfraError, ToolbenchError
-from toolbench.runner import local
+from toolbench.providers import local_server as local
 
 
 def test_a_server_that_cannot_start_fails_each_trial_fast(

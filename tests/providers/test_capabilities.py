@@ -9,8 +9,8 @@ import pytest
 
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
+from toolbench.providers.capabilities import filter_params
 from toolbench.results import load_results
-from toolbench.runner.capabilities import filter_params
 
 ASKED = {"stop": ["a", "b", "c", "d", "e"], "temperature": 0, "seed": 7}
 
@@ -102,7 +102,7 @@ def test_echoed_extras_go_only_to_providers_whose_litellm_reads_them(
     model: str, kept: bool
 ) -> None:
     from toolbench.formats.base import RenderedRequest
-    from toolbench.runner.provider import Endpoint, build_request
+    from toolbench.providers.litellm_api import Endpoint, build_request
 
     req, _ = build_request(Endpoint(model), RenderedRequest(messages=ECHOED), seed=1)
     assert ("provider_specific_fields" in req["messages"][1]) is kept

@@ -34,7 +34,7 @@ class UnknownProviderError(UserError):
 
 
 def _lm() -> Any:
-    from toolbench.runner.provider import litellm
+    from toolbench.providers.litellm_api import litellm
 
     return litellm()
 

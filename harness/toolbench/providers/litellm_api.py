@@ -1,8 +1,19 @@
-"""Model calls through LiteLLM, with bounded retries for transient faults.
+"""The LiteLLM provider kind: any provider LiteLLM speaks, with bounded retries for
+transient faults, faults classified by LiteLLM's exception classes, and replay at the
+provider boundary.
 
 LiteLLM is imported lazily (about 4 s) and only after two environment switches are set:
 ``DISABLE_AIOHTTP_TRANSPORT`` (its aiohttp transport would bypass the cassettes, which
 hook httpx) and ``LITELLM_LOCAL_MODEL_COST_MAP`` (no network fetch at import).
+
+Replay at the provider boundary: a request the trial's cassette already holds is
+answered from it without LiteLLM's and the OpenAI SDK's request and response machinery
+(about 5 ms of CPU a call, which bound replay speed). The cassette finds the exchange by
+toolbench's own request key (:func:`request_key`, recorded with every exchange since
+keys exist) or, in older cassettes, by the HTTP request the SDK would send
+(:func:`wire_request`, matched exactly as vcrpy matches). Anything else (a request the
+cassette does not hold, a recorded refusal, a body that is not an OpenAI chat
+completion) takes the full path through LiteLLM, which refuses what was not recorded.
 """
 
 from __future__ import annotations
@@ -15,27 +26,49 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from toolbench import codes
-from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
-from toolbench.formats.base import ModelReply, RenderedRequest
-from toolbench.redaction import redact_error
-from toolbench.results import Attempt, RequestParams
-from toolbench.runner.capabilities import (
+from toolbench.errors import (
+    CassetteMissingError,
+    InfraError,
+    MissingApiKeyError,
+    UnsupportedError,
+    UserError,
+)
+from toolbench.formats.base import Format, ModelReply, RenderedRequest
+from toolbench.providers.base import (
+    DEFAULT_TIMEOUT_S,
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Decision,
+    Endpoint,
+    Exchange,
+    Fault,
+    ProviderSettings,
+    WireRequest,
+)
+from toolbench.providers.capabilities import (
     MAX_STOP,
+    NO_KEY,
     filter_params,
     invents_call_ids,
+    keyless,
+    provider_of,
     reads_echo_extras,
 )
+from toolbench.redaction import redact_error
+from toolbench.results import Attempt, RequestParams
 
-__all__ = ["MAX_STOP", "Completion", "Endpoint", "classify", "complete"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S", "MAX_STOP", "Completion", "Endpoint", "Fault", "build_request",
+    "classify", "complete",
+]  # fmt: skip
 RETRIES = 4
 """Transient faults (429, 5xx, connection errors, malformed 2xx bodies) are asked again
 up to this many times: at most five attempts per exchange."""
@@ -46,8 +79,6 @@ BACKOFF_S = 0.5
 RETRY_AFTER_CAP_S = 60.0
 """The longest ``Retry-After`` toolbench waits. A server asking for more is not asked
 again before then: the trial fails at once (``infra.rate_limited``)."""
-DEFAULT_TIMEOUT_S = 120.0
-"""Per-request timeout for remote models (``--timeout``)."""
 
 _litellm: ModuleType | None = None
 
@@ -67,44 +98,12 @@ def litellm() -> ModuleType:
     return _litellm
 
 
-@dataclass
-class Endpoint:
-    """Where and how to call one model."""
-
-    model: str
-    """The LiteLLM model string actually used (``openai/smollm2-135m`` for local models)."""
-    api_base: str | None = None
-    api_key: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    on_timeout: Callable[[], None] | None = None
-    """Called when a request times out; then the trial fails at once, unretried. The
-    embedded server uses it: a generation that hangs would block every later request
-    queued behind it, so that server is replaced instead of asked again."""
-    model_params: dict[str, Any] = field(default_factory=dict)
-    """The user's parameters for this model (``--model-param``, ``toolbench.toml``): asked
-    with the harness's own (and over them), filtered by the model's capabilities."""
-
-
-@dataclass
-class Completion:
-    reply: ModelReply
-    request: dict[str, Any]
-    latency_s: float
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cost: float | None
-    attempts: int
-    params: RequestParams = field(default_factory=RequestParams)
-    """The sampling parameters asked, sent and dropped for this request."""
-
-
 ECHO_DROPPED = ("provider_specific_fields",)
 """Fields LiteLLM adds to a reply's message that are not part of the chat API: echoed
 back in the next turn to an OpenAI-compatible API, Mistral's refuses the request (422 on
 unknown fields). Providers whose LiteLLM transformation reads them (Gemini's thought
 signatures, Anthropic's and Bedrock's blocks) get them back
-(:func:`~toolbench.runner.capabilities.reads_echo_extras`)."""
+(:func:`~toolbench.providers.capabilities.reads_echo_extras`)."""
 
 
 def _echo_safe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -146,44 +145,6 @@ def build_request(
     req.update(sent)
     req.update(endpoint.params)
     return req, record
-
-
-class Exchange(Protocol):
-    """What the cassette layer saw of the last HTTP exchange (see ``TrialCassette``)."""
-
-    unmatched: list[str]
-    last_fault: str | None
-    last_replayed: bool
-
-    def forget_last(self) -> None: ...
-
-
-FaultKind = Literal["retry", "unsupported", "infra", "model"]
-"""What a fault means for the trial: ``retry`` (transient: ask again), ``unsupported``
-(the model cannot take the request: a parameter or the tools), ``infra`` (the provider
-or its setup failed: key, model name, quota) or ``model`` (the model's own limit, e.g.
-its context window)."""
-
-
-class Fault(Exception):
-    """One failed attempt, classified: its typed code and whether to ask again."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        retryable: bool,
-        status: int | None = None,
-        retry_after: float | None = None,
-        kind: FaultKind | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.retryable = retryable
-        self.status = status
-        self.retry_after = retry_after
-        self.kind: FaultKind = kind or ("retry" if retryable else "infra")
 
 
 def retry_after(exc: BaseException) -> float | None:
@@ -251,7 +212,7 @@ def classify(
     if isinstance(exc, lm.ContextWindowExceededError):
         return Fault(codes.PROVIDER_CONTEXT_WINDOW, text, False, status, kind="model")
     if _unsupported(exc, lm, request):
-        return Fault(codes.UNSUPPORTED, text, False, status, kind="unsupported")
+        return Fault(codes.UNSUPPORTED, text, False, status, kind="unsupported", param=_param(exc))
     client = (lm.AuthenticationError, lm.PermissionDeniedError, lm.NotFoundError,
               lm.BadRequestError)  # fmt: skip
     if isinstance(exc, client):
@@ -329,7 +290,7 @@ signature after it (LiteLLM reads it back from there on the next turn), kept as 
 def _stable_ids(calls: list[dict[str, Any]]) -> None:
     """Replace the call ids LiteLLM made up by ids derived from the calls themselves.
 
-    The provider sent none (:func:`~toolbench.runner.capabilities.invents_call_ids`), so
+    The provider sent none (:func:`~toolbench.providers.capabilities.invents_call_ids`), so
     the id is not part of the exchange; a random one would make every replay of the
     trial differ from its recording. Ids a provider did send are left alone.
     (Re-apply with the provider layer of toolbench/providers/ at merge.)
@@ -369,6 +330,13 @@ def _reply(resp: Any, stable_ids: bool = False) -> ModelReply:
     )
 
 
+def _provider_s(exchange: Exchange | None) -> float | None:
+    """The provider's time of the attempt just made (None: replayed, or not seen)."""
+    if exchange is None or exchange.last_replayed or exchange.last_provider_s is None:
+        return None
+    return round(exchange.last_provider_s, 4)
+
+
 def _backoff(attempt: int) -> float:
     return float(BACKOFF_S * 2 ** (attempt - 1) * (1 + random.random()))
 
@@ -393,6 +361,10 @@ async def complete(
     lm = litellm()
     log: list[Attempt] = [] if attempts is None else attempts
     request, params = build_request(endpoint, rendered, seed)
+    if exchange is not None and _generic_openai(endpoint):
+        answered = replay_at_boundary(endpoint, request, params, exchange, log, turn, lm)
+        if answered is not None:
+            return answered
     state: dict[str, Any] = {"request": request, "timeouts": 0}
     extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
     if endpoint.api_base:
@@ -403,6 +375,8 @@ async def complete(
     async def once() -> tuple[Any, float]:
         n = sum(1 for a in log if a.turn == turn) + 1
         t0 = time.perf_counter()
+        if exchange is not None:
+            exchange.last_provider_s = None
         try:
             try:
                 resp = await lm.acompletion(**state["request"], **extra)
@@ -419,10 +393,17 @@ async def complete(
             if replayed and f.code != codes.PROVIDER_STOP_REJECTED:
                 f.retryable = False  # a replay answers the same; a changed request may not
             log.append(Attempt(turn=turn, n=n, outcome="fail", error_code=f.code,
-                               http_status=f.status, error=f.message[:300]))  # fmt: skip
+                               http_status=f.status, error=f.message[:300],
+                               provider_s=_provider_s(exchange)))  # fmt: skip
             raise
-        log.append(Attempt(turn=turn, n=n, outcome="ok"))
-        return resp, time.perf_counter() - t0
+        replayed = exchange is not None and exchange.last_replayed
+        took = _provider_s(exchange)
+        if took is None and not replayed:  # no cassette saw the exchange: the call's time
+            took = round(time.perf_counter() - t0, 4)
+        log.append(Attempt(turn=turn, n=n, outcome="ok", provider_s=took))
+        if exchange is not None and not replayed:
+            exchange.remember_key(request_key(state["request"]))
+        return resp, took or 0.0
 
     def _fault(exc: Exception) -> Exception:
         if exchange is not None and exchange.unmatched:
@@ -493,7 +474,108 @@ async def complete(
         cost=_cost(resp, lm),
         attempts=sum(1 for a in log if a.turn == turn),
         params=params,
+        replayed=exchange is not None and exchange.last_replayed,
     )
+
+
+# ---------------------------------------------------------------- replay at the boundary
+
+
+def request_key(request: dict[str, Any]) -> str:
+    """toolbench's own key of a request: a hash of the LiteLLM arguments as data (model,
+    messages, tools, sampling parameters; key order ignored). Recorded with each
+    exchange, it lets a replay find the exchange without predicting the provider's
+    HTTP request. The address is not in it: the cassette's path already names the
+    model, and the embedded server's port changes every run."""
+    canon = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                       default=str)  # fmt: skip
+    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+WIRE_PROVIDERS = frozenset({"openai"})
+"""Providers whose HTTP request is predicted for older cassettes (no request keys):
+LiteLLM hands an OpenAI chat completion request to the OpenAI SDK unchanged but for
+the model name. A prediction that is wrong matches nothing and takes the full path."""
+OPENAI_BASE = "https://api.openai.com/v1"
+
+
+def wire_request(endpoint: Endpoint, request: dict[str, Any]) -> WireRequest | None:
+    """The HTTP request the OpenAI SDK sends for ``request``, or None for a provider whose
+    request LiteLLM transforms (Anthropic, Gemini, ...)."""
+    try:
+        name, provider = provider_of(endpoint.model, endpoint.api_base)
+    except Exception:
+        return None
+    if provider not in WIRE_PROVIDERS:
+        return None
+    base = (endpoint.api_base or OPENAI_BASE).rstrip("/")
+    return WireRequest("POST", f"{base}/chat/completions", {**request, "model": name})
+
+
+def _model_response(body: dict[str, Any], lm: ModuleType) -> Any:
+    """LiteLLM's ``ModelResponse`` for a recorded OpenAI chat completion body, made the
+    way LiteLLM's OpenAI handler makes it (the SDK's parsed object, dumped, converted)."""
+    from litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response import (
+        convert_to_model_response_object,
+    )
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion
+
+    parsed: Any = construct_type(type_=ChatCompletion, value=body)
+    return convert_to_model_response_object(
+        response_object=parsed.model_dump(),
+        model_response_object=lm.ModelResponse(),
+        hidden_params={"headers": {}},
+        _response_headers={},
+    )
+
+
+def _generic_openai(endpoint: Endpoint) -> bool:
+    """Whether LiteLLM reads this model's replies with its generic OpenAI conversion, the
+    one :func:`replay_at_boundary` reproduces. Other OpenAI-compatible providers (DeepSeek,
+    Mistral, OpenRouter, hosted vLLM, ...) apply their own transformations to the reply
+    (measured: their boundary replies differed from the live ones), so they replay
+    through LiteLLM in full."""
+    try:
+        return provider_of(endpoint.model, endpoint.api_base)[1] == "openai"
+    except UserError:
+        return False
+
+
+def replay_at_boundary(
+    endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
+    exchange: Exchange, log: list[Attempt], turn: int, lm: ModuleType,
+) -> Completion | None:  # fmt: skip
+    """The reply the trial's cassette holds for ``request``, read without LiteLLM's
+    request machinery; None when the cassette cannot answer it here (then the full path
+    runs: it replays, records or refuses as before)."""
+    body = exchange.replay_reply(request_key(request), wire_request(endpoint, request))
+    if body is None or not isinstance(body.get("choices"), list):
+        return None
+    try:
+        resp = _model_response(body, lm)
+        reply = _reply(resp, invents_call_ids(endpoint.model, endpoint.api_base))
+    except Exception:  # not a chat completion LiteLLM reads: let the full path judge it
+        return None
+    n = sum(1 for a in log if a.turn == turn) + 1
+    log.append(Attempt(turn=turn, n=n, outcome="ok"))
+    usage = getattr(resp, "usage", None)
+    # LiteLLM's price lookup fails slowly for a model it has no price for (the embedded
+    # models): once per model name is enough; its tables do not change during a run.
+    name = str(getattr(resp, "model", ""))
+    cost = None if name in _UNPRICED else _cost(resp, lm)
+    if cost is None:
+        _UNPRICED.add(name)
+    return Completion(
+        reply=reply, request=request, latency_s=0.0,
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        completion_tokens=getattr(usage, "completion_tokens", None),
+        cost=cost, attempts=n, params=params, replayed=True,
+    )  # fmt: skip
+
+
+_UNPRICED: set[str] = set()
+"""Response model names LiteLLM has no price for (their replayed cost is None)."""
 
 
 def missing_key(model: str) -> str | None:
@@ -505,3 +587,69 @@ def missing_key(model: str) -> str | None:
         return None
     missing = info.get("missing_keys") or []
     return str(missing[0]) if missing else None
+
+
+REPLAY_KEY = "toolbench-replay"
+"""A placeholder key for replays: provider SDKs refuse to start without one."""
+
+
+class LiteLLMAPI:
+    """Any provider LiteLLM speaks (``anthropic/...``, ``gemini/...``, ``openai/...``)."""
+
+    name = "litellm"
+    width: int | None = None
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        self.settings = settings
+
+    def preflight(self, model: str, record: str) -> None:
+        """An unknown provider prefix, or a key the provider needs and the environment
+        lacks (not for replays, nor for a keyless OpenAI-compatible ``--api-base``)."""
+        api_base = self.settings.api_base
+        provider_of(model, api_base)  # an unknown provider prefix: exit 2 before any call
+        if record == "none" or keyless(model, api_base):
+            return
+        env = missing_key(model)
+        if env and not (api_base and env.endswith("_API_BASE")):
+            raise MissingApiKeyError(f"model {model} needs {env} in the environment")
+
+    async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
+        api_base = self.settings.api_base
+        key = None if live else REPLAY_KEY
+        if live and keyless(model, api_base) and missing_key(model):
+            key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
+        timeout = self.settings.timeout_s or DEFAULT_TIMEOUT_S
+        return Endpoint(model, api_base, key, timeout_s=timeout)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        return await complete(request.endpoint, request.rendered, request.seed,
+                              request.exchange, request.attempts, request.turn)  # fmt: skip
+
+    def capabilities(self, model: str) -> Capabilities:
+        return litellm_capabilities(model, self.settings.api_base)
+
+    def classify(self, error: BaseException) -> Decision:
+        return classify(error, litellm(), None).decision()
+
+    def close(self) -> None:
+        return None
+
+
+def litellm_capabilities(model: str, api_base: str | None) -> Capabilities:
+    """What LiteLLM's tables say ``model`` takes (None where they cannot tell)."""
+    lm = litellm()
+    try:
+        name, provider = provider_of(model, api_base)
+    except UserError:
+        return Capabilities()
+    try:
+        supported = lm.get_supported_openai_params(model=name, custom_llm_provider=provider)
+        params = None if supported is None else frozenset(str(p) for p in supported)
+    except Exception:
+        params = None
+    try:
+        tools: bool | None = bool(lm.supports_function_calling(model=model))
+    except Exception:
+        tools = None
+    return Capabilities(params=params, function_calling=tools,
+                        echo_extras=reads_echo_extras(model, api_base))  # fmt: skip

@@ -9,8 +9,8 @@ import pytest
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.errors import InfraError
 from toolbench.formats.base import RenderedRequest
+from toolbench.providers.litellm_api import Endpoint, complete, retry_after
 from toolbench.runner.cassettes import recordable, reply_fault
-from toolbench.runner.provider import Endpoint, complete, retry_after
 
 REQ = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
 

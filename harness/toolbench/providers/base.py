@@ -1,0 +1,248 @@
+"""What every provider kind offers the runner: the :class:`ModelAPI` protocol and its types.
+
+In the spirit of inspect_ai's ``ModelAPI``: one object per provider kind (LiteLLM, the
+embedded local models), picked by name through :mod:`.registry`. The runner asks it for
+an :class:`Endpoint` per model, sends each request with :meth:`ModelAPI.complete`, and
+reads what a model takes from :meth:`ModelAPI.capabilities`. A provider's exception is
+turned into a typed :data:`Decision` by :meth:`ModelAPI.classify`: ask again, leave a
+parameter out, or fail the trial as an infrastructure or a model-side fault.
+
+Streaming: a later method ``stream(request) -> AsyncIterator[chunk]`` belongs on
+:class:`ModelAPI` next to :meth:`~ModelAPI.complete`, taking the same
+:class:`CompletionRequest` and the same :class:`Endpoint`; it is not part of this
+protocol yet (its module adds it). The names ``Endpoint``, ``Completion``,
+``build_request`` and ``classify`` are stable on purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from toolbench.formats.base import Format, ModelReply, RenderedRequest
+from toolbench.results import Attempt, RequestParams
+
+DEFAULT_TIMEOUT_S = 120.0
+"""Per-request timeout for remote models (``--timeout``)."""
+
+
+@dataclass
+class Endpoint:
+    """Where and how to call one model."""
+
+    model: str
+    """The LiteLLM model string actually used (``openai/smollm2-135m`` for local models)."""
+    api_base: str | None = None
+    api_key: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    on_timeout: Callable[[], None] | None = None
+    """Called when a request times out; then the trial fails at once, unretried. The
+    embedded server uses it: a generation that hangs would block every later request
+    queued behind it, so that server is replaced instead of asked again."""
+    model_params: dict[str, Any] = field(default_factory=dict)
+    """The user's parameters for this model (``--model-param``, ``toolbench.toml``): asked
+    with the harness's own (and over them), filtered by the model's capabilities."""
+
+
+@dataclass
+class Completion:
+    reply: ModelReply
+    request: dict[str, Any]
+    latency_s: float
+    """The provider's time for the exchange that answered (request written to last
+    byte); on replay, the time recorded with the cassette (0.0 where it holds none)."""
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost: float | None
+    attempts: int
+    params: RequestParams = field(default_factory=RequestParams)
+    """The sampling parameters asked, sent and dropped for this request."""
+    replayed: bool = False
+    """The reply came from a cassette, not from the provider."""
+
+
+class Exchange(Protocol):
+    """What the cassette layer saw of the last HTTP exchange (see ``TrialCassette``)."""
+
+    unmatched: list[str]
+    last_fault: str | None
+    last_replayed: bool
+    last_provider_s: float | None
+    """The provider's time of the last live exchange: request written to last byte."""
+
+    def forget_last(self) -> None: ...
+
+    def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
+        """The recorded response body (decoded JSON) for this request, when the
+        cassette holds one: matched by toolbench's own request ``key`` recorded with the
+        exchange, or, for cassettes recorded before keys, by ``wire`` (a
+        :class:`WireRequest`, the HTTP request the provider's SDK would send)."""
+        ...
+
+    def remember_key(self, key: str) -> None:
+        """Record ``key`` with the exchange that just went live and was recorded."""
+        ...
+
+
+@dataclass(frozen=True)
+class WireRequest:
+    """The HTTP request a provider SDK sends for a request (predicted, to match a
+    cassette without going through the SDK)."""
+
+    method: str
+    uri: str
+    body: dict[str, Any]
+
+
+@dataclass
+class CompletionRequest:
+    """One request of a trial: what to send, where, and the trial's records."""
+
+    endpoint: Endpoint
+    rendered: RenderedRequest
+    seed: int
+    exchange: Exchange | None = None
+    attempts: list[Attempt] | None = None
+    """The trial's attempt log: every attempt is appended (retries included)."""
+    turn: int = 0
+
+
+# ---------------------------------------------------------------- decisions
+
+
+@dataclass(frozen=True)
+class Retry:
+    """A transient fault: ask again after ``after_s`` (the server's ``Retry-After``), or
+    after the backoff when None."""
+
+    code: str
+    after_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """The model cannot take the request: ``param`` names the parameter (``tools``,
+    ``stop``, ...) when known."""
+
+    code: str
+    param: str | None = None
+
+
+@dataclass(frozen=True)
+class Infra:
+    """The provider or its setup failed (key, model name, quota, a bad reply)."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class ModelError:
+    """The model's own limit (its context window)."""
+
+    code: str
+
+
+Decision = Retry | Unsupported | Infra | ModelError
+"""What a provider fault means for the trial (:meth:`ModelAPI.classify`)."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a model takes, as far as its provider's tables tell (None: not known)."""
+
+    params: frozenset[str] | None = None
+    """The OpenAI-style parameters the model takes (``temperature``, ``seed``, ``stop``, ...)."""
+    function_calling: bool | None = None
+    """The model takes ``tools`` (native function calling)."""
+    echo_extras: bool = False
+    """The provider reads ``provider_specific_fields`` echoed back on assistant messages
+    (Gemini's thought signatures); every other provider gets them taken out."""
+
+
+FaultKind = Literal["retry", "unsupported", "infra", "model"]
+"""What a fault means for the trial: ``retry`` (transient: ask again), ``unsupported``
+(the model cannot take the request: a parameter or the tools), ``infra`` (the provider
+or its setup failed: key, model name, quota) or ``model`` (the model's own limit, e.g.
+its context window)."""
+
+
+class Fault(Exception):
+    """One failed attempt, classified: its typed code and whether to ask again."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+        kind: FaultKind | None = None,
+        param: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+        self.kind: FaultKind = kind or ("retry" if retryable else "infra")
+        self.param = param
+
+    def decision(self) -> Decision:
+        """This fault as a typed :data:`Decision`."""
+        if self.kind == "retry" or self.retryable:
+            return Retry(self.code, self.retry_after)
+        if self.kind == "unsupported":
+            return Unsupported(self.code, self.param)
+        if self.kind == "model":
+            return ModelError(self.code)
+        return Infra(self.code)
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """The run's options a provider kind needs to make its endpoints."""
+
+    api_base: str | None = None
+    timeout_s: float | None = None
+    """``--timeout``; None: each kind's own default."""
+    max_tokens: int | None = None
+    """``--max-tokens`` (the embedded models' reply limit)."""
+    log_dir: str = "logs"
+    """Where server logs go (the embedded models)."""
+
+
+class ModelAPI(Protocol):
+    """One provider kind. Implementations: :mod:`.litellm_api`, :mod:`.local_api`."""
+
+    name: str
+    width: int | None
+    """Requests at once across every model of this kind (the embedded models share the
+    machine's cores: 1); None: ``--concurrency`` per model."""
+
+    def preflight(self, model: str, record: str) -> None:
+        """Refuse a model this kind cannot call (a :class:`~toolbench.errors.UserError`,
+        exit 2), before the first call of a run."""
+        ...
+
+    async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
+        """Where to send ``model``'s requests (``live`` False: a replay, no server)."""
+        ...
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Send one request (retrying transient faults); raise typed errors otherwise."""
+        ...
+
+    def capabilities(self, model: str) -> Capabilities:
+        """What ``model`` takes (decides which parameters are sent)."""
+        ...
+
+    def classify(self, error: BaseException) -> Decision:
+        """What a fault raised by this kind's calls means for the trial."""
+        ...
+
+    def close(self) -> None:
+        """Stop what this kind started (servers); called once when the run ends."""
+        ...

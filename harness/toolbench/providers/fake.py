@@ -1,0 +1,256 @@
+"""A request-aware fake OpenAI-compatible server, for tests and benchmarks only.
+
+The reply is a function of the request (:data:`Responder`), so a test's outcome does not
+depend on the order in which concurrent trials reach the server: ``by_last_user`` answers
+by the last user message, ``in_order`` by the last user message and how often it was
+asked (retries), ``by_turn`` by the number of tool results fed back so far, and
+any callable may look at the whole request body. A reply is a text, a dict (``content``,
+``tool_calls``, ``finish_reason``, ``extra`` message fields), an HTTP :class:`Fault`
+(status, headers, raw body) or a :class:`Hang` (a server that does not answer in time).
+
+It speaks the chat completions wire format as OpenAI documents it
+(https://platform.openai.com/docs/api-reference/chat/object: ``id``, ``object``,
+``created``, ``model``, ``choices[].message`` with ``tool_calls[].function.arguments`` as
+a JSON string, ``finish_reason``, ``usage``), over real HTTP on 127.0.0.1, so requests
+go through LiteLLM, the OpenAI SDK, httpx and the cassettes exactly as a real server's.
+Every request received is kept (:attr:`FakeServer.received`).
+
+``python -m toolbench.providers.fake --delay 0.1 --reply TEXT`` serves in its own
+process and prints its base URL (the concurrency benchmark uses it).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Fault:
+    """An HTTP answer that is not a reply (a status, its body and headers)."""
+
+    status: int
+    body: bytes = b'{"error": {"message": "fault"}}'
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Hang:
+    """Answer nothing for ``seconds`` (then a plain reply, if the client still waits)."""
+
+    seconds: float
+    then: str = "Late."
+
+
+Reply = str | dict[str, Any] | Fault | Hang
+Responder = Callable[[dict[str, Any]], Reply]
+"""The reply to a request, from its decoded JSON body."""
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+def _text(content: Any) -> str:
+    """A message's text (a string, or the text parts of a content list)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def last_user(request: Mapping[str, Any]) -> str:
+    """The text of the request's last user message ("" when it has none)."""
+    for m in reversed(request.get("messages") or []):
+        if isinstance(m, dict) and m.get("role") == "user":
+            return _text(m.get("content"))
+    return ""
+
+
+def first_user(request: Mapping[str, Any]) -> str:
+    """The text of the request's first user message: which scenario is asking."""
+    for m in request.get("messages") or []:
+        if isinstance(m, dict) and m.get("role") == "user":
+            return _text(m.get("content"))
+    return ""
+
+
+def turn_of(request: Mapping[str, Any]) -> int:
+    """How many assistant replies the request carries: 0 for a conversation's first turn."""
+    msgs = request.get("messages") or []
+    return sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant")
+
+
+def by_last_user(table: Mapping[str, Reply], default: Reply = "Hello.") -> Responder:
+    """Answer by the last user message: the entry of the first key it contains."""
+
+    def respond(request: dict[str, Any]) -> Reply:
+        text = last_user(request)
+        return next((v for k, v in table.items() if k in text), default)
+
+    return respond
+
+
+def in_order(table: Mapping[str, list[Reply]], default: Reply = "Hello.") -> Responder:
+    """Answer by the last user message, in order per key: the n-th request whose last
+    user message contains a key gets that key's n-th reply (then ``default``). Retries of
+    one request (a fault, then a reply) stay ordered whatever other trials do meanwhile."""
+    seen: dict[str, int] = {}
+
+    def respond(request: dict[str, Any]) -> Reply:
+        text = last_user(request)
+        key = next((k for k in table if k in text), None)
+        if key is None:
+            return default
+        n = seen[key] = seen.get(key, -1) + 1
+        replies = table[key]
+        return replies[n] if n < len(replies) else default
+
+    return respond
+
+
+def by_turn(turns: Mapping[str, list[Reply]] | list[Reply], default: Reply = "Hello.") -> Responder:
+    """Answer by the conversation's turn (:func:`turn_of`): a list of replies, or a table
+    of lists keyed by a text the first user message contains (one per scenario)."""
+
+    def respond(request: dict[str, Any]) -> Reply:
+        if isinstance(turns, list):
+            script = turns
+        else:
+            text = first_user(request)
+            script = next((v for k, v in turns.items() if k in text), [])
+        n = turn_of(request)
+        return script[n] if n < len(script) else default
+
+    return respond
+
+
+def completion(request: Mapping[str, Any], item: str | dict[str, Any]) -> dict[str, Any]:
+    """The chat completion body answering ``request`` with ``item``."""
+    msg: dict[str, Any] = {"role": "assistant", "content": item if isinstance(item, str) else None}
+    finish = "stop"
+    if isinstance(item, dict):
+        msg["content"] = item.get("content")
+        if item.get("tool_calls"):
+            msg["tool_calls"] = [
+                {"id": f"call_{i}", "type": "function", "function": _function(c)}
+                for i, c in enumerate(item["tool_calls"])
+            ]
+            finish = "tool_calls"
+        finish = item.get("finish_reason", finish)
+        msg.update(item.get("extra", {}))  # other message fields a server may send
+    return {
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+        "model": request.get("model", "fake"),
+        "choices": [{"index": 0, "message": msg, "logprobs": None, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }  # fmt: skip
+
+
+def _function(call: Mapping[str, Any]) -> dict[str, str]:
+    args = call["arguments"]
+    return {"name": call["name"], "arguments": args if isinstance(args, str) else json.dumps(args)}
+
+
+class FakeServer:
+    """The server: ``with FakeServer(respond) as s: ... s.base_url ...``."""
+
+    def __init__(
+        self, respond: Responder | None = None, delay_s: float = 0.0, default: Reply = "Hello."
+    ) -> None:
+        self.respond: Responder = respond or (lambda _request: default)
+        self.delay_s = delay_s
+        self.received: list[Received] = []
+        self.reply_headers: Callable[[dict[str, str]], dict[str, str]] | None = None
+        """Extra headers for every reply, from the request's headers (a server that echoes)."""
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        # A client that timed out and left is expected here, not an error to print.
+        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def reply_for(self, body: dict[str, Any]) -> Reply:
+        """The reply to one request (called once per request, under a lock)."""
+        return self.respond(body)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # /v1/models
+                self._send(200, json.dumps({"object": "list", "data": [{"id": "fake"}]}).encode())
+
+            def do_POST(self) -> None:
+                n = int(self.headers.get("content-length", "0"))
+                body = json.loads(self.rfile.read(n) or b"{}")
+                with fake._lock:
+                    fake.received.append(Received(self.path, dict(self.headers), body))
+                    item = fake.reply_for(body)
+                if fake.delay_s:
+                    time.sleep(fake.delay_s)
+                if isinstance(item, Hang):
+                    time.sleep(item.seconds)
+                    item = item.then
+                if isinstance(item, Fault):
+                    self._send(item.status, item.body, item.headers)
+                    return
+                self._send(200, json.dumps(completion(body, item)).encode())
+
+            def _send(
+                self, status: int, data: bytes, headers: dict[str, str] | None = None
+            ) -> None:
+                self.send_response(status)
+                extra = {k.lower(): v for k, v in (headers or {}).items()}
+                self.send_header("content-type", extra.pop("content-type", "application/json"))
+                self.send_header("content-length", str(len(data)))
+                echoed = fake.reply_headers(dict(self.headers)) if fake.reply_headers else {}
+                for k, v in {**echoed, **extra}.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def serve_forever(delay_s: float, default: str) -> None:
+    """Serve in this process (``python -m toolbench.providers.fake``): prints the base URL."""
+    fake = FakeServer(delay_s=delay_s, default=default)
+    print(fake.base_url, flush=True)
+    fake.server.serve_forever()
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--reply", default="Hello.")
+    ns = ap.parse_args()
+    serve_forever(ns.delay, ns.reply)

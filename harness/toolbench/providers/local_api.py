@@ -1,0 +1,78 @@
+"""The embedded local models kind: GGUF models served by llama-cpp-python's
+OpenAI-compatible server (:mod:`.local_server`), called through LiteLLM's OpenAI route.
+
+The server is started on first use (one per model and chat format) and stopped when the
+run ends; a replay needs none: its requests go to the recorded placeholder address.
+Local models share this machine's cores, so the runner gives them one request at a time
+(:attr:`LocalAPI.width`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolbench.errors import UnknownNameError
+from toolbench.formats.base import Format
+from toolbench.providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Decision,
+    Endpoint,
+    ProviderSettings,
+)
+from toolbench.providers.litellm_api import classify, complete, litellm
+from toolbench.providers.local_server import LOCAL_MODELS, LocalServerPool
+
+# The cassette layer (still under runner/) records the server's address as this
+# placeholder; a replay sends its requests there, never to a real port.
+from toolbench.runner.cassettes import LOCAL_BASE
+
+LOCAL_KEY = "toolbench-local"
+LOCAL_MAX_TOKENS = 256
+LOCAL_TIMEOUT_S = 60.0
+"""A 256-token reply takes 3-15 s here; a minute means the generation hung (seen with
+grammar-constrained function calling on Gemma 3 270M)."""
+LOCAL_PARAMS = frozenset({"temperature", "seed", "stop", "max_tokens", "tools", "tool_choice"})
+
+
+class LocalAPI:
+    """The embedded models (``local/smollm2-135m``, ``local/gemma3-270m``)."""
+
+    name = "local"
+    width: int | None = 1
+    """Requests at once across every local model: each server uses every core."""
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        self.settings = settings
+        self.pool = LocalServerPool(Path(settings.log_dir))
+
+    def preflight(self, model: str, record: str) -> None:
+        if model not in LOCAL_MODELS:
+            raise UnknownNameError("local model", model, LOCAL_MODELS)
+
+    async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
+        alias = LOCAL_MODELS[model].alias
+        native = fmt.requirements.native_tools  # the server's function-calling handler
+        base = await self.pool.base_url(model, native) if live else LOCAL_BASE
+        pool = self.pool
+        return Endpoint(
+            f"openai/{alias}", base, LOCAL_KEY,
+            {"max_tokens": self.settings.max_tokens or LOCAL_MAX_TOKENS},
+            timeout_s=self.settings.timeout_s or LOCAL_TIMEOUT_S,
+            on_timeout=(lambda: pool.discard(model, native)) if live else None,
+        )  # fmt: skip
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        return await complete(request.endpoint, request.rendered, request.seed,
+                              request.exchange, request.attempts, request.turn)  # fmt: skip
+
+    def capabilities(self, model: str) -> Capabilities:
+        # Native calls only through the server's chatml-function-calling handler.
+        return Capabilities(params=LOCAL_PARAMS, function_calling=True)
+
+    def classify(self, error: BaseException) -> Decision:
+        return classify(error, litellm(), None).decision()
+
+    def close(self) -> None:
+        self.pool.stop_all()
