@@ -130,8 +130,8 @@ def test_the_committed_cassettes_replay_at_the_boundary_into_the_expected_result
     """Cassettes recorded by real local models before request keys existed: every
     exchange is answered at the boundary, with the committed expected results."""
     monkeypatch.chdir(ROOT)
-    rc = run_cli(["run", "--record", "none", "--scenarios", "recorded", "--quiet", "--no-report", "--models",
-                  "local/smollm2-135m", "--formats", "native,xml",
+    rc = run_cli(["run", "--record", "none", "--scenarios", "recorded", "--quiet",
+                  "--no-report", "--models", "local/smollm2-135m", "--formats", "native,xml",
                   "--out", str(tmp_path / "r")])  # fmt: skip
     assert rc == 0
     assert no_litellm_calls == []
@@ -147,8 +147,8 @@ def test_the_boundary_and_the_full_path_write_the_same_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
-    args = ["run", "--record", "none", "--scenarios", "recorded", "--quiet", "--no-report", "--models",
-            "local/gemma3-270m", "--formats", "native,prompt-json"]  # fmt: skip
+    args = ["run", "--record", "none", "--scenarios", "recorded", "--quiet",
+            "--no-report", "--models", "local/gemma3-270m", "--formats", "native,prompt-json"]  # fmt: skip
     assert run_cli([*args, "--out", str(tmp_path / "boundary")]) == 0
     monkeypatch.setattr(litellm_api, "replay_at_boundary", lambda *a, **k: None)
     assert run_cli([*args, "--out", str(tmp_path / "full")]) == 0
