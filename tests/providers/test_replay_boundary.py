@@ -148,7 +148,8 @@ def test_the_boundary_and_the_full_path_write_the_same_results(
 ) -> None:
     monkeypatch.chdir(ROOT)
     args = ["run", "--record", "none", "--scenarios", "recorded", "--quiet",
-            "--no-report", "--models", "local/gemma3-270m", "--formats", "native,prompt-json"]  # fmt: skip
+            "--no-report", "--models", "local/gemma3-270m",
+            "--formats", "native,prompt-json"]  # fmt: skip
     assert run_cli([*args, "--out", str(tmp_path / "boundary")]) == 0
     monkeypatch.setattr(litellm_api, "replay_at_boundary", lambda *a, **k: None)
     assert run_cli([*args, "--out", str(tmp_path / "full")]) == 0
