@@ -31,13 +31,13 @@ def test_the_fixture_is_schema_1() -> None:
     assert len(lines) == 12
     assert {json.loads(line)["schema_version"] for line in lines} == {1}
     assert json.loads((V1 / "run.json").read_text())["schema_version"] == 1
-    assert RESULTS_SCHEMA_VERSION == 2
+    assert RESULTS_SCHEMA_VERSION == 3
 
 
 def test_validated_reader_migrates_every_line() -> None:
     trials = list(iter_results(V1))
     assert len(trials) == 12
-    assert {t.schema_version for t in trials} == {2}
+    assert {t.schema_version for t in trials} == {RESULTS_SCHEMA_VERSION}
     assert [t.status for t in trials].count("cassette_missing") == 1
     assert trials[0].key == ("local/smollm2-135m", "react", "weather-paris", 0)
     assert all(t.scores is not None for t in trials if t.status == "ok")
@@ -53,7 +53,7 @@ def test_run_json_migrates() -> None:
 def test_projected_reader_sees_the_migrated_dicts() -> None:
     read = read_projected(V1, lambda d: (d["schema_version"], d["scenario_id"]))
     assert len(read.rows) == 12 and read.duplicates == 0
-    assert {v for v, _ in read.rows} == {2}
+    assert {v for v, _ in read.rows} == {RESULTS_SCHEMA_VERSION}
     assert read.offsets[0] == 0 and read.offsets == sorted(read.offsets)
 
 
@@ -91,7 +91,7 @@ def test_rescore_reproduces_the_stored_scores(tmp_path: Path) -> None:
     new = list(iter_results(tmp_path / "rescored"))
     assert [t.scores for t in new] == [old[t.key].scores for t in new]
     lines = (tmp_path / "rescored" / "results.jsonl").read_text().splitlines()
-    assert {json.loads(line)["schema_version"] for line in lines} == {2}
+    assert {json.loads(line)["schema_version"] for line in lines} == {RESULTS_SCHEMA_VERSION}
 
 
 def test_merge_of_old_runs_writes_the_current_schema(tmp_path: Path) -> None:

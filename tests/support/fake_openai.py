@@ -46,6 +46,18 @@ EMPTY_OBJECT = Fault(200, body=b"{}")
 
 
 @dataclass
+class SseScript:
+    """A streamed answer written byte for byte: each part is bytes sent as one chunk, or
+    a float (seconds to pause). ``end=False`` closes the connection without ending the
+    chunked body (a stream cut off); ``hang_s`` pauses before ending (a stream that
+    does not end within the client's wait)."""
+
+    parts: list[bytes | float]
+    end: bool = True
+    hang_s: float = 0.0
+
+
+@dataclass
 class Received:
     path: str
     headers: dict[str, str]
@@ -56,7 +68,9 @@ class FakeOpenAI:
     def __init__(self, delay_s: float = 0.0, default: str = "Hello.") -> None:
         self.delay_s = delay_s
         self.default = default
-        self.queue: deque[str | dict[str, Any] | Fault | Hang] = deque()
+        self.queue: deque[str | dict[str, Any] | Fault | Hang | SseScript] = deque()
+        self.chunk_chars = 4
+        """Characters of content (and of tool-call arguments) per streamed delta."""
         self.received: list[Received] = []
         self.reply_headers: Callable[[dict[str, str]], dict[str, str]] | None = None
         """Extra headers for every reply, from the request's headers (a server that echoes)."""
@@ -86,7 +100,32 @@ class FakeOpenAI:
                 if isinstance(item, Fault):
                     self._send(item.status, item.body, item.headers)
                     return
+                if isinstance(item, SseScript):
+                    self._stream(item)
+                    return
+                if body.get("stream"):
+                    self._stream(SseScript(fake.sse_parts(body, item)))
+                    return
                 self._send(200, json.dumps(fake.completion(body, item)).encode())
+
+            def _stream(self, script: SseScript) -> None:
+                """OpenAI's documented streaming answer: ``text/event-stream``, chunked."""
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for part in script.parts:
+                    if isinstance(part, float):
+                        time.sleep(part)
+                        continue
+                    self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                    self.wfile.flush()
+                if script.hang_s:
+                    time.sleep(script.hang_s)
+                if script.end:
+                    self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                self.close_connection = True
 
             def _send(
                 self, status: int, data: bytes, headers: dict[str, str] | None = None
@@ -111,7 +150,7 @@ class FakeOpenAI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def enqueue(self, *items: str | dict[str, Any] | Fault | Hang) -> None:
+    def enqueue(self, *items: str | dict[str, Any] | Fault | Hang | SseScript) -> None:
         with self._lock:
             self.queue.extend(items)
 
@@ -138,6 +177,41 @@ class FakeOpenAI:
             "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         }  # fmt: skip
+
+    def sse_parts(self, request: dict[str, Any], item: str | dict[str, Any]) -> list[bytes | float]:
+        """The reply as OpenAI streams it (``chat.completion.chunk`` objects, one
+        ``data:`` event each, then ``data: [DONE]``): a role delta, the content in
+        pieces of :attr:`chunk_chars`, each tool call as a delta with index, id, type and
+        name and then argument fragments, a last chunk with ``finish_reason``, and a
+        usage chunk with empty ``choices`` when ``stream_options.include_usage`` is
+        asked. Source: platform.openai.com/docs/api-reference/chat-streaming."""
+        whole = self.completion(request, item)
+        msg, n = whole["choices"][0]["message"], self.chunk_chars
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                "model": whole["model"]}  # fmt: skip
+
+        def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return b"data: " + json.dumps({**base, "choices": [choice]}).encode() + b"\n\n"
+
+        parts: list[bytes | float] = [event({"role": "assistant", "content": ""})]
+        text = msg.get("content") or ""
+        parts += [event({"content": text[i : i + n]}) for i in range(0, len(text), n)]
+        for i, tc in enumerate(msg.get("tool_calls") or ()):
+            fn = tc["function"]
+            parts.append(event({"tool_calls": [{"index": i, "id": tc["id"], "type": "function",
+                                "function": {"name": fn["name"], "arguments": ""}}]}))  # fmt: skip
+            args = fn["arguments"]
+            parts += [
+                event({"tool_calls": [{"index": i, "function": {"arguments": args[j : j + n]}}]})
+                for j in range(0, len(args), n)
+            ]
+        parts.append(event({}, whole["choices"][0]["finish_reason"]))
+        if (request.get("stream_options") or {}).get("include_usage"):
+            usage = {**base, "choices": [], "usage": whole["usage"]}
+            parts.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
+        parts.append(b"data: [DONE]\n\n")
+        return parts
 
     def __enter__(self) -> FakeOpenAI:
         self.thread.start()

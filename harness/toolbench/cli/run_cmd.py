@@ -11,6 +11,8 @@ from toolbench.cli.conventions import Command, choices
 
 RecordChoice = Literal["none", "new", "all"]
 RECORD_MODES: tuple[RecordChoice, ...] = get_args(RecordChoice)
+STREAM_MODES = ("off", "on", "both")
+DISPLAY_POLICIES = ("careful", "naive")
 
 
 def _split(value: str | None) -> list[str]:
@@ -81,6 +83,20 @@ def run_cmd(
         metavar="SECONDS",
         help="Seconds per model request (default 120; 60 for local models).",
     ),
+    stream: str = typer.Option(
+        "off",
+        "--stream",
+        metavar=choices(STREAM_MODES),
+        help="on: stream every format (adds :stream to each spec); both: each format "
+        "streamed and not, side by side; off: as the specs say (xml:stream streams xml).",
+    ),
+    display: str = typer.Option(
+        "careful",
+        "--display",
+        metavar=choices(DISPLAY_POLICIES),
+        help="Display policy of streamed text trials: careful holds back a tail that could "
+        "become a marker; naive shows every delta at once.",
+    ),
     budget: float = typer.Option(
         None,
         "--budget",
@@ -98,6 +114,10 @@ def run_cmd(
 
     if record not in RECORD_MODES:
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
+    if stream not in STREAM_MODES:
+        raise UserError(f"--stream: must be one of off, on, both (got '{stream}')")
+    if display not in DISPLAY_POLICIES:
+        raise UserError(f"--display: must be one of careful, naive (got '{display}')")
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
     if formats is not None and not _split(formats):
@@ -108,7 +128,7 @@ def run_cmd(
         samples=samples, concurrency=concurrency, record=record,
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
         resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
-        timeout_s=timeout, budget_s=budget,
+        timeout_s=timeout, budget_s=budget, stream=stream, display=display,  # type: ignore[arg-type]
         formats_from=read_formats_file(formats_from).formats() if formats_from else None,
     )  # fmt: skip
     plan = plan_run(cfg)

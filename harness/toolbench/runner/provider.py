@@ -12,7 +12,7 @@ import email.utils
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -336,6 +336,8 @@ async def complete(
     exchange: Exchange | None = None,
     attempts: list[Attempt] | None = None,
     turn: int = 0,
+    call: Callable[[dict[str, Any]], Awaitable[Any]] | None = None,
+    request_extra: dict[str, Any] | None = None,
 ) -> Completion:
     """Call the model once, retrying transient faults; raise typed errors otherwise.
 
@@ -344,11 +346,14 @@ async def complete(
     once), else exponential backoff with jitter. A fault replayed from a cassette is
     not retried: the replay would answer the same. ``exchange`` is the trial's
     cassette: it tells a replay gap and a malformed body apart from other errors, and
-    forgets a recorded 4xx that the trial did not act on.
+    forgets a recorded 4xx that the trial did not act on. ``call`` replaces
+    ``litellm.acompletion`` (the streamed completion, :mod:`toolbench.streaming`; it may
+    raise a :class:`Fault` itself) and ``request_extra`` is added to the request sent.
     """
     lm = litellm()
     log: list[Attempt] = [] if attempts is None else attempts
     request, params = build_request(endpoint, rendered, seed)
+    request.update(request_extra or {})
     state: dict[str, Any] = {"request": request, "timeouts": 0}
     extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
     if endpoint.api_base:
@@ -361,8 +366,9 @@ async def complete(
         t0 = time.perf_counter()
         try:
             try:
-                resp = await lm.acompletion(**state["request"], **extra)
-            except CassetteMissingError:
+                kwargs = {**state["request"], **extra}
+                resp = await (lm.acompletion(**kwargs) if call is None else call(kwargs))
+            except (CassetteMissingError, Fault):
                 raise
             except Exception as exc:
                 raise _fault(exc) from None

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from toolbench import __version__
@@ -34,6 +35,7 @@ from toolbench.errors import MissingApiKeyError, UnknownNameError, UserError
 from toolbench.formats.auto import resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
+from toolbench.formats.streamed import split_stream, with_stream
 from toolbench.redaction import register_url_secrets
 from toolbench.results import RunInfo, TrialResult
 from toolbench.runner.capabilities import NO_KEY, keyless, provider_of
@@ -101,6 +103,22 @@ class RunConfig:
     """Run wall-time budget (``--budget``): no trial starts after it is used up."""
     formats_from: dict[str, str] | None = None
     """Per model, its format (``--formats-from FILE``); its models are the default models."""
+    stream: Literal["off", "on", "both"] = "off"
+    """``--stream``: ``on`` streams every format (adds ``:stream`` to each spec), ``both``
+    runs each format streamed and not; ``off`` leaves the specs as given."""
+    display: Literal["careful", "naive"] = "careful"
+    """``--display``: the display policy streamed text trials are measured under."""
+
+
+def expand_stream(specs: Sequence[str], stream: str) -> list[str]:
+    """The specs under ``--stream``: ``on`` streams each, ``both`` adds a streamed twin."""
+    if stream == "off":
+        return list(specs)
+    out: list[str] = []
+    for spec in specs:
+        base = split_stream(spec)[0]
+        out.extend([with_stream(base)] if stream == "on" else [base, with_stream(base)])
+    return list(dict.fromkeys(out))
 
 
 @dataclass
@@ -212,6 +230,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     # Repeats on the command line would run (and count) the same trials twice.
     models = list(dict.fromkeys(cfg.models or list(cfg.formats_from or ()) or DEFAULT_MODELS))
     resolved = resolve_formats(models, cfg.formats, cfg.formats_from)
+    resolved.specs = {m: expand_stream(v, cfg.stream) for m, v in resolved.specs.items()}
     built = {s: get_format(s) for spec in resolved.specs.values() for s in spec}
     formats = list({f.spec: f for f in built.values()}.values())
     if not formats:
@@ -273,7 +292,7 @@ def _plan(
                             max_turns=cfg.max_turns, retry_on_parse_error=cfg.retry_on_parse_error,
                             record=cfg.record,
                             cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
-                            markers=markers,
+                            markers=markers, display=cfg.display,
                         )
                     )  # fmt: skip
     needs_server = (
@@ -313,7 +332,7 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         max_turns=cfg.max_turns, record=cfg.record,
         retry_on_parse_error=cfg.retry_on_parse_error,
         markers=marker_texts(plan.markers) if plan.markers else None,
-        auto_formats=plan.auto,
+        auto_formats=plan.auto, display=cfg.display,
         params={"temperature": 0, "concurrency": cfg.concurrency,
                 "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS,
                 "timeout_s": cfg.timeout_s, "budget_s": cfg.budget_s},

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from toolbench import __version__, codes
 from toolbench.engine import Exchange, converse, effective_settings
@@ -26,6 +27,7 @@ from toolbench.errors import (
     UnsupportedError,
 )
 from toolbench.formats.base import Format, RenderedRequest
+from toolbench.formats.streamed import is_streamed, split_stream
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
 from toolbench.runner.cassettes import (
     RecordOption,
@@ -65,11 +67,15 @@ def safe_name(text: str, exact: bool = False) -> str:
 
 
 def cassette_path(root: Path, model: str, fmt: str, scenario_id: str, sample: int) -> Path:
-    """Where a trial's cassette lives: safe, bounded names whatever the ids are."""
+    """Where a trial's cassette lives: safe, bounded names whatever the ids are (a
+    streamed format's is its SSE cassette, ``.sse.json``)."""
     suffix = f"__s{sample}" if sample else ""
+    if split_stream(fmt)[1]:
+        suffix += ".sse"
+    ext = ".json" if split_stream(fmt)[1] else ".yaml"
     return (
         root / safe_name(model, exact=True) / safe_name(fmt, exact=True)
-        / f"{safe_name(scenario_id)}{suffix}.yaml"
+        / f"{safe_name(scenario_id)}{suffix}{ext}"
     )  # fmt: skip
 
 
@@ -86,6 +92,8 @@ class TrialSpec:
     cassette: Path
     markers: tuple[re.Pattern[str], ...] | None = None
     """The run's leakage marker set (``run.json``); None: the formats installed now."""
+    display: Literal["careful", "naive"] = "careful"
+    """Streamed trials: the display policy their stream leak is measured under."""
 
 
 EndpointFor = Callable[[str, Format], Awaitable[Endpoint]]
@@ -95,7 +103,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _merge_params(base: TrialResult, turn: RequestParams) -> None:
+def merge_params(base: TrialResult, turn: RequestParams) -> None:
     """The trial's record of parameters: the first turn's, plus what a later turn dropped
     (a ``stop`` the model refused)."""
     if base.params is None:
@@ -114,7 +122,7 @@ async def _conversation(
     async def send(req: RenderedRequest, turn: int) -> Exchange:
         before = tc.played()
         done: Completion = await complete(endpoint, req, seed, tc, attempts, turn=turn)
-        _merge_params(base, done.params)
+        merge_params(base, done.params)
         latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
         return Exchange(
             reply=done.reply, request=done.request, latency_s=latency,
@@ -127,7 +135,10 @@ async def _conversation(
 
 def settings_of(spec: TrialSpec) -> TrialSettings:
     """The settings this trial's conversation runs with (and is scored by)."""
-    return effective_settings(spec.scenario, spec.max_turns, spec.retry_on_parse_error)
+    settings = effective_settings(spec.scenario, spec.max_turns, spec.retry_on_parse_error)
+    if is_streamed(spec.fmt):
+        settings.display = spec.display
+    return settings
 
 
 def _status(base: TrialResult, status: str, code: str, message: str) -> TrialResult:
@@ -179,6 +190,10 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
         )
     except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
         return _harness(base, codes.HARNESS_SCORING, exc)
+    if is_streamed(spec.fmt):
+        from toolbench.streaming.trial import finish_streamed
+
+        finish_streamed(spec, base)
     lat = [t.latency_s for t in turns]
     base.latency_s = None if any(x is None for x in lat) else round(sum(x or 0.0 for x in lat), 4)
     base.prompt_tokens = _total([t.prompt_tokens for t in turns])
@@ -192,6 +207,10 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
 async def _drive(
     spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
 ) -> list[TurnRecord]:
+    if is_streamed(spec.fmt):
+        from toolbench.streaming.trial import drive_streamed
+
+        return await drive_streamed(spec, endpoint_for, base, notes)
     with use_cassette(spec.cassette, spec.record) as tc:
         notes.extend(tc.notes)
         endpoint = await endpoint_for(spec.model, spec.fmt)

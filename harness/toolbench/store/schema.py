@@ -95,3 +95,19 @@ def _run_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
     ``markers`` and ``auto_formats`` (None / empty: not recorded)."""
     record.setdefault("merged_from", [])
     return record
+
+
+@migration("trial", 2)
+def _trial_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 trial lines may carry ``stream`` (the trial, its turns) and
+    ``settings.display``: all streamed-trial fields, absent from a non-streamed trial, so
+    a schema-2 line is a valid schema-3 line as it is."""
+    return record
+
+
+@migration("run", 2)
+def _run_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 ``run.json`` adds ``display`` (the streamed trials' display policy;
+    ``careful`` when not recorded)."""
+    record.setdefault("display", "careful")
+    return record
