@@ -46,7 +46,7 @@ def test_validated_reader_migrates_every_line() -> None:
 def test_run_json_migrates() -> None:
     info = read_info(V1)
     assert info is not None
-    assert (info.schema_version, info.merged_from, info.run_id) == (2, [], "v1")
+    assert (info.schema_version, info.merged_from, info.run_id) == (RESULTS_SCHEMA_VERSION, [], "v1")
     assert info.formats == ["react", "native"]
 
 
@@ -101,7 +101,7 @@ def test_merge_of_old_runs_writes_the_current_schema(tmp_path: Path) -> None:
     summary = merge_runs([a, b], tmp_path / "m")
     assert (summary.trials, summary.duplicates) == (12, 12)
     info = json.loads((tmp_path / "m" / "run.json").read_text())
-    assert (info["schema_version"], info["merged_from"]) == (2, ["v1", "v1"])
+    assert (info["schema_version"], info["merged_from"]) == (RESULTS_SCHEMA_VERSION, ["v1", "v1"])
 
 
 def test_cli_commands_read_the_old_run(

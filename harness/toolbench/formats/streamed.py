@@ -37,7 +37,7 @@ def split_stream(spec: str) -> tuple[str, bool]:
     Only the first part of a composition may carry it (``native:stream|xml``).
     """
     head, sep, rest = spec.strip().partition("|")
-    name, colon, opts = head.partition(":")
+    name, _, opts = head.partition(":")
     items = [p.strip() for p in opts.split(",") if p.strip()]
     kept = [p for p in items if p != STREAM_OPTION]
     if len(kept) == len(items):

@@ -107,7 +107,6 @@ def _trial_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
 
 @migration("run", 2)
 def _run_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
-    """Schema 3 ``run.json`` adds ``display`` (the streamed trials' display policy;
-    ``careful`` when not recorded)."""
-    record.setdefault("display", "careful")
+    """Schema 3 ``run.json`` adds ``display`` (the streamed trials' display policy), whose
+    default (``careful``) is what a schema-2 run, which streamed nothing, meant."""
     return record

@@ -124,7 +124,9 @@ class Assembler:
         if not known and index > max(self.calls, default=-1) + 1 and not self._gap:
             self._gap = True
             expected = max(self.calls, default=-1) + 1
-            self._issue(codes.STREAM_INDEX_GAP, f"tool-call delta index {index} after {expected - 1}")
+            self._issue(
+                codes.STREAM_INDEX_GAP, f"tool-call delta index {index} after {expected - 1}"
+            )
         if known and self._text_since_call and not self._interleaved:
             self._interleaved = True
             self._issue(codes.STREAM_CONTENT_IN_CALL, f"text content inside tool call {index}")
@@ -154,7 +156,9 @@ class Assembler:
                 self._issue(codes.STREAM_CALL_NO_NAME, f"tool call {index} never got a name")
                 continue
             if c.id is None:
-                self._issue(codes.STREAM_CALL_NO_ID, f"tool call {index} ({c.name}) never got an id")
+                self._issue(
+                    codes.STREAM_CALL_NO_ID, f"tool call {index} ({c.name}) never got an id"
+                )
             args = "".join(c.args)
             try:
                 json.loads(args or "{}")

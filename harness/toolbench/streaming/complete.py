@@ -15,8 +15,8 @@ import asyncio
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import RenderedRequest
-from toolbench.results import Attempt, ParseIssue, StreamTurn, TimedText
+from toolbench.formats.base import ParseIssue, RenderedRequest
+from toolbench.results import Attempt, StreamTurn, TimedText
 from toolbench.runner.provider import Completion, Endpoint, Fault, complete, litellm
 from toolbench.streaming.assemble import Assembled, Assembler
 from toolbench.streaming.sse import SseTrialCassette

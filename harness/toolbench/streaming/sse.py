@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from vcr.request import Request as VcrRequest
 
 from toolbench import codes
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError, CassetteWriteError
@@ -114,14 +115,16 @@ def load(path: Path) -> SseCassette:
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise CassetteUnreadableError(str(path), f"not an SSE cassette: {type(exc).__name__}") from None
+        raise CassetteUnreadableError(
+            str(path), f"not an SSE cassette: {type(exc).__name__}"
+        ) from None
     except OSError as exc:
         raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
-    if isinstance(data, dict) and isinstance(data.get("version"), int):
-        if data["version"] > SSE_CASSETTE_VERSION:
-            raise CassetteUnreadableError(
-                str(path), f"written by a newer toolbench (SSE cassette {data['version']})"
-            )
+    version = data.get("version") if isinstance(data, dict) else None
+    if isinstance(version, int) and version > SSE_CASSETTE_VERSION:
+        raise CassetteUnreadableError(
+            str(path), f"written by a newer toolbench (SSE cassette {data['version']})"
+        )
     try:
         return SseCassette.model_validate(data)
     except ValidationError as exc:
@@ -239,9 +242,7 @@ class _Replay(httpx.AsyncByteStream):
 class _Recording(httpx.AsyncByteStream):
     """The live stream, passed through; each chunk kept with its arrival offset."""
 
-    def __init__(
-        self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any
-    ) -> None:
+    def __init__(self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any) -> None:
         self.inner, self.t0, self.clock, self.done = inner, t0, clock, done
         self.chunks: list[RawChunk] = []
 
@@ -357,7 +358,9 @@ class SseTrialCassette:
             )  # fmt: skip
         if self.record == "none":
             self.unmatched.append(f"{request.method} {request.url.path}")
-            raise CassetteMissingError(f"cassette {self.path} has no recorded stream for this request")
+            raise CassetteMissingError(
+                f"cassette {self.path} has no recorded stream for this request"
+            )
         t0 = time.perf_counter()
         response: httpx.Response = await vcr_side._real_async(transport, request)
         if not 200 <= response.status_code < 300:
@@ -386,9 +389,7 @@ class SseTrialCassette:
         values = self._values
         headers: dict[str, Any] = {k: v for k, v in response.headers.items()}
         vcr_side._scrub_headers(headers, values)
-        vreq = vcr_side.VcrRequest(
-            request.method, str(request.url), content_of(body), dict(request.headers)
-        )
+        vreq = VcrRequest(request.method, str(request.url), content_of(body), dict(request.headers))
         scrubbed = vcr_side.scrub_request(vreq, values)
         joined = b"".join(ch.data() for ch in chunks).decode("utf-8", "replace")
         redacted = redact(joined, values)
@@ -397,7 +398,9 @@ class SseTrialCassette:
             chunks = [RawChunk(offset_ms=last, text=redacted)]
             self.notes.append("a secret in a streamed body was redacted; its chunks were merged")
         ex = SseExchange(
-            request=SseRequest(method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")),
+            request=SseRequest(
+                method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
+            ),
             response=SseResponse(status=response.status_code, headers=headers, chunks=chunks),
         )
         self.data.exchanges.append(ex)

@@ -83,5 +83,9 @@ def summarize(
     if seconds > 0:
         stats.tokens_per_s = round(tokens / seconds, 3)
     if leaks:
-        stats.stream_leak, stats.leaked_chars, stats.holdback_ms = any(leaks), leaked, round(held, 3)
+        stats.stream_leak, stats.leaked_chars, stats.holdback_ms = (
+            any(leaks),
+            leaked,
+            round(held, 3),
+        )
     return stats
