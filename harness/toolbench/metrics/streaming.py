@@ -42,7 +42,7 @@ def stream_row(d: dict[str, Any]) -> tuple[Any, ...]:
     """The streaming columns of one raw results line (empty values when not streamed)."""
     st = d.get("stream")
     if not isinstance(st, dict):
-        return (math.nan,) * 4 + (None, math.nan, math.nan, None, None)
+        return (math.nan,) * 4 + (None, math.nan, math.nan, None, calls_signature(d))
     tps = st.get("tokens_per_s")
     chars = st.get("leaked_chars")
     return (
