@@ -116,6 +116,8 @@ class Assembler:
             self._tool_delta(tc, offset)
 
     def _tool_delta(self, tc: Any, offset: float) -> None:
+        if tc is None or isinstance(tc, str | int | float | bool | list):
+            return  # not a tool-call delta: nothing to assemble
         index = _get(tc, "index")
         if not isinstance(index, int) or index < 0:
             index = max(self.calls, default=-1) + (0 if _get(tc, "id") is None else 1)
