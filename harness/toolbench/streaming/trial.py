@@ -8,14 +8,16 @@ trial. Each turn keeps its stream record (deltas and offsets) and the trial its
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from toolbench.engine import Exchange, converse
-from toolbench.formats.base import RenderedRequest
+from toolbench.formats.base import Format, RenderedRequest
 from toolbench.results import TrialResult, TurnRecord
 from toolbench.streaming.complete import stream_complete
 from toolbench.streaming.sse import use_sse_cassette
-from toolbench.streaming.stats import summarize
+from toolbench.streaming.stats import DisplayPolicy, summarize
+from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
     from toolbench.runner.trial import EndpointFor, TrialSpec
@@ -51,8 +53,21 @@ async def drive_streamed(
 
 def finish_streamed(spec: TrialSpec, base: TrialResult) -> None:
     """Measure a scored streamed trial and add its ``stream.*`` codes to its errors."""
-    display = (base.settings.display if base.settings else None) or "careful"
-    base.stream = summarize(spec.fmt, base.turns, display, spec.scenario.tools)
+    measure(spec.fmt, base, spec.scenario.tools)
+
+
+def measure(
+    fmt: Format, base: TrialResult, tools: Sequence[ToolDef], display: DisplayPolicy | None = None
+) -> None:
+    """Set the trial's :class:`~toolbench.results.StreamStats` from its turns (under
+    ``display``, else the policy it ran with) and add its ``stream.*`` codes to its
+    scores. ``run`` calls it after scoring; ``rescore`` after re-scoring (``--display``)."""
+    if base.settings is not None and display is not None:
+        base.settings = base.settings.model_copy(update={"display": display})
+    policy: DisplayPolicy = (
+        display or (base.settings.display if base.settings else None) or "careful"
+    )
+    base.stream = summarize(fmt, base.turns, policy, tools)
     if base.scores is not None:
         for t in base.turns:
             for issue in t.stream.issues if t.stream else ():
