@@ -18,7 +18,8 @@ def test_default_selection_is_the_34_bundled_scenarios_only() -> None:
 
 
 def test_bfcl_smoke_is_selected_by_name() -> None:
-    assert opt_in_suites() == {"bfcl-smoke": bundled_dir() / "bfcl-smoke"}
+    root = bundled_dir()
+    assert opt_in_suites() == {"bfcl-smoke": root / "bfcl-smoke", "streaming": root / "streaming"}
     smoke = select_scenarios(["bfcl-smoke"])
     assert len(smoke) == 100
     assert all("bfcl-smoke" in sc.tags and "bfcl" in sc.tags for sc in smoke)

@@ -12,11 +12,15 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.tools import ToolDef
+
+if TYPE_CHECKING:
+    from toolbench.formats.incremental import IncrementalReader
 
 Message = dict[str, Any]
 """An OpenAI-style chat message (``role``, ``content``, and for native ``tool_calls``...)."""
@@ -185,6 +189,10 @@ class Format(ABC):
     """Markup this format allows in its visible text (ReAct's ``Thought:`` and ``Final
     Answer:``). Raw leakage is a marker outside it: a marker match that one of these
     patterns also matches, from the same position to at least the same end, is no leak."""
+    stream: ClassVar[StreamSyntax] = EMPTY
+    """What the incremental reader needs: the regions (calls, hidden markup) and how each
+    opens and ends (:mod:`toolbench.formats.streamsyntax`). Empty: text is shown at once
+    and calls are known at the end of the reply."""
     native: ClassVar[bool] = False
     """True when the format uses the provider's own tool-calling API
     (``requirements.native_tools``; kept as its own flag for the runner)."""
@@ -219,6 +227,17 @@ class Format(ABC):
     def parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None = None) -> ParseResult:
         """Read a provider reply. Text formats parse the text; ``native`` overrides this."""
         return self.parse(reply.text or "", tools)
+
+    def stream_syntax(self) -> StreamSyntax:
+        """The syntax this instance streams with (a composition joins its parts')."""
+        return self.stream
+
+    def reader(self, tools: Sequence[ToolDef] | None = None) -> IncrementalReader:
+        """A fresh incremental reader of one reply (:mod:`toolbench.formats.incremental`);
+        its result after ``close()`` is exactly ``self.parse(whole text, tools)``."""
+        from toolbench.formats.incremental import MarkerReader
+
+        return MarkerReader(self, tools, self.stream_syntax())
 
     @abstractmethod
     def continue_conversation(

@@ -27,6 +27,7 @@ from toolbench.formats.base import ParseResult
 from toolbench.formats.describe import type_name
 from toolbench.formats.dialect import DialectCollector, DialectFormat, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
+from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -82,6 +83,14 @@ def describe_tools_xml(tools: Sequence[ToolDef]) -> str:
 
 class ClaudeXml(DialectFormat):
     name = "claude-xml"
+    stream = StreamSyntax(
+        (
+            tag(OPEN, "</function_calls>"),
+            Region(open=literal('<invoke name="'), close_pattern=literal("</invoke>")),
+            to_end(RESULTS),
+            tokens(*_SPECIALS),
+        )
+    )
     description = (
         'Claude-style prompt tools: <function_calls><invoke name="..."><parameter name="...">.'
     )

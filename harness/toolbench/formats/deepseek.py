@@ -21,6 +21,7 @@ from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
+from toolbench.formats.streamsyntax import Region, StreamSyntax, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -51,6 +52,18 @@ def result_text(name: str, result: str) -> str:
 
 class DeepSeek(DialectFormat):
     name = "deepseek"
+    stream = StreamSyntax(
+        (
+            tag(CALLS_BEGIN, CALLS_END),
+            tag(CALL_BEGIN, CALL_END),
+            Region(
+                open="<｜DSML｜(?:function_calls|tool_calls)>",
+                close_pattern="</｜DSML｜(?:function_calls|tool_calls)>",
+            ),
+            to_end(OUT_BEGIN),
+            tokens(*_SPECIALS),
+        )
+    )
     description = "DeepSeek V3/V3.1/R1: <｜tool▁calls▁begin｜> blocks (V3.2/V4 DSML also read)."
     markers = tuple(
         re.compile(re.escape(t)) for t in (CALLS_BEGIN, CALL_BEGIN, SEP, OUT_BEGIN, "｜DSML｜")

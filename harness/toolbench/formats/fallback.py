@@ -29,6 +29,7 @@ from toolbench.formats.base import (
     RenderedRequest,
     ToolCall,
 )
+from toolbench.formats.streamsyntax import StreamSyntax
 from toolbench.tools import ToolDef
 
 SEPARATOR = "|"
@@ -92,6 +93,10 @@ class Fallback(Format):
 
     def retry_message(self, parsed: ParseResult) -> Message:
         return self.primary.retry_message(parsed)
+
+    def stream_syntax(self) -> StreamSyntax:
+        """Both parts' regions: a streaming app shows neither part's call syntax."""
+        return self.primary.stream_syntax() + self.fallback.stream_syntax()
 
     def sanitize(self, text: str) -> str:
         return self.fallback.sanitize(self.primary.sanitize(text))

@@ -21,6 +21,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
+from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tokens
 from toolbench.formats.text import split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -108,6 +109,19 @@ def describe_namespace(tools: Sequence[ToolDef]) -> str:
 
 class Harmony(DialectFormat):
     name = "harmony"
+    stream = StreamSyntax(
+        (
+            Region(
+                open=r"<\|start\|>|<\|channel\|>",
+                close_pattern=literal(MESSAGE),
+                call=False,
+                call_when=r"to=functions\.",
+                call_close=r"<\|call\|>|<\|end\|>|<\|return\|>",
+            ),
+            tokens(*_SPECIALS),
+        ),
+        max_hold=96,
+    )
     description = (
         "gpt-oss harmony: <|channel|>commentary to=functions.name <|message|>{json}<|call|>."
     )

@@ -29,6 +29,7 @@ from toolbench.formats.dialect import (
     strip_dialect_markers,
     tools_json,
 )
+from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tag, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -64,6 +65,14 @@ def result_text(name: str, result: str) -> str:
 
 class KimiK2(DialectFormat):
     name = "kimi-k2"
+    stream = StreamSyntax(
+        (
+            tag(SECTION, SECTION_END),
+            tag(CALL, CALL_END),
+            Region(open=literal("<|open|>call tool="), close_pattern=literal(K3_CALL_END)),
+            tokens(*_SPECIALS),
+        )
+    )
     description = "Kimi K2: <|tool_calls_section_begin|> sections of functions.name:0 calls."
     markers = tuple(re.compile(re.escape(t)) for t in (SECTION, CALL, ARGS, CALL_END))
     literal_markers = _SPECIALS

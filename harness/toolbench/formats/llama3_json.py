@@ -20,6 +20,7 @@ from toolbench import codes
 from toolbench.formats.base import Message, ParseResult, ToolCall
 from toolbench.formats.dialect import DialectCollector, DialectFormat
 from toolbench.formats.jsonscan import Scan, loads_strict, scan_objects
+from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -46,6 +47,13 @@ def result_text(name: str, result: str) -> str:
 
 class Llama3Json(DialectFormat):
     name = "llama3-json"
+    stream = StreamSyntax(
+        (
+            Region(open=literal(PYTHON_TAG), close_pattern=r"<\|eom_id\|>|<\|eot_id\|>"),
+            Region(open=r'\{\s*"name"\s*:', close="balanced"),
+            tokens(*_SPECIALS),
+        )
+    )
     description = (
         'Llama 3.1/3.3: {"name": ..., "parameters": {...}} JSON (optional <|python_tag|>), '
         "results in the ipython role."

@@ -33,6 +33,7 @@ from toolbench.formats.dialect import (
     tools_json,
 )
 from toolbench.formats.jsonscan import Decoded, scan_objects
+from toolbench.formats.streamsyntax import StreamSyntax, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -63,6 +64,7 @@ def result_text(name: str, result: str) -> str:
 
 class Mistral(DialectFormat):
     name = "mistral"
+    stream = StreamSyntax((to_end(CALLS), tokens(*_SPECIALS)))
     description = (
         "Mistral: [AVAILABLE_TOOLS] in the prompt, [TOOL_CALLS]name[ARGS]{...} (v11) "
         "or [TOOL_CALLS] [...] (v3), results in [TOOL_RESULTS]."

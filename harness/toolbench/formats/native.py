@@ -34,6 +34,7 @@ from toolbench.formats.base import (
 )
 from toolbench.formats.calls import CallCollector, failed_result
 from toolbench.formats.jsonscan import loads_strict
+from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
 from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
@@ -98,6 +99,14 @@ def dialect_in(text: str) -> tuple[DialectFormat, str] | None:
 
 class Native(Format):
     name = "native"
+    stream = StreamSyntax(
+        (
+            tag("<tool_call>", "</tool_call>"),
+            tag("<function=", "</function>"),
+            to_end(*(m for m in CALL_OPENERS if m not in ("<tool_call>", "<function="))),
+            tokens(*LEAK_MARKERS),
+        )
+    )
     description = "The provider's own tool calling (tools= parameter, structured tool_calls)."
     native = True
     requirements = Requirements(native_tools=True)

@@ -19,6 +19,7 @@ from toolbench.formats.calls import ARG_KEYS, CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
+from toolbench.formats.streamsyntax import Region, StreamSyntax
 from toolbench.formats.text import (
     MARKER_ROUNDS,
     Cutter,
@@ -48,6 +49,7 @@ def result_text(name: str, result: str) -> str:
 
 class PromptJson(PromptedFormat):
     name = "prompt-json"
+    stream = StreamSyntax((Region(open=r"""\{\s*["'](?:tool|name)["']\s*:""", close="balanced"),))
     description = 'Tools in the system prompt; calls as {"tool": ..., "arguments": {...}} JSON.'
     markers = (_CALL_START, re.compile(re.escape(RESULT_PREFIX)))
     result_separator = "\n\n"

@@ -28,6 +28,8 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult, ToolCall
 from toolbench.formats.dialect import DialectCollector, DialectFormat
+from toolbench.formats.streamsyntax import Region as StreamRegion
+from toolbench.formats.streamsyntax import StreamSyntax, literal, tag, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -84,6 +86,15 @@ def result_text(name: str, result: str) -> str:
 
 class Pythonic(DialectFormat):
     name = "pythonic"
+    stream = StreamSyntax(
+        (
+            tag(PY_START, PY_END),
+            tag(OLMO_OPEN, OLMO_CLOSE),
+            StreamRegion(open=literal("<|python_tag|>"), close_pattern=r"<\|eom\|>|<\|eot\|>"),
+            StreamRegion(open=r"\[\s*[A-Za-z_]\w*\s*\(", close="balanced"),
+            tokens(*_SPECIALS),
+        )
+    )
     description = "Llama 3.2/4 style: [func(a=1), g(b='x')], read with ast, never evaluated."
     markers = (re.compile(re.escape(PY_START)), re.compile(re.escape(PY_END)), _LEAK)
     literal_markers = _SPECIALS

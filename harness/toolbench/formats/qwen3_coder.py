@@ -26,6 +26,7 @@ from toolbench.formats.dialect import (
     drop_block,
     param_schema,
 )
+from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -99,6 +100,7 @@ def _extra(d: dict[str, Any], handled: tuple[str, ...]) -> list[str]:
 
 class Qwen3Coder(DialectFormat):
     name = "qwen3-coder"
+    stream = StreamSyntax((tag(OPEN, CLOSE), tag(FUNC, FUNC_END), to_end(RESP), tokens(*_SPECIALS)))
     description = (
         "Qwen3-Coder: <tool_call><function=name><parameter=p>value</parameter>, typed by schema."
     )

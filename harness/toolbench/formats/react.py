@@ -41,6 +41,7 @@ from toolbench.formats.calls import CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
 from toolbench.formats.prompted import PromptedFormat
+from toolbench.formats.streamsyntax import Region, StreamSyntax
 from toolbench.formats.text import MARKER_ROUNDS, split_think, tidy
 from toolbench.tools import ToolDef
 
@@ -101,6 +102,14 @@ def answer_text(answer: str) -> str:
 
 class React(PromptedFormat):
     name = "react"
+    stream = StreamSyntax(
+        (
+            Region(
+                open=r"^[ \t]*Action(?: Input)?[ \t]*:",
+                close_pattern=r"(?=^[ \t]*(?:Thought|Final Answer)[ \t]*:)",
+            ),
+        )
+    )
     description = "ReAct text: Thought / Action / Action Input / Observation / Final Answer."
     markers = (_LABEL,)
     visible_markup = (_THOUGHT, _FINAL_ANY)

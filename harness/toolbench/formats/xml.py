@@ -27,6 +27,7 @@ from toolbench.formats.base import ParseResult
 from toolbench.formats.calls import CallCollector
 from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
+from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end
 from toolbench.formats.tagged import Block, BlockFinder, drop_blocks
 from toolbench.formats.text import Cutter, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
@@ -54,6 +55,7 @@ class Xml(PromptedFormat):
     description = "Hermes/Qwen style: <tools> JSON in the system prompt, <tool_call> JSON tags."
     markers = tuple(re.compile(re.escape(t)) for t in (OPEN, CLOSE, RESP_OPEN, "<tools>"))
     stop_sequences = (RESP_OPEN,)
+    stream = StreamSyntax((tag(OPEN, CLOSE), to_end(RESP_OPEN)))
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)
 

@@ -1,0 +1,116 @@
+"""Incremental readers: 1 MB fed one character at a time, and the cost of streaming a reply
+against parsing it whole.
+
+Run: ``python benchmarks/bench_stream_readers.py`` (``--quick``: 200 KB, one repeat).
+
+* **one character at a time**: per format, 1 MB of prose with calls in the format's own
+  syntax, fed one character per ``feed`` (the worst split a server can send), then
+  ``close`` (which parses the whole reply once). Target: under 2 s per format.
+* **incremental vs whole**: the committed cassettes' replies and the format tests' parse
+  tables, each read by its own format, fed in chunks of 4 characters (about one token)
+  and closed, against one ``parse`` of each whole reply. Target: at most 2x.
+
+Timing lives here rather than in the tests so the suite never depends on machine speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "formats"))
+
+from toolbench.formats.base import Format
+from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.xml import call_text as hermes_call
+
+PROSE = "Let me look that up for you (it may take {a moment}) <br> and compare. "
+
+
+def one_mb(fmt: Format, size: int) -> str:
+    write: Callable[[str, dict[str, Any]], str] = getattr(fmt, "call_text", hermes_call)
+    unit = PROSE + write("get_weather", {"city": "Paris", "days": 3}) + "\nDone.\n"
+    return unit * (size // len(unit))
+
+
+def feed_one_by_one(fmt: Format, text: str) -> float:
+    reader = fmt.reader()
+    start = time.process_time()
+    for ch in text:
+        reader.feed(ch)
+    reader.close()
+    return time.process_time() - start
+
+
+def best(fn: Callable[[], float], repeat: int) -> float:
+    return min(fn() for _ in range(repeat))
+
+
+def corpus_by_format() -> dict[str, list[str]]:
+    from stream_corpus import corpus
+
+    out: dict[str, list[str]] = {}
+    for reply in corpus():
+        if reply.source.startswith(("test_", "local_")):
+            out.setdefault(reply.fmt, []).append(reply.text)
+    return out
+
+
+def streamed(fmt: Format, texts: list[str], size: int = 4) -> float:
+    start = time.process_time()
+    for text in texts:
+        reader = fmt.reader()
+        for i in range(0, len(text), size):
+            reader.feed(text[i : i + size])
+        reader.close()
+    return time.process_time() - start
+
+
+def whole(fmt: Format, texts: list[str]) -> float:
+    start = time.process_time()
+    for text in texts:
+        fmt.parse(text)
+    return time.process_time() - start
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="200 KB and one repeat")
+    args = ap.parse_args()
+    size, repeat = (200_000, 1) if args.quick else (1_000_000, 2)
+    specs = [*builtin_format_names(), "native|xml"]
+
+    print(f"one character at a time, {size:,} characters (best of {repeat}); target < 2 s")
+    worst = 0.0
+    for spec in specs:
+        fmt = get_format(spec)
+        text = one_mb(fmt, size)
+        secs = best(lambda fmt=fmt, text=text: feed_one_by_one(fmt, text), repeat)  # type: ignore[misc]
+        worst = max(worst, secs)
+        print(f"  {spec:<14} {secs:6.2f} s  ({len(text) / secs / 1e6:5.2f} M chars/s)")
+    print(f"  worst: {worst:.2f} s")
+
+    print("\nincremental (4-character chunks, then close) vs whole parse; target <= 2x")
+    texts = corpus_by_format()
+    ratios = []
+    for spec, replies in sorted(texts.items()):
+        fmt = get_format(spec)
+        inc = best(lambda fmt=fmt, r=replies: streamed(fmt, r), repeat + 1)  # type: ignore[misc]
+        par = best(lambda fmt=fmt, r=replies: whole(fmt, r), repeat + 1)  # type: ignore[misc]
+        ratios.append(inc / par)
+        n = sum(map(len, replies))
+        print(
+            f"  {spec:<14} {len(replies):4d} replies {n:8,d} chars  stream {inc * 1e3:7.1f} ms"
+            f"  whole {par * 1e3:7.1f} ms  ratio {inc / par:4.2f}"
+        )
+    print(f"  worst ratio: {max(ratios):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

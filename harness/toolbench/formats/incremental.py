@@ -1,0 +1,640 @@
+"""Incremental readers: a reply read as it streams, and what a streaming user saw.
+
+A chat application streams the model's text to its user as it arrives. Whether raw call
+markup reaches the screen depends on when the application's parser recognises a call, and
+on how much text it is willing to hold back while a tail could still become a marker. This
+module measures exactly that, for any format:
+
+* :class:`MarkerReader` reads a reply chunk by chunk from the format's declared
+  :class:`~toolbench.formats.streamsyntax.StreamSyntax` and returns :class:`Event`\\ s:
+  visible text (with a held-back tail that could still become an opener), a call started,
+  a call complete, hidden markup, and at :meth:`~MarkerReader.close` the final result,
+  which is exactly ``fmt.parse(whole text, tools)`` (one whole parse at close keeps split
+  invariance exact; the events are what an application could act on earlier).
+  Linear in total bytes: each chunk is scanned once, plus a bounded tail.
+* :func:`observe_stream` replays timed chunks through a reader under a display policy
+  (``careful``: show the reader's text events; ``naive``: show everything until a call is
+  recognised) and reports what was displayed, whether it leaked, and the timings.
+
+A format that declares no syntax still gets a working reader: all text is shown at once
+and calls are only known at close (a naive application, by necessity).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
+
+import regex
+
+from toolbench.formats.base import ParseResult, ToolCall
+from toolbench.formats.streamsyntax import Region, StreamSyntax
+from toolbench.tools import ToolDef
+
+if TYPE_CHECKING:
+    from toolbench.formats.base import Format
+
+EventKind = Literal["text", "call_started", "call_complete", "markup", "final"]
+
+_CTX = 8
+"""Characters kept before the scanned window, so ``^`` and lookbehinds see their context."""
+
+
+class Event(NamedTuple):
+    """One thing a reader recognised.
+
+    ``text``: the visible text (``text``), the opener (``call_started``), the whole raw call
+    block (``call_complete``), the hidden markup (``markup``), the final answer or content
+    (``final``). ``start``/``end``: where that text lies in the reply (character offsets).
+    ``calls``: what the call block parses to on its own (``call_complete``; informative,
+    the authoritative calls are ``result.calls``); ``result`` on ``final``. A named tuple,
+    not a dataclass: a reply fed one character at a time makes one event per character.
+    """
+
+    kind: EventKind
+    text: str = ""
+    start: int = 0
+    end: int = 0
+    calls: tuple[ToolCall, ...] = ()
+    result: ParseResult | None = None
+
+
+class IncrementalReader(Protocol):
+    """Reads a reply chunk by chunk. ``result`` is valid after :meth:`close`."""
+
+    def feed(self, chunk: str) -> list[Event]: ...
+
+    def close(self) -> list[Event]: ...
+
+    @property
+    def result(self) -> ParseResult: ...
+
+    @property
+    def held(self) -> int:
+        """Characters of visible text received but held back (could become an opener)."""
+        ...
+
+
+_CODE_RUN = re.compile(r"[^\"'\\()\[\]{}]+")
+_STRING_RUN = re.compile(r"[^\"'\\]+")
+
+
+class _Brackets:
+    """Bracket depth over JSON or Python text, strings skipped (both quote kinds)."""
+
+    __slots__ = ("depth", "escape", "quote")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""
+        self.escape = False
+
+    def scan(self, text: str) -> int:
+        """The index just after the bracket that closes the outermost one, or -1."""
+        i, n = 0, len(text)
+        while i < n:
+            if self.quote:
+                if self.escape:
+                    self.escape = False
+                    i += 1
+                    continue
+                m = _STRING_RUN.match(text, i)
+                if m:
+                    i = m.end()
+                    continue
+                c = text[i]
+                if c == "\\":
+                    self.escape = True
+                elif c == self.quote:
+                    self.quote = ""
+                i += 1
+                continue
+            m = _CODE_RUN.match(text, i)
+            if m:
+                i = m.end()
+                continue
+            c = text[i]
+            i += 1
+            if c in "\"'":
+                self.quote = c
+            elif c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth -= 1
+                if self.depth <= 0:
+                    return i
+        return -1
+
+
+_SAMPLES_NON_ASCII = "\u00a0\u2028\u3000éü東🙂"
+"""Characters that stand for all non-ASCII ones when a pattern's first characters are
+worked out: one of them starting a match means any non-ASCII character may."""
+
+
+class Firsts(NamedTuple):
+    """The characters a match can begin with: a class to search a chunk for, and the same
+    as a set (plus "any non-ASCII character") to test a one-character chunk faster."""
+
+    pattern: re.Pattern[str]
+    chars: frozenset[str]
+    non_ascii: bool
+
+
+@lru_cache(maxsize=256)
+def first_chars(pattern: str) -> Firsts | None:
+    """Every character a match of ``pattern`` can begin with (after any context), or None
+    when that is too broad to be worth a fast path.
+
+    The reader skips the ``regex`` search for a chunk that holds none of them: most text
+    of a reply fed a character at a time never reaches the pattern engine. A character
+    that can begin a match only at the start of a line (``^Action:``) is not listed;
+    ``"\\n"`` is, and a search that ends on a possible start (a partial match, even an
+    empty one after the newline) sends the next chunk to the engine too.
+    """
+    compiled = regex.compile(pattern, regex.M)
+    if compiled.search("", partial=True) is not None and compiled.search("x", 1) is not None:
+        return None  # matches the empty string anywhere
+    alphabet = {chr(i) for i in range(128)} | set(pattern) | set(_SAMPLES_NON_ASCII)
+    found: set[str] = set()
+    for c in alphabet:
+        for ctx in ("x", " ", "\n", ""):
+            m = compiled.search(ctx + c, len(ctx), partial=True)
+            if m is not None and m.start() == len(ctx):
+                found.add(c if ctx in ("x", " ") else "\n")
+                break
+    if len(found) > 64:
+        return None
+    non_ascii = bool(set(_SAMPLES_NON_ASCII) & found)
+    chars = frozenset(c for c in found if c not in _SAMPLES_NON_ASCII or not non_ascii)
+    alternatives = [f"[{re.escape(''.join(sorted(chars)))}]"] if chars else []
+    if non_ascii:
+        alternatives.append("[^\\x00-\\x7f]")
+    return Firsts(re.compile("|".join(alternatives) or "(?!)"), chars, non_ascii)
+
+
+@lru_cache(maxsize=128)
+def _openers(syntax: StreamSyntax) -> tuple[regex.Pattern[str] | None, Firsts | None]:
+    """The syntax's openers as one pattern (a named group per region) and their firsts."""
+    if not syntax.regions:
+        return None, None
+    alternatives = "|".join(f"(?P<r{i}>{r.open})" for i, r in enumerate(syntax.regions))
+    return regex.compile(alternatives, regex.M), first_chars(alternatives)
+
+
+_IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
+_IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
+"""What can change the bracket count of a ``balanced`` region, outside and inside a string."""
+
+
+def _pending(m: regex.Match[str] | None, s: str) -> bool:
+    """Whether the next chunk must be searched: a match may have begun before it (the
+    ``regex`` module reports an empty partial match at the end of any text; that one only
+    counts after a newline, where ``^`` makes the next character's start depend on it)."""
+    return m is not None and bool(m.partial) and (m.start() < len(s) or s.endswith("\n"))
+
+
+_tuple_new = tuple.__new__
+"""Builds an :class:`Event` without the named tuple's Python-level ``__new__`` (the fast
+path makes one per character of text)."""
+
+_NEVER = Firsts(re.compile(r"(?!)"), frozenset(), non_ascii=False)
+
+
+class MarkerReader:
+    """The incremental reader for any :class:`StreamSyntax` (see the module docstring)."""
+
+    def __init__(self, fmt: Format, tools: Sequence[ToolDef] | None, syntax: StreamSyntax) -> None:
+        self._fmt, self._tools, self._syntax = fmt, tools, syntax
+        self._regions = syntax.regions
+        self._open, self._open_first = _openers(syntax)
+        self._armed = True
+        """The last search ended on a possible start (or nothing was searched yet, or a
+        region just ended): the next chunk must be searched."""
+        self._closes: dict[str, regex.Pattern[str]] = {}
+        self._parts: list[str] = []
+        self._fed = 0
+        self._ctx = ""
+        self._win = ""
+        self._win_start = 0
+        self._region: Region | None = None
+        self._rstart = 0
+        self._rparts: list[str] = []
+        self._stale = False
+        """Chunks went by the fast path: the scan's context is read again from the parts."""
+        self._brackets = _Brackets()
+        self._result: ParseResult | None = None
+        self._fast = self._fast_path()
+
+    # -- public ------------------------------------------------------------------------
+
+    @property
+    def held(self) -> int:
+        return len(self._win) if self._region is None else 0
+
+    @property
+    def result(self) -> ParseResult:
+        if self._result is None:
+            raise RuntimeError("the reader's result is known after close()")
+        return self._result
+
+    def feed(self, chunk: str) -> list[Event]:
+        fast = self._fast
+        if (
+            fast is not None
+            and not self._win
+            and (
+                chunk not in fast[1] and (chunk < "\x80" or not fast[2])
+                if len(chunk) == 1
+                else fast[0].search(chunk) is None
+            )
+        ):
+            # The common case: nothing in this chunk can begin what is looked for.
+            self._parts.append(chunk)
+            at = self._fed
+            self._fed = end = at + len(chunk)
+            self._stale = True
+            if self._region is not None:
+                self._rparts.append(chunk)
+                return []
+            return [_tuple_new(Event, ("text", chunk, at, end, (), None))] if chunk else []
+        if self._result is not None or not chunk:
+            return []
+        self._parts.append(chunk)
+        at = self._fed
+        self._fed += len(chunk)
+        if self._stale:
+            self._ctx = self._tail_before(len(chunk))
+            self._stale = False
+        events: list[Event] = []
+        rest: str | None = chunk
+        while rest is not None:
+            if self._region is None:
+                rest, at = self._scan_text(rest, at, events)
+            else:
+                rest, at = self._scan_region(rest, at, events)
+        self._fast = self._fast_path()
+        return events
+
+    def close(self) -> list[Event]:
+        if self._result is not None:
+            return []
+        events: list[Event] = []
+        if self._region is None:
+            if self._win:
+                self._text(self._win, self._win_start, events)
+                self._win = ""
+        elif self._region.call:
+            self._end_region(self._fed, events, closing=True)
+        whole = "".join(self._parts)
+        self._result = self._fmt.parse(whole, self._tools)
+        self._fast = None
+        answer = self._result.final_answer
+        text = answer if answer is not None else self._result.content
+        events.append(Event("final", text, 0, self._fed, result=self._result))
+        return events
+
+    def _fast_path(self) -> Firsts | None:
+        """The first characters of what the current state looks for (None: no fast path).
+
+        A chunk that holds none of them, with nothing held back, is shown (or kept in the
+        call) without running the pattern engine: most of a reply fed a character at a
+        time never reaches it, which is what keeps one-character feeding fast.
+        """
+        region = self._region
+        if self._result is not None:
+            return None
+        if region is None:
+            if self._open is None:
+                return _NEVER
+            return None if self._armed else self._open_first
+        if region.close == "end":
+            return _NEVER
+        if region.close == "marker":
+            return None if self._armed else first_chars(region.close_pattern)
+        brackets = self._brackets
+        if region.close == "balanced" and not brackets.escape:
+            return _IN_STRING if brackets.quote else _IN_CODE
+        return None
+
+    def _tail_before(self, skip: int) -> str:
+        """The last few characters fed before the last ``skip`` ones (the scan's context)."""
+        need = _CTX + skip
+        got: list[str] = []
+        n = 0
+        for part in reversed(self._parts):
+            got.append(part)
+            n += len(part)
+            if n >= need:
+                break
+        tail = "".join(reversed(got))
+        return tail[max(0, len(tail) - need) : len(tail) - skip]
+
+    # -- text state ----------------------------------------------------------------------
+
+    def _text(self, text: str, start: int, events: list[Event]) -> None:
+        if text:
+            events.append(Event("text", text, start, start + len(text)))
+
+    def _scan_text(self, new: str, at: int, events: list[Event]) -> tuple[str | None, int]:
+        if self._open is None:
+            self._text(new, at, events)
+            return None, at
+        s = self._ctx + self._win + new
+        base = len(self._ctx)
+        abs0 = at - len(self._win) - base
+        m = self._open.search(s, base, partial=True)
+        self._armed = _pending(m, s)
+        if m is None or m.partial:
+            cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
+            self._text(s[base:cut], abs0 + base, events)
+            self._ctx = s[max(0, cut - _CTX) : cut]
+            self._win = s[cut:]
+            self._win_start = abs0 + cut
+            return None, at
+        self._text(s[base : m.start()], abs0 + base, events)
+        index = next(i for i in range(len(self._regions)) if m.group(f"r{i}") is not None)
+        end = m.end()
+        self._ctx = s[max(0, end - _CTX) : end]
+        self._win = ""
+        self._begin_region(self._regions[index], m.group(0), abs0 + m.start(), events)
+        return s[end:], abs0 + end
+
+    # -- region state --------------------------------------------------------------------
+
+    def _begin_region(self, region: Region, opener: str, start: int, events: list[Event]) -> None:
+        self._region = region
+        self._rstart = start
+        self._rparts = [opener]
+        self._win = ""
+        if region.call:
+            events.append(Event("call_started", opener, start, start + len(opener)))
+        if region.close == "none":
+            self._end_region(start + len(opener), events)
+        elif region.close == "balanced":
+            self._brackets = _Brackets()
+            self._brackets.scan(opener)
+
+    def _close_pattern(self, pattern: str) -> regex.Pattern[str]:
+        got = self._closes.get(pattern)
+        if got is None:
+            got = self._closes[pattern] = regex.compile(pattern, regex.M)
+        return got
+
+    def _scan_region(self, new: str, at: int, events: list[Event]) -> tuple[str | None, int]:
+        region = self._region
+        assert region is not None
+        if region.close == "end":
+            self._keep(new)
+            return None, at
+        if region.close == "balanced":
+            i = self._brackets.scan(new)
+            self._keep(new)
+            if i < 0:
+                return None, at
+            self._end_region(at + i, events)
+            return new[i:], at + i
+        s = self._ctx + self._win + new
+        base = len(self._ctx)
+        abs0 = at - len(self._win) - base
+        self._keep(new)
+        m = self._close_pattern(region.close_pattern).search(s, base, partial=True)
+        self._armed = _pending(m, s)
+        if m is None or m.partial:
+            cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
+            self._ctx = s[max(0, cut - _CTX) : cut]
+            self._win = s[cut:]
+            return None, at
+        end = m.end()
+        self._ctx = s[max(0, end - _CTX) : end]
+        self._win = ""
+        self._end_region(abs0 + end, events)
+        if self._region is not None:  # a header that turned out to open a call
+            return self._scan_region(s[end:], abs0 + end, events) if s[end:] else (None, at)
+        return s[end:], abs0 + end
+
+    def _keep(self, text: str) -> None:
+        self._rparts.append(text)
+
+    def _end_region(self, end: int, events: list[Event], closing: bool = False) -> None:
+        region = self._region
+        assert region is not None
+        block = "".join(self._rparts)[: end - self._rstart]
+        self._region = None
+        self._armed = True
+        self._rparts = []
+        self._win = ""
+        if region.call:
+            calls = tuple(self._fmt.parse(block, self._tools).calls) if block else ()
+            events.append(Event("call_complete", block, self._rstart, end, calls=calls))
+            return
+        if region.call_when and not closing and regex.search(region.call_when, block):
+            call = Region(open="", close="marker", close_pattern=region.call_close)
+            if not region.call_close:
+                call = Region(open="", close="end")
+            events.append(Event("call_started", block, self._rstart, end))
+            self._region = call
+            self._rparts = [block]
+            return
+        events.append(Event("markup", block, self._rstart, end))
+
+
+class ByteReader:
+    """A reader fed bytes: UTF-8 decoded incrementally, so a chunk may split a character
+    (the decoder keeps the partial sequence for the next chunk; invalid bytes become
+    U+FFFD, as a lenient client would show them)."""
+
+    def __init__(self, inner: IncrementalReader) -> None:
+        self._inner = inner
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        text = self._decoder.decode(chunk)
+        return self._inner.feed(text) if text else []
+
+    def close(self) -> list[Event]:
+        tail = self._decoder.decode(b"", final=True)
+        events = self._inner.feed(tail) if tail else []
+        return [*events, *self._inner.close()]
+
+    @property
+    def result(self) -> ParseResult:
+        return self._inner.result
+
+
+# -- what a streaming user saw -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimedChunk:
+    """A text delta and its arrival offset from the start of the request."""
+
+    offset_ms: float
+    text: str
+
+
+DisplayPolicy = Literal["careful", "naive"]
+"""``careful``: show text at once except a held-back tail that could still become one of
+the format's openers, and never a recognised call or markup. ``naive``: show everything as
+it arrives until a call is recognised (then hide the call until it completes)."""
+
+
+@dataclass(frozen=True)
+class StreamView:
+    """What the application showed while a reply streamed, and when calls were known."""
+
+    displayed: str
+    stream_leak: bool
+    """A raw marker, or any part of a call's payload, reached ``displayed``."""
+    leaked_chars: int
+    """Characters of calls or hidden markup displayed, plus the length of raw markers of
+    the format found in the rest of ``displayed``."""
+    holdback_ms: float
+    """Total time during which text that had arrived was held back (careful policy)."""
+    first_call_byte_ms: float | None
+    """Arrival of the chunk holding the first byte of the first call the reader recognised
+    (the last chunk's arrival when the call was only found at the end; None: no call)."""
+    call_complete_ms: float | None
+    """Arrival of the chunk in which the first call was complete (same fallbacks)."""
+    result: ParseResult
+
+
+@dataclass
+class _Span:
+    start: int
+    seen: int
+    end: int
+
+
+def observe_stream(
+    fmt: Format,
+    chunks: Sequence[TimedChunk],
+    policy: DisplayPolicy = "careful",
+    tools: Sequence[ToolDef] | None = None,
+) -> StreamView:
+    """Feed ``chunks`` through ``fmt``'s reader and report what ``policy`` displayed."""
+    reader = fmt.reader(tools)
+    ends: list[int] = []
+    fed = 0
+    holdback = 0.0
+    spans: list[_Span] = []
+    hidden: list[tuple[int, int]] = []
+    shown: list[Event] = []
+    first_complete: float | None = None
+    open_span: _Span | None = None
+    last_ms = chunks[-1].offset_ms if chunks else 0.0
+    for i, chunk in enumerate(chunks):
+        fed += len(chunk.text)
+        ends.append(fed)
+        batches = [(reader.feed(chunk.text), chunk.offset_ms)]
+        if i + 1 == len(chunks):
+            batches.append((reader.close(), chunk.offset_ms))
+        elif reader.held:
+            holdback += max(0.0, chunks[i + 1].offset_ms - chunk.offset_ms)
+        for events, ms in batches:
+            for ev in events:
+                if ev.kind == "text":
+                    shown.append(ev)
+                elif ev.kind == "call_started":
+                    open_span = _Span(ev.start, fed, fed)
+                elif ev.kind == "call_complete":
+                    span = open_span or _Span(ev.start, fed, ev.end)
+                    span.end = ev.end
+                    spans.append(span)
+                    open_span = None
+                    if first_complete is None:
+                        first_complete = ms
+                elif ev.kind == "markup":
+                    hidden.append((ev.start, ev.end))
+    if not chunks:
+        reader.close()
+    result = reader.result
+    whole = "".join(c.text for c in chunks)
+    if policy == "careful":
+        pieces = [(ev.start, ev.text) for ev in shown]
+    else:
+        pieces = _naive_pieces(whole, spans)
+    displayed = "".join(t for _, t in pieces)
+    regions = sorted([(s.start, s.end) for s in spans] + hidden)
+    leaked = _region_chars(pieces, regions) + _marker_chars(fmt, pieces, regions)
+    first_byte = None
+    if spans:
+        first_byte = chunks[min(bisect_left(ends, spans[0].start + 1), len(chunks) - 1)].offset_ms
+    elif result.calls:
+        first_byte = first_complete = last_ms
+    return StreamView(
+        displayed=displayed,
+        stream_leak=leaked > 0,
+        leaked_chars=leaked,
+        holdback_ms=holdback if policy == "careful" else 0.0,
+        first_call_byte_ms=first_byte,
+        call_complete_ms=first_complete if spans or result.calls else None,
+        result=result,
+    )
+
+
+def _naive_pieces(whole: str, spans: Sequence[_Span]) -> list[tuple[int, str]]:
+    """What a naive app shows: all text, except a call from the end of the chunk in which
+    it was recognised (it had shown that chunk already) to the call's end."""
+    out: list[tuple[int, str]] = []
+    pos = 0
+    for span in spans:
+        hide = max(span.seen, span.start, pos)
+        if hide > pos:
+            out.append((pos, whole[pos:hide]))
+        pos = max(pos, span.end)
+    if pos < len(whole):
+        out.append((pos, whole[pos:]))
+    return out
+
+
+def _region_chars(pieces: Sequence[tuple[int, str]], regions: Sequence[tuple[int, int]]) -> int:
+    """Displayed characters that lie inside a call or hidden markup."""
+    total = 0
+    starts = [r[0] for r in regions]
+    for start, text in pieces:
+        end = start + len(text)
+        i = max(0, bisect_left(starts, start) - 1)
+        while i < len(regions) and regions[i][0] < end:
+            lo, hi = max(start, regions[i][0]), min(end, regions[i][1])
+            total += max(0, hi - lo)
+            i += 1
+    return total
+
+
+def _marker_chars(
+    fmt: Format, pieces: Sequence[tuple[int, str]], regions: Sequence[tuple[int, int]]
+) -> int:
+    """Length of the format's raw markers (outside its visible markup) in the displayed text
+    that lies outside every region (inside one, it is counted by :func:`_region_chars`)."""
+    starts = [r[0] for r in regions]
+    outside: list[str] = []
+    for start, text in pieces:
+        pos, end = start, start + len(text)
+        i = max(0, bisect_left(starts, start) - 1)
+        while i < len(regions) and regions[i][0] < end:
+            lo, hi = regions[i]
+            if hi > pos:
+                if lo > pos:
+                    outside.append(text[pos - start : lo - start])
+                pos = max(pos, hi)
+            i += 1
+        if pos < end:
+            outside.append(text[pos - start :])
+    shown = "".join(outside)
+    allowed = type(fmt).visible_markup
+    total = 0
+    for pattern in type(fmt).markers:
+        for m in pattern.finditer(shown):
+            if not any(_covers(a, shown, m) for a in allowed):
+                total += max(1, m.end() - m.start())
+    return total
+
+
+def _covers(allowed: re.Pattern[str], text: str, m: re.Match[str]) -> bool:
+    got = allowed.match(text, m.start())
+    return got is not None and got.end() >= m.end()

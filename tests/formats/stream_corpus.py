@@ -1,0 +1,149 @@
+"""Replies to stream through the incremental readers, and helpers to feed them.
+
+Three sources, each reply paired with the format it was written for: the parse tables of
+the format tests, the assistant messages of the committed cassettes, and the conformance
+corpus (``../shared/conformance``, absent on some machines) with its ``streaming_chunks``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolbench.formats.base import Format
+from toolbench.formats.incremental import Event, IncrementalReader
+
+ROOT = Path(__file__).resolve().parents[2]
+CASSETTES = ROOT / "cassettes"
+CONFORMANCE = ROOT.parent / "shared" / "conformance"
+EXTRA = ROOT / "tests" / "data" / "conformance_extra.jsonl"
+
+TABLES = {
+    "test_xml": "xml",
+    "test_prompt_json": "prompt-json",
+    "test_react": "react",
+    "test_llama3_json": "llama3-json",
+    "test_pythonic": "pythonic",
+    "test_mistral": "mistral",
+    "test_qwen3_coder": "qwen3-coder",
+    "test_deepseek": "deepseek",
+    "test_kimi_k2": "kimi-k2",
+    "test_harmony": "harmony",
+    "test_claude_xml": "claude-xml",
+}
+"""Format test module -> the format its parse tables (``*CASES`` lists) are written for."""
+
+FAMILIES = {
+    "hermes": "xml",
+    "llama3_json": "llama3-json",
+    "pythonic": "pythonic",
+    "mistral": "mistral",
+    "qwen3_xml": "qwen3-coder",
+    "deepseek": "deepseek",
+    "kimi": "kimi-k2",
+    "gpt_oss": "harmony",
+    "minimax": "claude-xml",
+}
+"""Conformance family -> the toolbench format that reads it (other families: ``native``)."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    source: str
+    fmt: str
+    text: str
+    chunks: tuple[str, ...] | None = None
+    """A split given by the source (the conformance vectors' ``streaming_chunks``)."""
+
+
+def _tables() -> list[Reply]:
+    out: list[Reply] = []
+    for module, fmt in TABLES.items():
+        mod = importlib.import_module(module)
+        for attr in dir(mod):
+            rows = getattr(mod, attr)
+            if not (attr.endswith("CASES") and isinstance(rows, list)):
+                continue
+            for row in rows:
+                if isinstance(row, tuple) and len(row) > 1 and isinstance(row[1], str):
+                    out.append(Reply(f"{module}.{attr}:{row[0]}", fmt, row[1]))
+    return out
+
+
+def _cassette_format(directory: str) -> str:
+    return directory.split("_shots_")[0]
+
+
+def _cassettes() -> list[Reply]:
+    out: list[Reply] = []
+    for path in sorted(CASSETTES.glob("*/*/*.yaml")):
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for n, interaction in enumerate(data.get("interactions", [])):
+            body = interaction.get("response", {}).get("body", {}).get("json") or {}
+            for choice in body.get("choices", []):
+                content = (choice.get("message") or {}).get("content")
+                if isinstance(content, str) and content:
+                    rel = path.relative_to(CASSETTES)
+                    out.append(Reply(f"{rel}#{n}", _cassette_format(path.parent.name), content))
+    return out
+
+
+def _conformance() -> list[Reply]:
+    out: list[Reply] = []
+    paths = [CONFORMANCE / "vllm.jsonl", CONFORMANCE / "llamacpp.jsonl", EXTRA]
+    for path in paths:
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            chunks = row.get("streaming_chunks")
+            given = tuple(chunks) if isinstance(chunks, list) else None
+            fmt = FAMILIES.get(row["format"], "native")
+            out.append(Reply(f"{path.name}:{row['id']}", fmt, row["model_output"], given))
+    return out
+
+
+@lru_cache(maxsize=1)
+def corpus() -> tuple[Reply, ...]:
+    """Every reply: tables, cassettes, conformance (when present)."""
+    return (*_tables(), *_cassettes(), *_conformance())
+
+
+def split_at(text: str, cuts: Sequence[int]) -> list[str]:
+    """``text`` cut at the given offsets (clamped, sorted; empty pieces kept)."""
+    points = sorted(min(max(0, c), len(text)) for c in cuts)
+    bounds = [0, *points, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def read_all(reader: IncrementalReader, chunks: Sequence[str]) -> list[Event]:
+    events: list[Event] = []
+    for chunk in chunks:
+        events.extend(reader.feed(chunk))
+    events.extend(reader.close())
+    return events
+
+
+Trace = tuple[str, tuple[tuple[str, int, int], ...]]
+
+
+def trace(events: Sequence[Event]) -> Trace:
+    """What a split must not change: the text shown, and where each call and markup lies."""
+    shown = "".join(e.text for e in events if e.kind == "text")
+    spans = tuple((e.kind, e.start, e.end) for e in events if e.kind in ("call_complete", "markup"))
+    return shown, spans
+
+
+def stream(fmt: Format, text: str, chunks: Sequence[str], tools: Any = None) -> list[Event]:
+    assert "".join(chunks) == text
+    return read_all(fmt.reader(tools), chunks)

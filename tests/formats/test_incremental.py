@@ -1,0 +1,337 @@
+"""The incremental readers, format by format: what is held back, what is shown at once, the
+events of a streamed reply, and what a careful and a naive application displayed.
+
+The split invariance of every reader (any split ends where a whole parse does) is in
+``test_incremental_properties.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+import pytest
+from fmt_helpers import TOOLS
+from stream_corpus import read_all
+
+from toolbench.formats.base import Format
+from toolbench.formats.incremental import Event, TimedChunk, observe_stream
+from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
+from toolbench.formats.xml import Xml
+from toolbench.formats.xml import call_text as hermes_call
+from toolbench.scenarios.loader import select_scenarios
+
+# (format, text fed so far, text shown so far, characters held back)
+HOLD = [
+    ("xml", "Hi <tool_c", "Hi ", 7),
+    ("prompt-json", 'Hi {"to', "Hi ", 4),
+    ("prompt-json", "Hi { 'name'", "Hi ", 8),
+    ("react", "Ok.\nAct", "Ok.\n", 3),
+    ("react", "Ok.\n  Action Inp", "Ok.\n", 12),
+    ("llama3-json", "Hi <|python_t", "Hi ", 10),
+    ("llama3-json", 'Hi {"na', "Hi ", 4),
+    ("pythonic", "Hi [get_w", "Hi ", 6),
+    ("pythonic", "Hi <|python_st", "Hi ", 11),
+    ("mistral", "Hi [TOOL_C", "Hi ", 7),
+    ("qwen3-coder", "Hi <funct", "Hi ", 6),
+    ("deepseek", "Hi <｜tool▁ca", "Hi ", 9),
+    ("kimi-k2", "Hi <|tool_calls_sec", "Hi ", 16),
+    ("harmony", "Hi <|chan", "Hi ", 6),
+    ("claude-xml", "Hi <function_ca", "Hi ", 12),
+    ("native", "Hi [TOOL_", "Hi ", 6),
+    ("native|xml", "Hi <tool_", "Hi ", 6),
+    ("xml|prompt-json", 'Hi {"tool', "Hi ", 6),
+]
+
+# (format, text): a near miss of an opener is shown as soon as it cannot become one
+RELEASED = [
+    ("xml", "a <tool_cat> b"),
+    ("prompt-json", 'set {x} and {"tooling": 1} ok'),
+    ("react", "Actions speak.\nAct now."),
+    ("llama3-json", '{"names": 1} ok'),
+    ("pythonic", "[see above] ok"),
+    ("mistral", "[TOOL] ok"),
+    ("qwen3-coder", "<funk> ok"),
+    ("deepseek", "<｜tool▁cab ok"),
+    ("harmony", "a <|cha b"),
+    ("claude-xml", "<function_cal ok"),
+]
+
+CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+PJ_CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+
+# (format, reply, events as (kind, text) with adjacent texts joined, names read per call)
+EVENTS: list[tuple[str, str, list[tuple[str, str]], list[str]]] = [
+    (
+        "xml",
+        f"Hi <tool_call>{CALL}</tool_call> bye",
+        [
+            ("text", "Hi "),
+            ("call_started", "<tool_call>"),
+            ("call_complete", f"<tool_call>{CALL}</tool_call>"),
+            ("text", " bye"),
+        ],
+        ["get_weather"],
+    ),
+    (
+        "prompt-json",
+        f"Sure. {PJ_CALL} {{x}}",
+        [
+            ("text", "Sure. "),
+            ("call_started", '{"tool":'),
+            ("call_complete", PJ_CALL),
+            ("text", " {x}"),
+        ],
+        ["get_weather"],
+    ),
+    (
+        "pythonic",
+        'x [get_weather(city="(Paris]")] y',
+        [
+            ("text", "x "),
+            ("call_started", "[get_weather("),
+            ("call_complete", '[get_weather(city="(Paris]")]'),
+            ("text", " y"),
+        ],
+        ["get_weather"],
+    ),
+    (
+        "mistral",
+        'Ok [TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+        [
+            ("text", "Ok "),
+            ("call_started", "[TOOL_CALLS]"),
+            ("call_complete", '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}'),
+        ],
+        ["get_weather"],
+    ),
+    (
+        "react",
+        'Thought: go\nAction: get_weather\nAction Input: {"city": "Paris"}\nThought: done\n',
+        [
+            ("text", "Thought: go\n"),
+            ("call_started", "Action:"),
+            ("call_complete", 'Action: get_weather\nAction Input: {"city": "Paris"}\n'),
+            ("text", "Thought: done\n"),
+        ],
+        ["get_weather"],
+    ),
+    (
+        "harmony",
+        "<|channel|>analysis<|message|>think<|end|>"
+        '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json'
+        '<|message|>{"city": "Paris"}<|call|>',
+        [
+            ("markup", "<|channel|>analysis<|message|>"),
+            ("text", "think"),
+            ("markup", "<|end|>"),
+            ("call_started", "<|start|>assistant<|channel|>commentary to=functions.get_weather "
+             "<|constrain|>json<|message|>"),
+            ("call_complete", "<|start|>assistant<|channel|>commentary to=functions.get_weather "
+             '<|constrain|>json<|message|>{"city": "Paris"}<|call|>'),
+        ],
+        [],
+    ),
+    (
+        "llama3-json",
+        'Hi <|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>',
+        [
+            ("text", "Hi "),
+            ("call_started", "<|python_tag|>"),
+            (
+                "call_complete",
+                '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>',
+            ),
+        ],
+        ["get_weather"],
+    ),
+]  # fmt: skip
+
+
+def _joined(events: list[Event]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for e in events:
+        if e.kind == "final":
+            continue
+        if e.kind == "text" and out and out[-1][0] == "text":
+            out[-1] = ("text", out[-1][1] + e.text)
+        else:
+            out.append((e.kind, e.text))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("spec", "fed", "shown", "held"), HOLD, ids=[f"{h[0]}:{h[1]}" for h in HOLD]
+)
+def test_a_tail_that_could_become_an_opener_is_held_back(
+    spec: str, fed: str, shown: str, held: int
+) -> None:
+    reader = get_format(spec).reader(TOOLS)
+    events = [e for ch in fed for e in reader.feed(ch)]
+    assert "".join(e.text for e in events if e.kind == "text") == shown
+    assert reader.held == held
+    # at the end of the reply nothing is held any more: it was not an opener after all
+    closing = reader.close()
+    assert "".join(e.text for e in [*events, *closing] if e.kind == "text") == fed
+
+
+@pytest.mark.parametrize(("spec", "text"), RELEASED, ids=[r[0] for r in RELEASED])
+def test_a_near_miss_is_shown_as_soon_as_it_cannot_be_an_opener(spec: str, text: str) -> None:
+    reader = get_format(spec).reader(TOOLS)
+    events = [e for ch in text for e in reader.feed(ch)]
+    assert "".join(e.text for e in events if e.kind == "text") + "x" * reader.held == (
+        text[: len(text) - reader.held] + "x" * reader.held
+    )
+    assert reader.held <= 2  # only the last word's tail ("ok", "b") can still be pending
+    assert not [e for e in events if e.kind != "text"]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 1000])
+@pytest.mark.parametrize(("spec", "reply", "expected", "names"), EVENTS, ids=[e[0] for e in EVENTS])
+def test_events_of_a_streamed_reply(
+    spec: str, reply: str, expected: list[tuple[str, str]], names: list[str], chunk: int
+) -> None:
+    fmt = get_format(spec)
+    reader = fmt.reader(TOOLS)
+    events = read_all(reader, [reply[i : i + chunk] for i in range(0, len(reply), chunk)])
+    assert _joined(events) == expected
+    got = [c.name for e in events if e.kind == "call_complete" for c in e.calls]
+    assert got == names or not names
+    assert events[-1].kind == "final" and reader.result == fmt.parse(reply, TOOLS)
+    assert [c.name for c in reader.result.calls] == ["get_weather"]
+
+
+# -- the debug_turn regression -------------------------------------------------------------
+
+TEXT_FORMATS = [n for n in builtin_format_names() if n != "native"] + ["native", "native|xml"]
+
+
+def _debug_turn_reply(spec: str) -> str:
+    """The reply of the bundled ``debug-turn`` scenario in ``spec``'s own syntax."""
+    (scenario,) = select_scenarios(["streaming"])
+    assert scenario.id == "debug-turn"
+    (expected,) = scenario.expect.calls
+    fmt = get_format(spec.split("|")[0])
+    write: Any = getattr(fmt, "call_text", hermes_call)
+    return f"I'll check.\n{write(expected.name, {'city': 'Paris'})}\nDone."
+
+
+def _chunks(text: str, size: int) -> list[TimedChunk]:
+    return [TimedChunk(10.0 * i, text[i : i + size]) for i in range(0, len(text), size)]
+
+
+def _markers_in(fmt: Format, text: str) -> list[str]:
+    """The format's raw markers in ``text`` that its visible markup does not cover."""
+    allowed = type(fmt).visible_markup
+
+    def covered(m: re.Match[str]) -> bool:
+        return any((g := a.match(text, m.start())) and g.end() >= m.end() for a in allowed)
+
+    return [m.group(0) for p in type(fmt).markers for m in p.finditer(text) if not covered(m)]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7])
+@pytest.mark.parametrize("spec", TEXT_FORMATS)
+def test_debug_turn_careful_shows_no_marker_naive_does(spec: str, size: int) -> None:
+    fmt = get_format(spec)
+    reply = _debug_turn_reply(spec)
+    careful = observe_stream(fmt, _chunks(reply, size), "careful", TOOLS)
+    naive = observe_stream(fmt, _chunks(reply, size), "naive", TOOLS)
+    assert careful.result == naive.result == fmt.parse(reply, TOOLS)
+    assert careful.displayed.startswith("I'll check.\n")
+    assert not careful.stream_leak and careful.leaked_chars == 0, careful.displayed
+    assert _markers_in(fmt, careful.displayed) == []
+    assert naive.stream_leak and naive.leaked_chars > 0
+    opener = next(e.text for e in read_all(fmt.reader(TOOLS), [reply]) if e.kind == "call_started")
+    assert opener in naive.displayed and opener not in careful.displayed
+    if spec != "native":  # native's text path reads a call in content as a failed call
+        assert [c.name for c in careful.result.calls] == ["get_weather"]
+        assert careful.first_call_byte_ms is not None and careful.call_complete_ms is not None
+        assert careful.first_call_byte_ms <= careful.call_complete_ms
+
+
+# -- timings and policies ------------------------------------------------------------------
+
+TIMED = [
+    TimedChunk(0.0, "Hi "),
+    TimedChunk(10.0, "<tool_"),
+    TimedChunk(20.0, "call>" + CALL),
+    TimedChunk(30.0, "</tool_call>"),
+    TimedChunk(45.0, " bye"),
+]
+
+
+def test_careful_view_timings() -> None:
+    view = observe_stream(get_format("xml"), TIMED, "careful", TOOLS)
+    assert view.displayed == "Hi  bye"
+    assert (view.stream_leak, view.leaked_chars) == (False, 0)
+    assert view.holdback_ms == 10.0  # "<tool_" waited from 10 ms to 20 ms
+    assert view.first_call_byte_ms == 10.0
+    assert view.call_complete_ms == 30.0
+    assert [c.name for c in view.result.calls] == ["get_weather"]
+
+
+def test_naive_view_shows_what_arrived_before_the_call_was_recognised() -> None:
+    view = observe_stream(get_format("xml"), TIMED, "naive", TOOLS)
+    assert view.displayed == "Hi <tool_call>" + CALL + " bye"
+    assert view.stream_leak
+    assert view.leaked_chars == len("<tool_call>" + CALL)
+    assert view.holdback_ms == 0.0
+    assert (view.first_call_byte_ms, view.call_complete_ms) == (10.0, 30.0)
+
+
+def test_a_reply_without_a_call_has_no_call_timings() -> None:
+    view = observe_stream(get_format("xml"), [TimedChunk(5.0, "Hello"), TimedChunk(9.0, "!")])
+    assert view.displayed == "Hello!"
+    assert (view.first_call_byte_ms, view.call_complete_ms, view.stream_leak) == (None, None, False)
+    assert view.result.status == "no_call"
+
+
+def test_an_empty_stream() -> None:
+    view = observe_stream(get_format("react"), [])
+    assert (view.displayed, view.stream_leak, view.holdback_ms) == ("", False, 0.0)
+    assert view.result == get_format("react").parse("")
+
+
+class _Plain(Xml):
+    """A format that declares no stream syntax (a plugin that has not caught up)."""
+
+    stream: ClassVar[StreamSyntax] = EMPTY
+
+
+def test_a_format_without_a_syntax_gets_the_generic_reader() -> None:
+    fmt = _Plain()
+    view = observe_stream(fmt, TIMED, "careful", TOOLS)
+    assert view.displayed == "".join(c.text for c in TIMED)
+    assert view.stream_leak  # it could not hold anything back: the call showed
+    assert view.first_call_byte_ms == view.call_complete_ms == 45.0  # known at the end only
+    assert view.result == fmt.parse(view.displayed, TOOLS)
+
+
+def test_a_fallback_holds_back_both_parts_openers() -> None:
+    syntax = get_format("native|xml").stream_syntax()
+    assert set(get_format("native").stream.regions) <= set(syntax.regions)
+    assert set(get_format("xml").stream.regions) <= set(syntax.regions)
+
+
+def test_the_hold_back_is_bounded() -> None:
+    fmt = get_format("prompt-json")
+    reader = fmt.reader()
+    text = "{" + " " * 5000 + "}"
+    shown = []
+    for ch in text:
+        shown.extend(e.text for e in reader.feed(ch) if e.kind == "text")
+        assert reader.held <= fmt.stream.max_hold
+    shown.extend(e.text for e in reader.close() if e.kind == "text")
+    assert "".join(shown) == text and reader.result.status == "no_call"
+
+
+def test_result_before_close_and_feed_after_close() -> None:
+    reader = get_format("xml").reader()
+    reader.feed("hi")
+    with pytest.raises(RuntimeError, match="after close"):
+        _ = reader.result
+    reader.close()
+    assert reader.feed("more") == [] and reader.close() == []
+    assert reader.result.content == "hi"

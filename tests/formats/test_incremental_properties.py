@@ -1,0 +1,116 @@
+"""Split invariance: however a reply is cut into chunks, every reader ends where a whole parse
+does, and shows the same text and finds the same calls on the way.
+
+Over the bundled replies (the format tests' parse tables), the committed cassettes' replies,
+the conformance corpus (its ``streaming_chunks`` where given; skipped when absent) and
+generated marker soup; bytes split inside multi-byte characters through :class:`ByteReader`.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from fmt_helpers import TOOLS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from stream_corpus import CONFORMANCE, corpus, read_all, split_at, stream, trace
+from test_properties import FRAGMENTS
+
+from toolbench.formats.incremental import ByteReader
+from toolbench.formats.registry import builtin_format_names, get_format
+
+SPECS = [*builtin_format_names(), "native|xml", "xml|prompt-json", "prompt-json|react"]
+FORMATS = {spec: get_format(spec) for spec in SPECS}
+REPLIES = corpus()
+CUTS = st.lists(st.integers(min_value=0, max_value=100_000), max_size=24)
+soup = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=4), max_size=40).map("".join)
+
+
+def _check(spec: str, text: str, chunks: list[str]) -> None:
+    fmt = FORMATS[spec]
+    whole = fmt.parse(text, TOOLS)
+    reader = fmt.reader(TOOLS)
+    events = read_all(reader, chunks)
+    assert reader.result == whole, (spec, chunks)
+    assert trace(events) == trace(stream(fmt, text, [text], TOOLS)), (spec, chunks)
+    assert events[-1].kind == "final" and events[-1].result == whole
+
+
+def test_the_corpus_is_there() -> None:
+    sources = {r.source.split(":")[0].split(".")[0] for r in REPLIES}
+    assert {"test_xml", "test_mistral", "test_harmony"} <= sources
+    assert any(r.source.startswith("local_") for r in REPLIES), "no cassette replies read"
+
+
+@pytest.mark.parametrize("spec", builtin_format_names())
+def test_every_reply_fed_one_character_at_a_time_in_its_own_format(spec: str) -> None:
+    mine = [r for r in REPLIES if r.fmt == spec]
+    if not mine:
+        pytest.skip(f"no replies written for {spec}")
+    for reply in mine:
+        _check(spec, reply.text, list(reply.text))
+
+
+def test_the_conformance_vectors_own_splits() -> None:
+    given_splits = [r for r in REPLIES if r.chunks is not None]
+    if not given_splits:
+        pytest.skip(f"no conformance corpus with streaming_chunks at {CONFORMANCE}")
+    for reply in given_splits:
+        assert reply.chunks is not None
+        _check(reply.fmt, reply.text, list(reply.chunks))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index=st.integers(min_value=0), spec=st.sampled_from(SPECS), cuts=CUTS)
+def test_any_split_of_any_reply_in_any_format(index: int, spec: str, cuts: list[int]) -> None:
+    text = REPLIES[index % len(REPLIES)].text
+    _check(spec, text, split_at(text, [c % (len(text) + 1) for c in cuts]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=soup, spec=st.sampled_from(SPECS), cuts=CUTS)
+def test_any_split_of_marker_soup(text: str, spec: str, cuts: list[int]) -> None:
+    _check(spec, text, split_at(text, [c % (len(text) + 1) for c in cuts]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    index=st.integers(min_value=0),
+    extra=soup,
+    spec=st.sampled_from(SPECS),
+    cuts=CUTS,
+)
+def test_bytes_split_inside_characters(index: int, extra: str, spec: str, cuts: list[int]) -> None:
+    text = REPLIES[index % len(REPLIES)].text + extra + "ü東🙂"
+    data = text.encode("utf-8")
+    pieces = [data[a:b] for a, b in _bounds(len(data), cuts)]
+    fmt = FORMATS[spec]
+    reader = ByteReader(fmt.reader(TOOLS))
+    events = []
+    for piece in pieces:
+        events.extend(reader.feed(piece))
+    events.extend(reader.close())
+    assert reader.result == fmt.parse(text, TOOLS)
+    assert trace(events) == trace(stream(fmt, text, [text], TOOLS))
+
+
+def _bounds(n: int, cuts: list[int]) -> list[tuple[int, int]]:
+    points = sorted(c % (n + 1) for c in cuts)
+    edges = [0, *points, n]
+    return list(itertools.pairwise(edges))
+
+
+def test_bytes_cut_in_the_middle_of_every_character() -> None:
+    text = (
+        'Je vérifie.\n<tool_call>{"name": "get_weather", "arguments": {"city": "東京"}}</tool_call>'
+    )
+    data = text.encode("utf-8")
+    fmt = FORMATS["xml"]
+    reader = ByteReader(fmt.reader(TOOLS))
+    shown: list[str] = []
+    for i in range(len(data)):
+        shown.extend(e.text for e in reader.feed(data[i : i + 1]) if e.kind == "text")
+    shown.extend(e.text for e in reader.close() if e.kind == "text")
+    assert "".join(shown) == "Je vérifie.\n"
+    assert reader.result.calls[0].arguments == {"city": "東京"}
