@@ -46,7 +46,11 @@ def test_validated_reader_migrates_every_line() -> None:
 def test_run_json_migrates() -> None:
     info = read_info(V1)
     assert info is not None
-    assert (info.schema_version, info.merged_from, info.run_id) == (RESULTS_SCHEMA_VERSION, [], "v1")
+    assert (info.schema_version, info.merged_from, info.run_id) == (
+        RESULTS_SCHEMA_VERSION,
+        [],
+        "v1",
+    )
     assert info.formats == ["react", "native"]
 
 

@@ -16,6 +16,7 @@ stream measurements (timing, what a streaming user saw) differ.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from toolbench.formats.base import (
     Format,
@@ -25,7 +26,11 @@ from toolbench.formats.base import (
     RenderedRequest,
     ToolCall,
 )
+from toolbench.formats.streamsyntax import StreamSyntax
 from toolbench.tools import ToolDef
+
+if TYPE_CHECKING:
+    from toolbench.formats.incremental import IncrementalReader
 
 STREAM_OPTION = "stream"
 """The spec option (a bare word, no ``=value``)."""
@@ -106,3 +111,9 @@ class Streamed(Format):
 
     def sanitize(self, text: str) -> str:
         return self.inner.sanitize(text)
+
+    def stream_syntax(self) -> StreamSyntax:
+        return self.inner.stream_syntax()
+
+    def reader(self, tools: Sequence[ToolDef] | None = None) -> IncrementalReader:
+        return self.inner.reader(tools)
