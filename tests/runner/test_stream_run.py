@@ -187,3 +187,39 @@ def test_stream_option_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -
     assert capsys.readouterr().err.strip() == (
         "error: format 'xml|native:stream': write stream on the first format only"
     )
+
+
+DEBUG_TURN = Path(__file__).resolve().parents[2] / "scenarios" / "streaming" / "debug-turn.yaml"
+DEBUG_REPLIES = {
+    "xml": 'I\'ll check.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    "</tool_call>\nDone.",
+    "prompt-json": 'I\'ll check.\n{"tool": "get_weather", "arguments": {"city": "Paris"}}\nDone.',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(DEBUG_REPLIES))
+@pytest.mark.parametrize(("display", "leak"), [("careful", False), ("naive", True)])
+def test_debug_turn_streamed_in_small_chunks(
+    fake: FakeOpenAI, tmp_path: Path, fmt: str, display: str, leak: bool
+) -> None:
+    """The regression that started toolbench: prose, a call, more prose, streamed. A careful
+    app shows no markup; a naive one shows it. Measured through a real streamed run, and
+    rescored under the other policy from the stored deltas."""
+    fake.enqueue(DEBUG_REPLIES[fmt])
+    rc = _run(fake, tmp_path, DEBUG_TURN, "run", "--formats", f"{fmt}:stream", "--display", display)
+    assert rc == 0
+    (trial,) = load_results(tmp_path / "run")
+    assert trial.scores is not None and trial.scores.call_accuracy is True
+    assert trial.settings is not None and trial.settings.display == display
+    st = trial.stream
+    assert st is not None and st.display == display
+    assert st.stream_leak is leak
+    assert (st.leaked_chars or 0) > 0 if leak else st.leaked_chars == 0
+    assert st.first_call_byte_ms is not None and st.call_complete_ms is not None
+    other = "naive" if display == "careful" else "careful"
+    assert run_cli(["rescore", str(tmp_path / "run"), "-o", str(tmp_path / "re"),
+                    "--scenarios", str(DEBUG_TURN), "--display", other]) == 0  # fmt: skip
+    (again,) = load_results(tmp_path / "re")
+    assert again.stream is not None and again.stream.stream_leak is (not leak)
+    assert again.settings is not None and again.settings.display == other
+    assert again.scores == trial.scores
