@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from toolbench import codes
+from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import split_stream, with_stream
 from toolbench.streaming.assemble import Assembler
@@ -90,8 +91,6 @@ def test_assembled_reply_parses_as_a_native_reply() -> None:
         "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
     }  # fmt: skip
     assert (done.first_token_ms, done.first_call_ms, done.call_complete_ms) == (10.0, 10.0, 30.0)
-    from toolbench.formats.base import ModelReply
-
     reply = ModelReply(text=done.text, tool_calls=done.tool_calls, finish_reason="tool_calls")
     parsed = get_format("native:stream").parse_reply(reply)
     assert [(c.name, c.arguments) for c in parsed.calls] == [
@@ -133,3 +132,19 @@ def test_a_chunk_that_splits_a_character_is_kept_as_bytes() -> None:
     chunk = RawChunk.of(data, 1.0)
     assert chunk.text is None and chunk.data() == data
     assert RawChunk.of(b"plain", 2.0).text == "plain"
+
+
+def test_a_reply_streamed_a_character_at_a_time_is_written_compactly() -> None:
+    from toolbench.formats.base import ParseResult
+    from toolbench.results import StreamTurn, TimedText, TrialResult, TurnRecord
+    from toolbench.runner.compact import DELTA_CAP, compact
+
+    deltas = [TimedText(offset_ms=float(i), text="x") for i in range(3 * DELTA_CAP)]
+    turn = TurnRecord(request={}, reply=ModelReply(text="x" * len(deltas)), parsed=ParseResult(),
+                      stream=StreamTurn(deltas=deltas))  # fmt: skip
+    trial = TrialResult(run_id="r", toolbench_version="0", model="m", format="xml:stream",
+                        scenario_id="s", turns=[turn])  # fmt: skip
+    kept = compact(trial).turns[0].stream
+    assert kept is not None and len(kept.deltas) == DELTA_CAP
+    assert "".join(d.text for d in kept.deltas) == "x" * len(deltas)
+    assert kept.deltas[-1].offset_ms == len(deltas) - 1
