@@ -16,11 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from toolbench.cli.app import run_cli
+from toolbench.results import load_results
 
-from tests.support.fake_openai import FakeOpenAI  # noqa: E402
-from toolbench.cli.app import run_cli  # noqa: E402
-from toolbench.results import load_results  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 REPLY = (
     'I\'ll check.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}'
@@ -44,6 +43,9 @@ def _run(base: str, tmp: Path, out: str, formats: str, record: str) -> float:
 def main() -> None:
     argparse.ArgumentParser(description=__doc__).parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "bench-key-not-secret-0000")
+    sys.path.insert(0, str(ROOT))  # the fake server lives in tests/support
+    from tests.support.fake_openai import FakeOpenAI
+
     from toolbench.runner.provider import litellm
 
     litellm()  # LiteLLM's import (about 4 s) is not replay time
@@ -56,7 +58,8 @@ def main() -> None:
             elapsed = _run(fake.base_url, tmp, f"rep-{name}", formats, "none")
             n = sum(1 for r in load_results(tmp / f"rep-{name}") if r.status == "ok")
             results[name] = (n, elapsed)
-            print(f"{name:7s} replay: {n} ok trials in {elapsed:.2f} s = {n / elapsed:.1f} trials/s")
+            rate = n / elapsed
+            print(f"{name:7s} replay: {n} ok trials in {elapsed:.2f} s = {rate:.1f} trials/s")
         (n_p, t_p), (n_s, t_s) = results["plain"], results["stream"]
         extra = (t_s / max(n_s, 1) - t_p / max(n_p, 1)) * 1000
         print(f"streaming costs {extra:+.1f} ms per trial on replay")
