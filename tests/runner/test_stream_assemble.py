@@ -148,3 +148,34 @@ def test_a_reply_streamed_a_character_at_a_time_is_written_compactly() -> None:
     assert kept is not None and len(kept.deltas) == DELTA_CAP
     assert "".join(d.text for d in kept.deltas) == "x" * len(deltas)
     assert kept.deltas[-1].offset_ms == len(deltas) - 1
+
+
+SMALL = b'data: {"x": 1}\n\n'
+GUARD_CASES = [
+    ("many small events past 1 MB", True, [SMALL] * 80_000, None),
+    ("one event past 1 MB", True, [b"data: " + b"x" * 600_000, b"y" * 600_000],
+     codes.INFRA_STREAM_EVENT_TOO_LARGE),
+    ("NDJSON lines past 1 MB", False, [b'{"x": 1}\n'] * 150_000, None),
+    ("a data line that is not JSON", True, [b"data: {oops\n\n", b"data: [DONE]\n\n"],
+     codes.INFRA_STREAM_BAD_EVENT),
+    ("CRLF events", True, [b'data: {"x": 1}\r\n\r\n', b"data: [DONE]\r\n\r\n"], None),
+    ("cut inside an event", True, [SMALL, b'data: {"x"'], codes.INFRA_STREAM_TRUNCATED),
+    ("a line split across chunks", True, [b'data: {"x"', b': 1}\n\n'], None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "sse", "parts", "fault"), GUARD_CASES,
+                         ids=[c[0] for c in GUARD_CASES])  # fmt: skip
+def test_event_guard(case: str, sse: bool, parts: list[bytes], fault: str | None) -> None:
+    from toolbench.streaming.sse import Clock, StreamFault, _EventGuard
+
+    clock = Clock()
+    guard = _EventGuard(clock, sse)
+    try:
+        for p in parts:
+            guard.feed(p)
+        guard.close()
+    except StreamFault:
+        pass
+    got = None if clock.fault is None else clock.fault.code
+    assert got == fault

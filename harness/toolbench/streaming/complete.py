@@ -70,6 +70,8 @@ async def stream_complete(
             except StopAsyncIteration:
                 break
             except TimeoutError:
+                if endpoint.on_timeout is not None:
+                    endpoint.on_timeout()  # a hung local server is replaced, not asked again
                 raise Fault(
                     codes.INFRA_STREAM_STALLED,
                     f"no event for {endpoint.timeout_s:g}s; {_arrived(asm)}", False,

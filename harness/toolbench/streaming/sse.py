@@ -167,8 +167,10 @@ class _EventGuard:
     larger than :data:`MAX_EVENT_BYTES`, and notes a ``data:`` line that is not JSON and
     a stream that ends inside an event (its fault is on the :class:`Clock`)."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, sse: bool = True) -> None:
         self.clock = clock
+        self.sse = sse
+        """False for a line-delimited stream (Ollama's NDJSON): each line is an event."""
         self.line = bytearray()
         self.event = 0
 
@@ -193,8 +195,9 @@ class _EventGuard:
             start = nl + 1
 
     def _line(self, line: bytes) -> None:
-        if not line:
+        if not line or not self.sse:
             self.event = 0
+        if not line:
             return
         if not line.startswith(b"data:") or self.clock.fault is not None:
             return
@@ -225,12 +228,16 @@ class Clock:
         self.fault: StreamFault | None = None
 
 
+def _is_sse(headers: Any) -> bool:
+    return "event-stream" in str(headers.get("content-type", "")).lower()
+
+
 class _Replay(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[RawChunk], clock: Clock) -> None:
-        self.chunks, self.clock = chunks, clock
+    def __init__(self, chunks: list[RawChunk], clock: Clock, sse: bool = True) -> None:
+        self.chunks, self.clock, self.sse = chunks, clock, sse
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        guard = _EventGuard(self.clock)
+        guard = _EventGuard(self.clock, self.sse)
         for c in self.chunks:
             data = c.data()
             self.clock.last_ms = c.offset_ms
@@ -242,12 +249,14 @@ class _Replay(httpx.AsyncByteStream):
 class _Recording(httpx.AsyncByteStream):
     """The live stream, passed through; each chunk kept with its arrival offset."""
 
-    def __init__(self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any) -> None:
-        self.inner, self.t0, self.clock, self.done = inner, t0, clock, done
+    def __init__(
+        self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any, sse: bool = True
+    ) -> None:
+        self.inner, self.t0, self.clock, self.done, self.sse = inner, t0, clock, done, sse
         self.chunks: list[RawChunk] = []
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        guard = _EventGuard(self.clock)
+        guard = _EventGuard(self.clock, self.sse)
         try:
             async for data in self.inner:
                 offset = round((time.perf_counter() - self.t0) * 1000, 3)  # as stored
@@ -353,7 +362,8 @@ class SseTrialCassette:
             self.last_replayed, self._last_exchange = True, ex
             headers = {k: v for k, v in ex.response.headers.items() if isinstance(v, str)}
             return httpx.Response(
-                ex.response.status, headers=headers, stream=_Replay(ex.response.chunks, self.clock),
+                ex.response.status, headers=headers,
+                stream=_Replay(ex.response.chunks, self.clock, _is_sse(ex.response.headers)),
                 request=request,
             )  # fmt: skip
         if self.record == "none":
@@ -370,7 +380,7 @@ class SseTrialCassette:
             self._recorded = self._keep(request, body, response, chunks)
 
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        self._live = _Recording(response.stream, t0, self.clock, done)
+        self._live = _Recording(response.stream, t0, self.clock, done, _is_sse(response.headers))
         response.stream = self._live
         return response
 
