@@ -179,3 +179,16 @@ def test_event_guard(case: str, sse: bool, parts: list[bytes], fault: str | None
         pass
     got = None if clock.fault is None else clock.fault.code
     assert got == fault
+
+
+@pytest.mark.parametrize(
+    ("model", "usage"),
+    [("openai/gpt-4o-mini", True), ("anthropic/claude-3-5-haiku-latest", False)],
+)
+def test_stream_options_only_where_the_provider_takes_them(model: str, usage: bool) -> None:
+    from toolbench.runner.provider import Endpoint
+    from toolbench.streaming.complete import stream_args
+
+    args = stream_args(Endpoint(model))
+    assert args["stream"] is True
+    assert ("stream_options" in args) is usage

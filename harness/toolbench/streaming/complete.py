@@ -17,6 +17,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseIssue, RenderedRequest
 from toolbench.results import Attempt, StreamTurn, TimedText
+from toolbench.runner.capabilities import provider_of
 from toolbench.runner.provider import Completion, Endpoint, Fault, complete, litellm
 from toolbench.streaming.assemble import Assembled, Assembler
 from toolbench.streaming.sse import SseTrialCassette
@@ -31,8 +32,9 @@ def stream_args(endpoint: Endpoint) -> dict[str, Any]:
     args: dict[str, Any] = {"stream": True}
     lm = litellm()
     try:
-        supported = lm.get_supported_openai_params(model=endpoint.model) or []
-    except Exception:
+        name, provider = provider_of(endpoint.model, endpoint.api_base)
+        supported = lm.get_supported_openai_params(model=name, custom_llm_provider=provider) or []
+    except Exception:  # LiteLLM cannot tell: stream without asking for usage
         supported = []
     if "stream_options" in supported:
         args["stream_options"] = {"include_usage": True}
