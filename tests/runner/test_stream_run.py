@@ -223,3 +223,58 @@ def test_debug_turn_streamed_in_small_chunks(
     assert again.stream is not None and again.stream.stream_leak is (not leak)
     assert again.settings is not None and again.settings.display == other
     assert again.scores == trial.scores
+
+
+def test_a_stream_without_finish_reason_is_scored_with_its_code(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    parts: list[bytes | float] = [_event({"content": "A joke."}), b"data: [DONE]\n\n"]
+    fake.enqueue(SseScript(parts), "A joke.")
+    assert _run(fake, tmp_path, scenario_file, "run", "--formats", "native:stream") == 0
+    trial = _by_key(tmp_path / "run")[("native:stream", "weather")]
+    assert trial.status == "ok" and trial.scores is not None
+    assert codes.STREAM_NO_FINISH in trial.scores.errors
+    assert trial.stream is not None and trial.stream.errors == [codes.STREAM_NO_FINISH]
+    assert trial.turns[0].reply.finish_reason is None
+    cell = cell_map(aggregate(load_table(tmp_path / "run").df))[("openai/fake", "native:stream")]
+    assert cell.counts["stream_error_rate"] == (1, 2)
+
+
+def _tc(i: int, id: str | None = None, name: str | None = None, args: str | None = None) -> bytes:
+    fn = {k: v for k, v in (("name", name), ("arguments", args)) if v is not None}
+    delta: dict[str, object] = {"index": i, "function": fn}
+    if id is not None:
+        delta.update(id=id, type="function")
+    return _event({"tool_calls": [delta]})
+
+
+PARIS = '{"city": "Paris"}'
+END = [_event({}, "tool_calls"), b"data: [DONE]\n\n"]
+BROKEN_DELTAS = [
+    ("no id", [_tc(0, None, "get_weather", PARIS)], codes.STREAM_CALL_NO_ID, ["call_stream_0"]),
+    ("no name", [_tc(0, "a", None, PARIS)], codes.STREAM_CALL_NO_NAME, []),
+    ("index gap", [_tc(0, "a", "get_weather", PARIS), _tc(2, "b", "get_weather", PARIS)],
+     codes.STREAM_INDEX_GAP, ["a", "b"]),
+    ("arguments never JSON", [_tc(0, "a", "get_weather", '{"city": ')],
+     codes.STREAM_ARGS_INVALID, ["a"]),
+    ("content inside a call",
+     [_tc(0, "a", "get_weather", '{"city"'), _event({"content": "hm"}), _tc(0, args=': "Paris"}')],
+     codes.STREAM_CONTENT_IN_CALL, ["a"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "parts", "code", "ids"), BROKEN_DELTAS,
+                         ids=[b[0] for b in BROKEN_DELTAS])  # fmt: skip
+def test_broken_delta_sequences_over_http(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path,
+    case: str, parts: list[bytes], code: str, ids: list[str],
+) -> None:  # fmt: skip
+    """Read from the bytes as the server sent them: LiteLLM repairs some of these on the
+    way (it drops a call without id, renumbers indices), which would hide them."""
+    fake.enqueue(SseScript([*parts, *END]), "A joke.")
+    assert _run(fake, tmp_path, scenario_file, "run", "--formats", "native:stream") == 0
+    trial = _by_key(tmp_path / "run")[("native:stream", "weather")]
+    assert trial.status == "ok" and trial.stream is not None
+    assert trial.stream.errors == [code]
+    assert trial.scores is not None and code in trial.scores.errors
+    assert [c["id"] for c in trial.turns[0].reply.tool_calls] == ids

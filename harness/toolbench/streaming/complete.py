@@ -65,6 +65,10 @@ async def stream_complete(
     async def call(kwargs: dict[str, Any]) -> Any:
         stream = await lm.acompletion(**kwargs)
         asm = Assembler()
+
+        def seen() -> Assembler:
+            return tc.clock.raw if tc.clock.chat_chunks else asm
+
         it = stream.__aiter__()
         while True:
             try:
@@ -76,19 +80,21 @@ async def stream_complete(
                     endpoint.on_timeout()  # a hung local server is replaced, not asked again
                 raise Fault(
                     codes.INFRA_STREAM_STALLED,
-                    f"no event for {endpoint.timeout_s:g}s; {_arrived(asm)}", False,
+                    f"no event for {endpoint.timeout_s:g}s; {_arrived(seen())}", False,
                 ) from None  # fmt: skip
             except Exception:
                 fault = tc.clock.fault
                 if fault is None:
                     raise
-                raise Fault(fault.code, f"{fault}; {_arrived(asm)}", False) from None
+                raise Fault(fault.code, f"{fault}; {_arrived(seen())}", False) from None
             asm.feed(chunk, tc.clock.last_ms)
         if tc.clock.fault is not None:
             fault = tc.clock.fault
-            raise Fault(fault.code, f"{fault}; {_arrived(asm)}", False)
+            raise Fault(fault.code, f"{fault}; {_arrived(seen())}", False)
         tc.commit()
-        done = asm.close()
+        # OpenAI-shaped chunks are assembled from the bytes, as the server sent them;
+        # other providers' events (Anthropic, Gemini, ...) as LiteLLM translated them.
+        done = (tc.clock.raw if tc.clock.chat_chunks else asm).close()
         holder["done"] = done
         usage = None
         if "completion_tokens" in done.usage:

@@ -39,6 +39,7 @@ from toolbench import codes
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError, CassetteWriteError
 from toolbench.redaction import redact, secret_values
 from toolbench.runner import cassettes as vcr_side
+from toolbench.streaming.assemble import Assembler
 
 SSE_CASSETTE_VERSION = 1
 MAX_EVENT_BYTES = 1_000_000
@@ -205,12 +206,16 @@ class _EventGuard:
         if payload == b"[DONE]":
             return
         try:
-            json.loads(payload)
+            data = json.loads(payload)
         except ValueError:
             head = payload[:60].decode("utf-8", "replace")
             self.clock.fault = StreamFault(
                 codes.INFRA_STREAM_BAD_EVENT, f"a data: line is not JSON ({head!r})"
             )
+            return
+        if isinstance(data, dict) and isinstance(data.get("choices"), list):
+            self.clock.chat_chunks = True
+            self.clock.raw.feed(data, self.clock.last_ms)
 
     def close(self) -> None:
         """The body ended: a partial line left over means the stream was cut off."""
@@ -226,6 +231,17 @@ class Clock:
     def __init__(self) -> None:
         self.last_ms: float | None = None
         self.fault: StreamFault | None = None
+        self.chat_chunks = False
+        """The stream carried OpenAI ``chat.completion.chunk`` events (with ``choices``)."""
+        self.raw = Assembler()
+        """Those events assembled as the server sent them. LiteLLM repairs a delta
+        sequence on the way (it drops a call without id, makes up a ``finish_reason``,
+        renumbers indices), so the broken sequences are read from the bytes."""
+
+
+_FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+"""Headers about how the recorded body was framed on the wire, not what it is: a replay
+hands over the recorded bytes as they are (a redacted body may differ in length)."""
 
 
 def _is_sse(headers: Any) -> bool:
@@ -360,7 +376,10 @@ class SseTrialCassette:
             self._played.add(found)
             self._count += 1
             self.last_replayed, self._last_exchange = True, ex
-            headers = {k: v for k, v in ex.response.headers.items() if isinstance(v, str)}
+            headers = {
+                k: v for k, v in ex.response.headers.items()
+                if isinstance(v, str) and k.lower() not in _FRAMING
+            }  # fmt: skip
             return httpx.Response(
                 ex.response.status, headers=headers,
                 stream=_Replay(ex.response.chunks, self.clock, _is_sse(ex.response.headers)),
@@ -371,6 +390,8 @@ class SseTrialCassette:
             raise CassetteMissingError(
                 f"cassette {self.path} has no recorded stream for this request"
             )
+        # Plain bytes on the wire: a compressed stream could be neither read nor redacted.
+        request.headers["accept-encoding"] = "identity"
         t0 = time.perf_counter()
         response: httpx.Response = await vcr_side._real_async(transport, request)
         if not 200 <= response.status_code < 300:
