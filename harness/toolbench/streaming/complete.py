@@ -4,7 +4,10 @@ It reuses the provider's :func:`~toolbench.runner.provider.complete` (request bu
 capabilities, classification, retries) and replaces only the call itself: the stream is
 read delta by delta under a bounded wait, each delta stamped with the offset of the last
 raw chunk the SSE cassette saw (:mod:`toolbench.streaming.sse`), and assembled
-(:mod:`toolbench.streaming.assemble`). A stream that fails (cut off, a ``data:`` line
+(:mod:`toolbench.streaming.assemble`). OpenAI-shaped streams (``chat.completion.chunk``
+events) are assembled from the events as the bytes carried them, because LiteLLM repairs
+a broken delta sequence on its way to the caller and would hide it; streams of other
+providers, which LiteLLM translates, from the deltas LiteLLM yields. A stream that fails (cut off, a ``data:`` line
 that is not JSON, an event over 1 MB, no event within the timeout) becomes a typed
 ``infra.stream_*`` error on the trial, with what arrived kept in its message.
 """
