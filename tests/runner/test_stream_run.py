@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
-from tests.support.fake_openai import FakeOpenAI, SseScript
+from tests.support.fake_openai import FakeOpenAI, Fault, SseScript
 from toolbench import codes
 from toolbench.cli.app import run_cli
 from toolbench.report.metrics import aggregate, cell_map, load_table
@@ -278,3 +278,22 @@ def test_broken_delta_sequences_over_http(
     assert trial.stream.errors == [code]
     assert trial.scores is not None and code in trial.scores.errors
     assert [c["id"] for c in trial.turns[0].reply.tool_calls] == ids
+
+
+def test_a_refused_stream_replays_as_the_same_refusal(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    refusal = b'{"error": {"message": "tools are not supported", "type": "invalid_request_error",'
+    refusal += b' "param": "tools", "code": null}}'
+    fake.enqueue(Fault(400, body=refusal), Fault(401, body=b'{"error": {"message": "bad key"}}'))
+    assert _run(fake, tmp_path, scenario_file, "rec", "--formats", "native:stream") == 3
+    rec = _by_key(tmp_path / "rec")
+    assert rec[("native:stream", "weather")].status == "unsupported"
+    assert rec[("native:stream", "chat")].error_code == codes.INFRA_CLIENT_ERROR
+    rc = _run(
+        fake, tmp_path, scenario_file, "rep", "--formats", "native:stream", "--record", "none"
+    )
+    assert rc == 3 and len(fake.received) == 2
+    rep = _by_key(tmp_path / "rep")
+    assert rep[("native:stream", "weather")].status == "unsupported"  # kept: acted on
+    assert rep[("native:stream", "chat")].status == "cassette_missing"  # forgotten

@@ -7,9 +7,11 @@ raw chunk the SSE cassette saw (:mod:`toolbench.streaming.sse`), and assembled
 (:mod:`toolbench.streaming.assemble`). OpenAI-shaped streams (``chat.completion.chunk``
 events) are assembled from the events as the bytes carried them, because LiteLLM repairs
 a broken delta sequence on its way to the caller and would hide it; streams of other
-providers, which LiteLLM translates, from the deltas LiteLLM yields. A stream that fails (cut off, a ``data:`` line
-that is not JSON, an event over 1 MB, no event within the timeout) becomes a typed
-``infra.stream_*`` error on the trial, with what arrived kept in its message.
+providers, which LiteLLM translates, from the deltas LiteLLM yields.
+
+A stream that fails (cut off, a ``data:`` line that is not JSON, an event over 1 MB, no
+event within the timeout) becomes a typed ``infra.stream_*`` error on the trial, with what
+arrived kept in its message.
 """
 
 from __future__ import annotations

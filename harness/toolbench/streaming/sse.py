@@ -340,7 +340,13 @@ class SseTrialCassette:
         return self._count
 
     def forget_last(self) -> None:
-        """Nothing to forget: a stream is recorded only once it ended cleanly."""
+        """Drop a 4xx the last exchange recorded provisionally (the trial did not act on
+        it, so ``--record new`` asks the server again); a stream is recorded only once it
+        ended cleanly, and is never forgotten."""
+        ex = self._recorded
+        if ex is not None and ex.response.status >= 400:
+            self.data.exchanges = [e for e in self.data.exchanges if e is not ex]
+            self._recorded = None
 
     def latency(self, index: int, measured: float, replayed: bool) -> float | None:
         if replayed:
@@ -394,8 +400,17 @@ class SseTrialCassette:
         request.headers["accept-encoding"] = "identity"
         t0 = time.perf_counter()
         response: httpx.Response = await vcr_side._real_async(transport, request)
-        if not 200 <= response.status_code < 300:
-            return response
+        status = response.status_code
+        if not 200 <= status < 300:
+            if not 400 <= status < 500 or status in (408, 429):
+                return response  # a transient fault: never recorded
+            # A refusal is kept, as on the vcrpy side: one the trial acts on (a model that
+            # cannot stream or take the tools) must replay the same way.
+            content = await response.aread()
+            elapsed = (time.perf_counter() - t0) * 1000
+            self._recorded = self._keep(request, body, response, [RawChunk.of(content, elapsed)])
+            headers = {k: v for k, v in response.headers.items() if k.lower() not in _FRAMING}
+            return httpx.Response(status, headers=headers, content=content, request=request)
 
         def done(chunks: list[RawChunk]) -> None:
             self._recorded = self._keep(request, body, response, chunks)
