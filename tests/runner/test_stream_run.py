@@ -169,6 +169,7 @@ def test_a_secret_in_a_streamed_body_never_reaches_the_cassette(
     assert _run(fake, tmp_path, scenario_file, "rec", "--formats", "xml:stream") == 0
     for path in (tmp_path / "cas").rglob("*.sse.json"):
         assert SECRET not in path.read_text(encoding="utf-8")
+    assert run_cli(["cassettes", "audit", str(tmp_path / "cas")]) == 0
     for path in (tmp_path / "rec").rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(encoding="utf-8", errors="replace")
