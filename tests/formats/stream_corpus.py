@@ -144,6 +144,11 @@ def trace(events: Sequence[Event]) -> Trace:
     return shown, spans
 
 
+def misplaced(events: Sequence[Event], text: str) -> list[Event]:
+    """Events whose text is not the reply's text at their offsets (should be none)."""
+    return [e for e in events if e.kind != "final" and text[e.start : e.end] != e.text]
+
+
 def stream(fmt: Format, text: str, chunks: Sequence[str], tools: Any = None) -> list[Event]:
     assert "".join(chunks) == text
     return read_all(fmt.reader(tools), chunks)

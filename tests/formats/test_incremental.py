@@ -15,7 +15,7 @@ from fmt_helpers import TOOLS
 from stream_corpus import read_all
 
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import Event, TimedChunk, observe_stream
+from toolbench.formats.incremental import Event, TimedChunk, first_chars, observe_stream
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
@@ -60,6 +60,12 @@ RELEASED = [
 
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 PJ_CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+
+DSML = (
+    '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n'
+    '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+)
 
 # (format, reply, events as (kind, text) with adjacent texts joined, names read per call)
 EVENTS: list[tuple[str, str, list[tuple[str, str]], list[str]]] = [
@@ -146,6 +152,14 @@ EVENTS: list[tuple[str, str, list[tuple[str, str]], list[str]]] = [
         ],
         ["get_weather"],
     ),
+    (
+        # the DSML opener holds the hidden token "｜DSML｜" inside it: the opener, which
+        # begins first, must win however the text is split
+        "deepseek",
+        f"Ok {DSML}",
+        [("text", "Ok "), ("call_started", "<｜DSML｜function_calls>"), ("call_complete", DSML)],
+        ["get_weather"],
+    ),
 ]  # fmt: skip
 
 
@@ -180,9 +194,7 @@ def test_a_tail_that_could_become_an_opener_is_held_back(
 def test_a_near_miss_is_shown_as_soon_as_it_cannot_be_an_opener(spec: str, text: str) -> None:
     reader = get_format(spec).reader(TOOLS)
     events = [e for ch in text for e in reader.feed(ch)]
-    assert "".join(e.text for e in events if e.kind == "text") + "x" * reader.held == (
-        text[: len(text) - reader.held] + "x" * reader.held
-    )
+    assert "".join(e.text for e in events if e.kind == "text") == text[: len(text) - reader.held]
     assert reader.held <= 2  # only the last word's tail ("ok", "b") can still be pending
     assert not [e for e in events if e.kind != "text"]
 
@@ -299,6 +311,9 @@ class _Plain(Xml):
 
     stream: ClassVar[StreamSyntax] = EMPTY
 
+    def stream_syntax(self) -> StreamSyntax:
+        return EMPTY
+
 
 def test_a_format_without_a_syntax_gets_the_generic_reader() -> None:
     fmt = _Plain()
@@ -325,6 +340,37 @@ def test_the_hold_back_is_bounded() -> None:
         assert reader.held <= fmt.stream.max_hold
     shown.extend(e.text for e in reader.close() if e.kind == "text")
     assert "".join(shown) == text and reader.result.status == "no_call"
+
+
+def test_early_calls_are_parsed_only_on_request() -> None:
+    reply = f"Hi <tool_call>{CALL}</tool_call>"
+    fmt = get_format("xml")
+    (early,) = [e for e in read_all(fmt.reader(TOOLS), [reply]) if e.kind == "call_complete"]
+    (late,) = [
+        e
+        for e in read_all(fmt.reader(TOOLS, early_calls=False), [reply])
+        if e.kind == "call_complete"
+    ]
+    assert [c.name for c in early.calls] == ["get_weather"]
+    assert late.calls == () and late.text == early.text
+
+
+# (pattern, characters a match can begin with; None: too broad for a fast path)
+FIRSTS = [
+    ("<tool_call>", {"<"}),
+    (r"\{\s{0,16}\"tool\"", {"{"}),
+    (r"^[ \t]{0,16}Action:", {"\n"}),  # only at a line start: the newline sends it
+    (r"(?=^[ \t]{0,16}Thought:)", {"\n"}),
+    ("<｜tool▁sep｜>|x", {"<", "x"}),
+    (r"\w+", None),
+    (r"[^<]", None),
+]
+
+
+@pytest.mark.parametrize(("pattern", "chars"), FIRSTS, ids=[f[0] for f in FIRSTS])
+def test_first_chars(pattern: str, chars: set[str] | None) -> None:
+    got = first_chars(pattern)
+    assert (None if got is None else set(got.chars)) == chars
 
 
 def test_result_before_close_and_feed_after_close() -> None:

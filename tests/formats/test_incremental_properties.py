@@ -14,7 +14,7 @@ import pytest
 from fmt_helpers import TOOLS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from stream_corpus import CONFORMANCE, corpus, read_all, split_at, stream, trace
+from stream_corpus import CONFORMANCE, corpus, misplaced, read_all, split_at, stream, trace
 from test_properties import FRAGMENTS
 
 from toolbench.formats.incremental import ByteReader
@@ -35,6 +35,7 @@ def _check(spec: str, text: str, chunks: list[str]) -> None:
     assert reader.result == whole, (spec, chunks)
     assert trace(events) == trace(stream(fmt, text, [text], TOOLS)), (spec, chunks)
     assert events[-1].kind == "final" and events[-1].result == whole
+    assert misplaced(events, text) == []
 
 
 def test_the_corpus_is_there() -> None:
@@ -93,6 +94,7 @@ def test_bytes_split_inside_characters(index: int, extra: str, spec: str, cuts: 
     events.extend(reader.close())
     assert reader.result == fmt.parse(text, TOOLS)
     assert trace(events) == trace(stream(fmt, text, [text], TOOLS))
+    assert misplaced(events, text) == []
 
 
 def _bounds(n: int, cuts: list[int]) -> list[tuple[int, int]]:

@@ -12,11 +12,12 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
+from toolbench.formats.streamsyntax import EMPTY, StreamSyntax, literal_tokens, tokens
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
@@ -169,6 +170,13 @@ class Requirements:
     """A raw text completion (no chat template): the format writes the whole prompt."""
 
 
+@cache
+def _class_syntax(cls: type[Format]) -> StreamSyntax:
+    """Worked out once per class: a reader is made per reply."""
+    toks = () if cls.visible_markup else literal_tokens(cls.markers)
+    return cls.stream + StreamSyntax((tokens(*toks),)) if toks else cls.stream
+
+
 class Format(ABC):
     """Base class for a tool-calling format.
 
@@ -229,15 +237,22 @@ class Format(ABC):
         return self.parse(reply.text or "", tools)
 
     def stream_syntax(self) -> StreamSyntax:
-        """The syntax this instance streams with (a composition joins its parts')."""
-        return self.stream
+        """The syntax this instance streams with: its ``stream``, plus its literal
+        ``markers`` as hidden tokens (what sanitizing removes, a careful application does
+        not show either), except for a format with visible markup, which lists what it
+        hides itself. A composition joins its parts' syntaxes."""
+        return _class_syntax(type(self))
 
-    def reader(self, tools: Sequence[ToolDef] | None = None) -> IncrementalReader:
+    def reader(
+        self, tools: Sequence[ToolDef] | None = None, *, early_calls: bool = True
+    ) -> IncrementalReader:
         """A fresh incremental reader of one reply (:mod:`toolbench.formats.incremental`);
-        its result after ``close()`` is exactly ``self.parse(whole text, tools)``."""
+        its result after ``close()`` is exactly ``self.parse(whole text, tools)``.
+        ``early_calls``: each ``call_complete`` event carries its block's calls (one more
+        parse of each call block; a measurement that only needs positions turns it off)."""
         from toolbench.formats.incremental import MarkerReader
 
-        return MarkerReader(self, tools, self.stream_syntax())
+        return MarkerReader(self, tools, self.stream_syntax(), early_calls=early_calls)
 
     @abstractmethod
     def continue_conversation(

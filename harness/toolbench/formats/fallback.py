@@ -49,6 +49,7 @@ class Fallback(Format):
     def __init__(self, primary: Format, fallback: Format) -> None:
         super().__init__()
         self.primary, self.fallback = primary, fallback
+        self._syntax: StreamSyntax | None = None
         self._last: tuple[ModelReply, str | None] | None = None
         """The last reply parsed and its path: the conversation continues the way its
         parse (with the scenario's tools) went, without parsing it again."""
@@ -96,7 +97,9 @@ class Fallback(Format):
 
     def stream_syntax(self) -> StreamSyntax:
         """Both parts' regions: a streaming app shows neither part's call syntax."""
-        return self.primary.stream_syntax() + self.fallback.stream_syntax()
+        if self._syntax is None:
+            self._syntax = self.primary.stream_syntax() + self.fallback.stream_syntax()
+        return self._syntax
 
     def sanitize(self, text: str) -> str:
         return self.fallback.sanitize(self.primary.sanitize(text))

@@ -25,14 +25,27 @@ from __future__ import annotations
 import codecs
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
 
 from toolbench.formats.base import ParseResult, ToolCall
+from toolbench.formats.scanning import (
+    IN_CODE,
+    IN_STRING,
+    NEVER,
+    Brackets,
+    Firsts,
+    compiled,
+    first_chars,
+    literal_firsts,
+    openers,
+    overlap,
+    pending,
+)
 from toolbench.formats.streamsyntax import Region, StreamSyntax
 from toolbench.tools import ToolDef
 
@@ -51,8 +64,9 @@ class Event(NamedTuple):
     ``text``: the visible text (``text``), the opener (``call_started``), the whole raw call
     block (``call_complete``), the hidden markup (``markup``), the final answer or content
     (``final``). ``start``/``end``: where that text lies in the reply (character offsets).
-    ``calls``: what the call block parses to on its own (``call_complete``; informative,
-    the authoritative calls are ``result.calls``); ``result`` on ``final``. A named tuple,
+    ``calls``: what the call block parses to on its own (``call_complete``, when the reader
+    was made with ``early_calls``; informative, the authoritative calls are
+    ``result.calls``); ``result`` on ``final``. A named tuple,
     not a dataclass: a reply fed one character at a time makes one event per character.
     """
 
@@ -80,142 +94,30 @@ class IncrementalReader(Protocol):
         ...
 
 
-_CODE_RUN = re.compile(r"[^\"'\\()\[\]{}]+")
-_STRING_RUN = re.compile(r"[^\"'\\]+")
-
-
-class _Brackets:
-    """Bracket depth over JSON or Python text, strings skipped (both quote kinds)."""
-
-    __slots__ = ("depth", "escape", "quote")
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.quote = ""
-        self.escape = False
-
-    def scan(self, text: str) -> int:
-        """The index just after the bracket that closes the outermost one, or -1."""
-        i, n = 0, len(text)
-        while i < n:
-            if self.quote:
-                if self.escape:
-                    self.escape = False
-                    i += 1
-                    continue
-                m = _STRING_RUN.match(text, i)
-                if m:
-                    i = m.end()
-                    continue
-                c = text[i]
-                if c == "\\":
-                    self.escape = True
-                elif c == self.quote:
-                    self.quote = ""
-                i += 1
-                continue
-            m = _CODE_RUN.match(text, i)
-            if m:
-                i = m.end()
-                continue
-            c = text[i]
-            i += 1
-            if c in "\"'":
-                self.quote = c
-            elif c in "([{":
-                self.depth += 1
-            elif c in ")]}":
-                self.depth -= 1
-                if self.depth <= 0:
-                    return i
-        return -1
-
-
-_SAMPLES_NON_ASCII = "\u00a0\u2028\u3000éü東🙂"
-"""Characters that stand for all non-ASCII ones when a pattern's first characters are
-worked out: one of them starting a match means any non-ASCII character may."""
-
-
-class Firsts(NamedTuple):
-    """The characters a match can begin with: a class to search a chunk for, and the same
-    as a set (plus "any non-ASCII character") to test a one-character chunk faster."""
-
-    pattern: re.Pattern[str]
-    chars: frozenset[str]
-    non_ascii: bool
-
-
-@lru_cache(maxsize=256)
-def first_chars(pattern: str) -> Firsts | None:
-    """Every character a match of ``pattern`` can begin with (after any context), or None
-    when that is too broad to be worth a fast path.
-
-    The reader skips the ``regex`` search for a chunk that holds none of them: most text
-    of a reply fed a character at a time never reaches the pattern engine. A character
-    that can begin a match only at the start of a line (``^Action:``) is not listed;
-    ``"\\n"`` is, and a search that ends on a possible start (a partial match, even an
-    empty one after the newline) sends the next chunk to the engine too.
-    """
-    compiled = regex.compile(pattern, regex.M)
-    if compiled.search("", partial=True) is not None and compiled.search("x", 1) is not None:
-        return None  # matches the empty string anywhere
-    alphabet = {chr(i) for i in range(128)} | set(pattern) | set(_SAMPLES_NON_ASCII)
-    found: set[str] = set()
-    for c in alphabet:
-        for ctx in ("x", " ", "\n", ""):
-            m = compiled.search(ctx + c, len(ctx), partial=True)
-            if m is not None and m.start() == len(ctx):
-                found.add(c if ctx in ("x", " ") else "\n")
-                break
-    if len(found) > 64:
-        return None
-    non_ascii = bool(set(_SAMPLES_NON_ASCII) & found)
-    chars = frozenset(c for c in found if c not in _SAMPLES_NON_ASCII or not non_ascii)
-    alternatives = [f"[{re.escape(''.join(sorted(chars)))}]"] if chars else []
-    if non_ascii:
-        alternatives.append("[^\\x00-\\x7f]")
-    return Firsts(re.compile("|".join(alternatives) or "(?!)"), chars, non_ascii)
-
-
-@lru_cache(maxsize=128)
-def _openers(syntax: StreamSyntax) -> tuple[regex.Pattern[str] | None, Firsts | None]:
-    """The syntax's openers as one pattern (a named group per region) and their firsts."""
-    if not syntax.regions:
-        return None, None
-    alternatives = "|".join(f"(?P<r{i}>{r.open})" for i, r in enumerate(syntax.regions))
-    return regex.compile(alternatives, regex.M), first_chars(alternatives)
-
-
-_IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
-_IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
-"""What can change the bracket count of a ``balanced`` region, outside and inside a string."""
-
-
-def _pending(m: regex.Match[str] | None, s: str) -> bool:
-    """Whether the next chunk must be searched: a match may have begun before it (the
-    ``regex`` module reports an empty partial match at the end of any text; that one only
-    counts after a newline, where ``^`` makes the next character's start depend on it)."""
-    return m is not None and bool(m.partial) and (m.start() < len(s) or s.endswith("\n"))
-
-
 _tuple_new = tuple.__new__
 """Builds an :class:`Event` without the named tuple's Python-level ``__new__`` (the fast
 path makes one per character of text)."""
-
-_NEVER = Firsts(re.compile(r"(?!)"), frozenset(), non_ascii=False)
 
 
 class MarkerReader:
     """The incremental reader for any :class:`StreamSyntax` (see the module docstring)."""
 
-    def __init__(self, fmt: Format, tools: Sequence[ToolDef] | None, syntax: StreamSyntax) -> None:
+    def __init__(
+        self,
+        fmt: Format,
+        tools: Sequence[ToolDef] | None,
+        syntax: StreamSyntax,
+        *,
+        early_calls: bool = True,
+    ) -> None:
         self._fmt, self._tools, self._syntax = fmt, tools, syntax
+        self._hold = syntax.max_hold
+        self._early_calls = early_calls
         self._regions = syntax.regions
-        self._open, self._open_first = _openers(syntax)
+        self._open, self._open_first = openers(syntax)
         self._armed = True
         """The last search ended on a possible start (or nothing was searched yet, or a
         region just ended): the next chunk must be searched."""
-        self._closes: dict[str, regex.Pattern[str]] = {}
         self._parts: list[str] = []
         self._fed = 0
         self._ctx = ""
@@ -226,7 +128,7 @@ class MarkerReader:
         self._rparts: list[str] = []
         self._stale = False
         """Chunks went by the fast path: the scan's context is read again from the parts."""
-        self._brackets = _Brackets()
+        self._brackets = Brackets()
         self._result: ParseResult | None = None
         self._fast = self._fast_path()
 
@@ -243,6 +145,8 @@ class MarkerReader:
         return self._result
 
     def feed(self, chunk: str) -> list[Event]:
+        if not chunk:
+            return []
         fast = self._fast
         if (
             fast is not None
@@ -261,15 +165,12 @@ class MarkerReader:
             if self._region is not None:
                 self._rparts.append(chunk)
                 return []
-            return [_tuple_new(Event, ("text", chunk, at, end, (), None))] if chunk else []
-        if self._result is not None or not chunk:
+            return [_tuple_new(Event, ("text", chunk, at, end, (), None))]
+        if self._result is not None:
             return []
         self._parts.append(chunk)
         at = self._fed
         self._fed += len(chunk)
-        if self._stale:
-            self._ctx = self._tail_before(len(chunk))
-            self._stale = False
         events: list[Event] = []
         rest: str | None = chunk
         while rest is not None:
@@ -310,16 +211,47 @@ class MarkerReader:
             return None
         if region is None:
             if self._open is None:
-                return _NEVER
+                return NEVER
             return None if self._armed else self._open_first
         if region.close == "end":
-            return _NEVER
+            return NEVER
+        if region.close_text:
+            return literal_firsts(region.close_text[0])
         if region.close == "marker":
             return None if self._armed else first_chars(region.close_pattern)
         brackets = self._brackets
         if region.close == "balanced" and not brackets.escape:
-            return _IN_STRING if brackets.quote else _IN_CODE
+            return IN_STRING if brackets.quote else IN_CODE
         return None
+
+    def _earlier_partial(self, s: str, base: int, m: regex.Match[str]) -> regex.Match[str]:
+        """A possible match that begins before the complete one ``m`` (the ``regex``
+        module prefers a complete match to an earlier partial one): the earliest start
+        wins, as it does when the same text is searched whole."""
+        assert self._open is not None
+        lo, hi = max(base, m.start() - self._syntax.max_hold), m.start()
+        first = self._open_first
+        if first is None:
+            starts: Iterable[int] = range(lo, hi)
+        else:  # where a first character is (after a newline: the next one too)
+            found = (f.start() for f in first.pattern.finditer(s, lo, hi))
+            line_start = [lo] if lo == 0 or s[lo - 1] == "\n" else []
+            starts = chain(
+                line_start, (p for f in found for p in ((f, f + 1) if s[f] == "\n" else (f,)))
+            )
+        for pos in starts:
+            if pos >= hi:
+                break
+            got = self._open.match(s, pos, partial=True)
+            if got is not None and got.partial:
+                return got
+        return m
+
+    def _fresh_context(self, at: int) -> None:
+        """After fast-path chunks, read the scan's context again (only a search needs it)."""
+        if self._stale:
+            self._ctx = self._tail_before(self._fed - at)
+            self._stale = False
 
     def _tail_before(self, skip: int) -> str:
         """The last few characters fed before the last ``skip`` ones (the scan's context)."""
@@ -344,11 +276,20 @@ class MarkerReader:
         if self._open is None:
             self._text(new, at, events)
             return None, at
+        self._fresh_context(at)
         s = self._ctx + self._win + new
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         m = self._open.search(s, base, partial=True)
-        self._armed = _pending(m, s)
+        if m is not None and m.partial and m.start() == base < len(s) <= base + self._hold:
+            # the held tail is still the beginning of an opener: hold it longer
+            self._win = s[base:]
+            self._win_start = abs0 + base
+            self._armed = True
+            return None, at
+        if m is not None and not m.partial:
+            m = self._earlier_partial(s, base, m)
+        self._armed = pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
             self._text(s[base:cut], abs0 + base, events)
@@ -376,14 +317,8 @@ class MarkerReader:
         if region.close == "none":
             self._end_region(start + len(opener), events)
         elif region.close == "balanced":
-            self._brackets = _Brackets()
+            self._brackets = Brackets()
             self._brackets.scan(opener)
-
-    def _close_pattern(self, pattern: str) -> regex.Pattern[str]:
-        got = self._closes.get(pattern)
-        if got is None:
-            got = self._closes[pattern] = regex.compile(pattern, regex.M)
-        return got
 
     def _scan_region(self, new: str, at: int, events: list[Event]) -> tuple[str | None, int]:
         region = self._region
@@ -398,12 +333,15 @@ class MarkerReader:
                 return None, at
             self._end_region(at + i, events)
             return new[i:], at + i
+        if region.close_text:
+            return self._scan_literal(region.close_text, new, at, events)
+        self._fresh_context(at)
         s = self._ctx + self._win + new
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         self._keep(new)
-        m = self._close_pattern(region.close_pattern).search(s, base, partial=True)
-        self._armed = _pending(m, s)
+        m = compiled(region.close_pattern).search(s, base, partial=True)
+        self._armed = pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
             self._ctx = s[max(0, cut - _CTX) : cut]
@@ -417,6 +355,24 @@ class MarkerReader:
             return self._scan_region(s[end:], abs0 + end, events) if s[end:] else (None, at)
         return s[end:], abs0 + end
 
+    def _scan_literal(
+        self, closer: str, new: str, at: int, events: list[Event]
+    ) -> tuple[str | None, int]:
+        """``_scan_region`` for a literal closer: string search, and the held tail is the
+        longest end of the text that begins the closer (what a partial match would hold)."""
+        s = self._win + new
+        abs0 = at - len(self._win)
+        self._keep(new)
+        i = s.find(closer)
+        if i < 0:
+            self._win = s[len(s) - overlap(s, closer) :]
+            return None, at
+        end = i + len(closer)
+        self._ctx = s[max(0, end - _CTX) : end]
+        self._win = ""
+        self._end_region(abs0 + end, events)
+        return s[end:], abs0 + end
+
     def _keep(self, text: str) -> None:
         self._rparts.append(text)
 
@@ -426,10 +382,12 @@ class MarkerReader:
         block = "".join(self._rparts)[: end - self._rstart]
         self._region = None
         self._armed = True
+        self._stale = True
         self._rparts = []
         self._win = ""
         if region.call:
-            calls = tuple(self._fmt.parse(block, self._tools).calls) if block else ()
+            early = self._early_calls and block
+            calls = tuple(self._fmt.parse(block, self._tools).calls) if early else ()
             events.append(Event("call_complete", block, self._rstart, end, calls=calls))
             return
         if region.call_when and not closing and regex.search(region.call_when, block):
@@ -464,6 +422,10 @@ class ByteReader:
     @property
     def result(self) -> ParseResult:
         return self._inner.result
+
+    @property
+    def held(self) -> int:
+        return self._inner.held
 
 
 # -- what a streaming user saw -----------------------------------------------------------
@@ -517,7 +479,7 @@ def observe_stream(
     tools: Sequence[ToolDef] | None = None,
 ) -> StreamView:
     """Feed ``chunks`` through ``fmt``'s reader and report what ``policy`` displayed."""
-    reader = fmt.reader(tools)
+    reader = fmt.reader(tools, early_calls=False)
     ends: list[int] = []
     fed = 0
     holdback = 0.0

@@ -50,7 +50,7 @@ class Llama3Json(DialectFormat):
     stream = StreamSyntax(
         (
             Region(open=literal(PYTHON_TAG), close_pattern=r"<\|eom_id\|>|<\|eot_id\|>"),
-            Region(open=r'\{\s*"name"\s*:', close="balanced"),
+            Region(open=r'\{\s{0,16}"name"\s{0,16}:', close="balanced"),
             tokens(*_SPECIALS),
         )
     )

@@ -49,7 +49,9 @@ def result_text(name: str, result: str) -> str:
 
 class PromptJson(PromptedFormat):
     name = "prompt-json"
-    stream = StreamSyntax((Region(open=r"""\{\s*["'](?:tool|name)["']\s*:""", close="balanced"),))
+    stream = StreamSyntax(
+        (Region(open=r"""\{\s{0,16}["'](?:tool|name)["']\s{0,16}:""", close="balanced"),)
+    )
     description = 'Tools in the system prompt; calls as {"tool": ..., "arguments": {...}} JSON.'
     markers = (_CALL_START, re.compile(re.escape(RESULT_PREFIX)))
     result_separator = "\n\n"

@@ -91,7 +91,7 @@ class Pythonic(DialectFormat):
             tag(PY_START, PY_END),
             tag(OLMO_OPEN, OLMO_CLOSE),
             StreamRegion(open=literal("<|python_tag|>"), close_pattern=r"<\|eom\|>|<\|eot\|>"),
-            StreamRegion(open=r"\[\s*[A-Za-z_]\w*\s*\(", close="balanced"),
+            StreamRegion(open=r"\[\s{0,8}[A-Za-z_]\w{0,40}\s{0,8}\(", close="balanced"),
             tokens(*_SPECIALS),
         )
     )

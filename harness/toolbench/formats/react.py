@@ -105,8 +105,8 @@ class React(PromptedFormat):
     stream = StreamSyntax(
         (
             Region(
-                open=r"^[ \t]*Action(?: Input)?[ \t]*:",
-                close_pattern=r"(?=^[ \t]*(?:Thought|Final Answer)[ \t]*:)",
+                open=r"^[ \t]{0,16}Action(?: Input)?[ \t]{0,16}:",
+                close_pattern=r"(?=^[ \t]{0,16}(?:Thought|Final Answer)[ \t]{0,16}:)",
             ),
         )
     )

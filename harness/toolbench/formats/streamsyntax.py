@@ -14,6 +14,8 @@ token, not on an optional or repeated one). Patterns must not define named group
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +44,9 @@ class Region:
     call: bool = True
     call_when: str = ""
     call_close: str = ""
+    close_text: str = ""
+    """The closer as plain text when ``close_pattern`` is a literal (set by :func:`tag`):
+    the reader then finds it with string search, the hot path of markup-dense calls."""
 
 
 @dataclass(frozen=True)
@@ -77,12 +82,28 @@ def tokens(*toks: str) -> Region:
 
 def tag(open_tok: str, close_tok: str) -> Region:
     """A call between two literal tags (``<tool_call>`` ... ``</tool_call>``)."""
-    return Region(open=literal(open_tok), close="marker", close_pattern=literal(close_tok))
+    return Region(
+        open=literal(open_tok),
+        close="marker",
+        close_pattern=literal(close_tok),
+        close_text=close_tok,
+    )
 
 
 def to_end(*toks: str) -> Region:
     """A call opened by one of ``toks`` that runs to the end of the reply."""
     return Region(open="|".join(literal(t) for t in toks), close="end")
+
+
+def literal_tokens(patterns: Sequence[re.Pattern[str]]) -> tuple[str, ...]:
+    """The texts of those ``patterns`` that are plain tokens (written with ``re.escape``):
+    a format's literal markers, which a careful application hides wherever they occur."""
+    out: list[str] = []
+    for p in patterns:
+        text = re.sub(r"\\(.)", r"\1", p.pattern, flags=re.S)
+        if text and re.escape(text) == p.pattern:
+            out.append(text)
+    return tuple(out)
 
 
 EMPTY = StreamSyntax()

@@ -1,0 +1,170 @@
+"""The scanning pieces of the incremental readers (:mod:`toolbench.formats.incremental`).
+
+What lets a reader look at each new chunk once: the characters a pattern's match can
+begin with (so most chunks never reach the pattern engine), a bracket counter for calls
+that end where their brackets balance, the tail of a text that can still begin a literal
+closer, and the compiled openers of a :class:`~toolbench.formats.streamsyntax.StreamSyntax`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+import regex
+
+from toolbench.formats.streamsyntax import StreamSyntax
+
+_CODE_RUN = re.compile(r"[^\"'\\()\[\]{}]+")
+_STRING_RUN = re.compile(r"[^\"'\\]+")
+
+
+class Brackets:
+    """Bracket depth over JSON or Python text, strings skipped (both quote kinds)."""
+
+    __slots__ = ("depth", "escape", "quote")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""
+        self.escape = False
+
+    def scan(self, text: str) -> int:
+        """The index just after the bracket that closes the outermost one, or -1."""
+        i, n = 0, len(text)
+        while i < n:
+            if self.quote:
+                if self.escape:
+                    self.escape = False
+                    i += 1
+                    continue
+                m = _STRING_RUN.match(text, i)
+                if m:
+                    i = m.end()
+                    continue
+                c = text[i]
+                if c == "\\":
+                    self.escape = True
+                elif c == self.quote:
+                    self.quote = ""
+                i += 1
+                continue
+            m = _CODE_RUN.match(text, i)
+            if m:
+                i = m.end()
+                continue
+            c = text[i]
+            i += 1
+            if c in "\"'":
+                self.quote = c
+            elif c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth -= 1
+                if self.depth <= 0:
+                    return i
+        return -1
+
+
+SAMPLES_NON_ASCII = "\u00a0\u2028\u3000éü東🙂"
+"""Characters that stand for all non-ASCII ones when a pattern's first characters are
+worked out: one of them starting a match means any non-ASCII character may."""
+
+
+class Firsts(NamedTuple):
+    """The characters a match can begin with: a class to search a chunk for, and the same
+    as a set (plus "any non-ASCII character") to test a one-character chunk faster."""
+
+    pattern: re.Pattern[str]
+    chars: frozenset[str]
+    non_ascii: bool
+
+
+@lru_cache(maxsize=256)
+def first_chars(pattern: str) -> Firsts | None:
+    """Every character a match of ``pattern`` can begin with (after any context), or None
+    when that is too broad to be worth a fast path.
+
+    The reader skips the ``regex`` search for a chunk that holds none of them: most text
+    of a reply fed a character at a time never reaches the pattern engine. A character
+    that can begin a match only at the start of a line (``^Action:``) is not listed;
+    ``"\\n"`` is, and a search that ends on a possible start (a partial match, even an
+    empty one after the newline) sends the next chunk to the engine too.
+    """
+    compiled = regex.compile(pattern, regex.M)
+    if compiled.search("", partial=True) is not None and compiled.search("x", 1) is not None:
+        return None  # matches the empty string anywhere
+    alphabet = {chr(i) for i in range(128)} | set(pattern) | set(SAMPLES_NON_ASCII)
+    found: set[str] = set()
+    for c in alphabet:
+        for ctx in ("x", " ", "\n", ""):
+            m = compiled.search(ctx + c, len(ctx), partial=True)
+            if m is not None and m.start() == len(ctx):
+                found.add(c if ctx in ("x", " ") else "\n")
+                break
+    if len(found) > 64:
+        return None
+    non_ascii = bool(set(SAMPLES_NON_ASCII) & found)
+    chars = frozenset(c for c in found if c not in SAMPLES_NON_ASCII or not non_ascii)
+    alternatives = [f"[{re.escape(''.join(sorted(chars)))}]"] if chars else []
+    if non_ascii:
+        alternatives.append("[^\\x00-\\x7f]")
+    return Firsts(re.compile("|".join(alternatives) or "(?!)"), chars, non_ascii)
+
+
+Openers = tuple[regex.Pattern[str] | None, Firsts | None]
+_OPENERS: dict[int, tuple[StreamSyntax, Openers]] = {}
+
+
+def openers(syntax: StreamSyntax) -> Openers:
+    """The syntax's openers as one pattern (a named group per region) and their firsts.
+
+    Cached by the syntax object's identity (kept alive by the cache): hashing a syntax
+    walks all its regions, and a reader is made per reply."""
+    got = _OPENERS.get(id(syntax))
+    if got is not None and got[0] is syntax:
+        return got[1]
+    if not syntax.regions:
+        return None, None
+    alternatives = "|".join(f"(?P<r{i}>{r.open})" for i, r in enumerate(syntax.regions))
+    made = regex.compile(alternatives, regex.M), first_chars(alternatives)
+    if len(_OPENERS) >= 256:
+        _OPENERS.clear()
+    _OPENERS[id(syntax)] = (syntax, made)
+    return made
+
+
+IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
+IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
+"""What can change the bracket count of a ``balanced`` region, outside and inside a string."""
+
+
+@lru_cache(maxsize=256)
+def compiled(pattern: str) -> regex.Pattern[str]:
+    return regex.compile(pattern, regex.M)
+
+
+def overlap(s: str, closer: str) -> int:
+    """The length of the longest end of ``s`` that is a proper beginning of ``closer``."""
+    if len(s) < len(closer) and closer.startswith(s):
+        return len(s)
+    for k in range(min(len(s), len(closer) - 1), 0, -1):
+        if closer.startswith(s[len(s) - k :]):
+            return k
+    return 0
+
+
+@lru_cache(maxsize=64)
+def literal_firsts(first: str) -> Firsts:
+    return Firsts(re.compile(re.escape(first)), frozenset(first), non_ascii=False)
+
+
+def pending(m: regex.Match[str] | None, s: str) -> bool:
+    """Whether the next chunk must be searched: a match may have begun before it (the
+    ``regex`` module reports an empty partial match at the end of any text; that one only
+    counts after a newline, where ``^`` makes the next character's start depend on it)."""
+    return m is not None and bool(m.partial) and (m.start() < len(s) or s.endswith("\n"))
+
+
+NEVER = Firsts(re.compile(r"(?!)"), frozenset(), non_ascii=False)
