@@ -115,5 +115,7 @@ class Streamed(Format):
     def stream_syntax(self) -> StreamSyntax:
         return self.inner.stream_syntax()
 
-    def reader(self, tools: Sequence[ToolDef] | None = None) -> IncrementalReader:
-        return self.inner.reader(tools)
+    def reader(
+        self, tools: Sequence[ToolDef] | None = None, *, early_calls: bool = True
+    ) -> IncrementalReader:
+        return self.inner.reader(tools, early_calls=early_calls)
