@@ -11,30 +11,25 @@ stored run under another ``--display`` policy recomputes them from the stored de
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from typing import Any, Literal
 
 from toolbench.formats.base import Format
+from toolbench.formats.incremental import DisplayPolicy, StreamView, TimedChunk, observe_stream
 from toolbench.formats.streamed import Streamed
 from toolbench.results import StreamStats, TurnRecord
 from toolbench.tools import ToolDef
 
-DisplayPolicy = Literal["careful", "naive"]
+__all__ = ["DisplayPolicy", "summarize"]
 
 
 def _observe(
     fmt: Format, turn: TurnRecord, policy: DisplayPolicy, tools: Sequence[ToolDef] | None
-) -> Any:
-    """The format's streamed view of this turn (None where no incremental reader exists)."""
-    try:  # the incremental readers' module (issue 10)
-        incremental = importlib.import_module("toolbench.formats.incremental")
-    except ImportError:
-        return None
+) -> StreamView | None:
+    """The format's streamed view of this turn (None when its reader failed)."""
     assert turn.stream is not None
-    chunks = [incremental.TimedChunk(d.offset_ms, d.text) for d in turn.stream.deltas]
+    chunks = [TimedChunk(d.offset_ms, d.text) for d in turn.stream.deltas]
     try:
-        return incremental.observe_stream(fmt, chunks, policy=policy, tools=tools)
+        return observe_stream(fmt, chunks, policy=policy, tools=tools)
     except Exception:  # a reader's bug must not cost the trial its other figures
         return None
 
