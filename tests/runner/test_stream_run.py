@@ -108,6 +108,12 @@ def test_multi_turn_streamed_conversation(fake: FakeOpenAI, tmp_path: Path) -> N
     messages = fake.received[1].body["messages"]
     assert messages[-2]["tool_calls"][0]["id"] == "call_0"
     assert messages[-1]["tool_call_id"] == "call_0"
+    # Both exchanges replay from the one SSE cassette, offline, with their timings.
+    rc = _run(fake, tmp_path, scen, "rep", "--formats", "native:stream", "--record", "none")
+    assert rc == 0 and len(fake.received) == 2
+    (again,) = load_results(tmp_path / "rep")
+    assert [t.stream for t in again.turns] == [t.stream for t in trial.turns]
+    assert again.stream == trial.stream and again.scores == trial.scores
 
 
 def _event(delta: dict[str, object], finish: str | None = None) -> bytes:
@@ -279,6 +285,11 @@ def test_broken_delta_sequences_over_http(
     assert trial.stream.errors == [code]
     assert trial.scores is not None and code in trial.scores.errors
     assert [c["id"] for c in trial.turns[0].reply.tool_calls] == ids
+    # Rescoring re-parses and re-scores; the stream's codes stay on the trial.
+    assert run_cli(["rescore", str(tmp_path / "run"), "-o", str(tmp_path / "re"),
+                    "--scenarios", str(scenario_file)]) == 0  # fmt: skip
+    again = _by_key(tmp_path / "re")[("native:stream", "weather")]
+    assert again.scores == trial.scores and again.stream == trial.stream
 
 
 def test_a_refused_stream_replays_as_the_same_refusal(
