@@ -334,7 +334,6 @@ class SseTrialCassette:
         self._played: set[int] = set()
         self._count = 0
         self._values = secret_values()
-        self._index = 0
 
     def played(self) -> int:
         return self._count
