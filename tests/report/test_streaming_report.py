@@ -64,6 +64,7 @@ def test_html_streaming_section_is_escaped(run: Path) -> None:
     assert 'alt="heatmap of stream_leak_rate"' in page
     assert 'alt="distribution of time to first token"' in page
     assert "0.12s / 0.20s / 0.28s" in page  # p10 / p50 / p90 of 0.1 s and 0.3 s
+    assert "&#34;ttft_ms&#34;: 300.0" in page  # the drill-down shows a trial's stream record
 
 
 def test_markdown_streaming_section_is_escaped(run: Path) -> None:
