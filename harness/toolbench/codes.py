@@ -69,6 +69,19 @@ HARNESS_ERROR = "harness.error"
 HARNESS_SCORING = "harness.scoring"
 HARNESS_CASSETTE_WRITE = "harness.cassette_write"
 
+# streamed replies (stream.*: the delta sequence of a native streamed reply was broken;
+# infra.stream_*: the event stream itself failed, a typed infrastructure error)
+STREAM_CALL_NO_ID = "stream.call_no_id"
+STREAM_CALL_NO_NAME = "stream.call_no_name"
+STREAM_INDEX_GAP = "stream.index_gap"
+STREAM_ARGS_INVALID = "stream.args_invalid"
+STREAM_CONTENT_IN_CALL = "stream.content_in_call"
+STREAM_NO_FINISH = "stream.no_finish"
+INFRA_STREAM_TRUNCATED = "infra.stream_truncated"
+INFRA_STREAM_BAD_EVENT = "infra.stream_bad_event"
+INFRA_STREAM_EVENT_TOO_LARGE = "infra.stream_event_too_large"
+INFRA_STREAM_STALLED = "infra.stream_stalled"
+
 # a provider's limit the request exceeds (a trial status ``unsupported``)
 PROVIDER_CONTEXT_WINDOW = "provider.context_window"
 
@@ -128,6 +141,18 @@ DESCRIPTIONS: dict[str, str] = {
     HARNESS_ERROR: "toolbench itself failed on this trial (a bug: see the recorded exception)",
     HARNESS_SCORING: "scoring this trial raised (e.g. a tool schema toolbench cannot evaluate)",
     HARNESS_CASSETTE_WRITE: "the trial's cassette could not be written",
+    STREAM_CALL_NO_ID: "a streamed tool call never received an id (kept, with a made-up id)",
+    STREAM_CALL_NO_NAME: "a streamed tool call never received a function name (it is dropped)",
+    STREAM_INDEX_GAP: "streamed tool-call deltas skipped an index (e.g. 0 then 2)",
+    STREAM_ARGS_INVALID: "a streamed tool call's argument fragments never joined into valid JSON",
+    STREAM_CONTENT_IN_CALL: "text content arrived between the deltas of one tool call",
+    STREAM_NO_FINISH: "the event stream ended without a finish_reason",
+    INFRA_STREAM_TRUNCATED: "the event stream was cut off before it ended (what arrived is kept "
+    "in the message)",
+    INFRA_STREAM_BAD_EVENT: "a `data:` line of the event stream is not JSON",
+    INFRA_STREAM_EVENT_TOO_LARGE: "one server-sent event exceeded 1 MB",
+    INFRA_STREAM_STALLED: "the event stream stopped sending before it ended (bounded wait; what "
+    "arrived is kept in the message)",
     PROVIDER_CONTEXT_WINDOW: "the request is longer than the model's context window "
     "(the model's limit: the trial is unsupported, not a transport failure)",
 }

@@ -22,7 +22,7 @@ from pydantic import (
     model_serializer,
 )
 
-from toolbench.formats.base import ModelReply, ParseResult
+from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 
 if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
     from toolbench.store import append_result as append_result
@@ -35,7 +35,9 @@ RESULTS_SCHEMA_VERSION = 3
 """The version of the stored run this toolbench writes (2: ``run.json`` got
 ``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
 cells, scenario files with hashes, model parameters, api base, cassette directory,
-shard); older records are migrated on read, newer ones refused."""
+shard, display policy; trials may be streamed: ``TrialResult.stream``,
+``TurnRecord.stream``, ``TrialSettings.display``); older records are migrated on read,
+newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -101,6 +103,58 @@ class TrialScores(BaseModel):
         return data
 
 
+class TimedText(BaseModel):
+    """A text delta of a streamed reply and the offset (ms from the request) it arrived at."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    offset_ms: float
+    text: str
+
+
+class StreamTurn(BaseModel):
+    """What one streamed exchange did, from the recorded chunk offsets (ms from the
+    request being sent; on replay, the offsets recorded in the SSE cassette)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deltas: list[TimedText] = Field(default_factory=list)
+    """The text deltas in order (what a streaming app is handed)."""
+    first_token_ms: float | None = None
+    first_call_ms: float | None = None
+    """First tool-call delta (native; text formats measure it from the text, see
+    :class:`StreamStats`)."""
+    call_complete_ms: float | None = None
+    last_ms: float | None = None
+    issues: list[ParseIssue] = Field(default_factory=list)
+    """Broken delta sequences (``stream.*`` codes)."""
+
+
+class StreamStats(BaseModel):
+    """A streamed trial's measurements (None: not applicable, e.g. no call was made)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    display: Literal["careful", "naive"] = "careful"
+    """The display policy the leak figures were measured under (``--display``)."""
+    ttft_ms: float | None = None
+    """Time to first token (first text or tool-call delta) of the first exchange."""
+    first_call_byte_ms: float | None = None
+    """Time to the first byte of the first call, in the exchange that made it."""
+    call_complete_ms: float | None = None
+    """Time until that call was complete."""
+    tokens_per_s: float | None = None
+    """Output tokens per second after the first token, over the trial's exchanges."""
+    stream_leak: bool | None = None
+    """Text formats: a raw marker or part of a call reached the displayed text before the
+    reader recognised the call (None for native)."""
+    leaked_chars: int | None = None
+    holdback_ms: float | None = None
+    """How long text was held back by the display policy, summed over exchanges."""
+    errors: list[str] = Field(default_factory=list)
+    """``stream.*`` codes of the trial's exchanges."""
+
+
 class TurnRecord(BaseModel):
     """One request/reply exchange of a trial."""
 
@@ -118,6 +172,15 @@ class TurnRecord(BaseModel):
     cost: float | None = None
     retry: bool = False
     """This turn answered a parse-error retry message."""
+    stream: StreamTurn | None = None
+    """A streamed exchange's deltas and timings (None, and left out, when not streamed)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_stream(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("stream") is None:
+            data.pop("stream", None)
+        return data
 
 
 class Attempt(BaseModel):
@@ -155,6 +218,16 @@ class TrialSettings(BaseModel):
     """The conversation's turn limit (``--max-turns``, else the scenario's; 1 for
     single-turn scenarios). A conversation that still calls at it is ``turns.exhausted``."""
     retry_on_parse_error: bool = False
+    display: Literal["careful", "naive"] | None = None
+    """Streamed trials: the display policy the stream leak is measured under
+    (``--display``); None, and left out, for other trials."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_display(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("display") is None:
+            data.pop("display", None)
+        return data
 
 
 class RequestParams(BaseModel):
@@ -226,6 +299,16 @@ class TrialResult(BaseModel):
     """The sampling parameters asked, sent and dropped (None before the first request,
     and in results written before they were recorded)."""
 
+    stream: StreamStats | None = None
+    """A streamed trial's timings and what its user saw (None, and left out, otherwise)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_stream(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("stream") is None:
+            data.pop("stream", None)
+        return data
+
     @property
     def key(self) -> tuple[str, str, str, int]:
         return (self.model, self.format, self.scenario_id, self.sample)
@@ -284,6 +367,8 @@ class RunInfo(BaseModel):
     recorded: they are rescored with the built-in formats' markers."""
     merged_from: list[str] = Field(default_factory=list)
     """The run ids a merged run was made of (``toolbench merge``), in the order given."""
+    display: Literal["careful", "naive"] = "careful"
+    """The display policy streamed trials measure their leak under (``--display``)."""
     auto_formats: dict[str, str] = Field(default_factory=dict)
     """Per model, the concrete format spec ``--formats auto`` resolved to (the trials carry
     that spec); empty when ``auto`` was not asked for, and then left out of the file."""

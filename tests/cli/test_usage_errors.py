@@ -158,7 +158,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "misspelt-option": (
         ["run", "--sample", "3"],
-        "error: toolbench run: No such option: --sample (Possible options: --samples)"
+        "error: toolbench run: No such option: --sample (Possible options: --samples, --stream)"
         " (see 'toolbench run --help')",
     ),
     "flag-given-a-value": (

@@ -21,6 +21,9 @@ BUILT_IN = (
     "final_answer_accuracy", "retry_recovery", "infra_error_rate", "harness_error_rate",
     "latency_p50", "latency_p95", "prompt_tokens_mean", "completion_tokens_mean",
     "cost_total", "n_trials", "fallback_rescue_rate",
+    "ttft_p50", "first_call_byte_p50", "call_complete_p50", "tokens_per_s_p50",
+    "stream_leak_rate", "leaked_chars_mean", "holdback_p50", "stream_error_rate",
+    "stream_consistency",
 )  # fmt: skip
 
 
@@ -57,7 +60,8 @@ def test_lower_is_better_set_is_unchanged() -> None:
     assert lower == {
         "leak_rate", "leak_rate_raw", "infra_error_rate", "harness_error_rate",
         "latency_p50", "latency_p95", "prompt_tokens_mean", "completion_tokens_mean",
-        "cost_total",
+        "cost_total", "ttft_p50", "first_call_byte_p50", "call_complete_p50",
+        "stream_leak_rate", "leaked_chars_mean", "holdback_p50", "stream_error_rate",
     }  # fmt: skip
     assert get_metric("n_trials").direction == "none"
 

@@ -4,7 +4,8 @@ Kept for tests whose point is an order (retries of one request: a fault, then a 
 Where trials run concurrently, use the request-aware :class:`toolbench.providers.fake.FakeServer`
 instead: its reply is a function of the request, so the order requests arrive in does not
 matter. Replies are queued with :meth:`FakeOpenAI.enqueue` (as simonw/llm's fake models
-do); an entry can be an HTTP :class:`Fault` or a :class:`Hang`. The module's constants are
+do); an entry can be an HTTP :class:`Fault`, a :class:`Hang` or a byte-for-byte
+streamed answer (:class:`SseScript`). The module's constants are
 the faults real servers were seen to send: ``NO_CHOICES``, ``HTML_200``, ``EMPTY_200``,
 ``EMPTY_OBJECT``.
 """
@@ -21,10 +22,11 @@ from toolbench.providers.fake import (
     Hang,
     Received,
     Reply,
+    SseScript,
 )
 
 __all__ = ["EMPTY_200", "EMPTY_OBJECT", "HTML_200", "NO_CHOICES", "FakeOpenAI", "Fault", "Hang",
-           "Received"]  # fmt: skip
+           "Received", "SseScript"]  # fmt: skip
 
 NO_CHOICES = Fault(200, body=json.dumps({
     "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake",

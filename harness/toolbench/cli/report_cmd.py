@@ -398,13 +398,25 @@ def rescore(
             "refused when one changed; the bundled suite for older runs).",
         ),
     ] = None,
+    display: Annotated[
+        str | None,
+        typer.Option(
+            "--display",
+            metavar="careful|naive",
+            help="Measure streamed text trials' leak under this display policy "
+            "(default: the one each trial ran with).",
+        ),
+    ] = None,
 ) -> None:
     """Re-parse and re-score stored replies into a new run directory (no model calls)."""
+    from toolbench.errors import UserError
     from toolbench.runner.rescore import rescore_run
     from toolbench.scenarios.loader import load_scenarios
 
+    if display is not None and display not in ("careful", "naive"):
+        raise UserError(f"--display: must be one of careful, naive (got '{display}')")
     scs = load_scenarios(scenarios) if scenarios else None
-    summary = rescore_run(run, out, scs)
+    summary = rescore_run(run, out, scs, display=display)  # type: ignore[arg-type]
     typer.echo(summary.render())
 
 

@@ -14,6 +14,8 @@ RECORD_MODES: tuple[RecordChoice, ...] = get_args(RecordChoice)
 _FIELDS = {"model_param": "model_params", "cassettes": "cassette_dir", "timeout": "timeout_s",
            "budget": "budget_s"}  # fmt: skip
 """Option name -> RunConfig field, where they differ (for ``--resume``)."""
+STREAM_MODES = ("off", "on", "both")
+DISPLAY_POLICIES = ("careful", "naive")
 
 
 def _split(value: str | None) -> list[str]:
@@ -98,6 +100,20 @@ def run_cmd(
         "openai/o3:reasoning_effort=low (repeatable; VALUE is JSON where it parses, "
         'else text; over toolbench.toml\'s [models."MODEL"] tables).',
     ),
+    stream: str = typer.Option(
+        "off",
+        "--stream",
+        metavar=choices(STREAM_MODES),
+        help="on: stream every format (adds :stream to each spec); both: each format "
+        "streamed and not, side by side; off: as the specs say (xml:stream streams xml).",
+    ),
+    display: str = typer.Option(
+        "careful",
+        "--display",
+        metavar=choices(DISPLAY_POLICIES),
+        help="Display policy of streamed text trials: careful holds back a tail that could "
+        "become a marker; naive shows every delta at once.",
+    ),
     budget: float = typer.Option(
         None,
         "--budget",
@@ -123,6 +139,10 @@ def run_cmd(
 
     if record not in RECORD_MODES:
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
+    if stream not in STREAM_MODES:
+        raise UserError(f"--stream: must be one of off, on, both (got '{stream}')")
+    if display not in DISPLAY_POLICIES:
+        raise UserError(f"--display: must be one of careful, naive (got '{display}')")
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
     given = frozenset(
@@ -138,7 +158,7 @@ def run_cmd(
         samples=samples, concurrency=concurrency, record=record,
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
         resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
-        timeout_s=timeout, budget_s=budget,
+        timeout_s=timeout, budget_s=budget, stream=stream, display=display,  # type: ignore[arg-type]
         formats_from=read_formats_file(formats_from).formats() if formats_from else None,
         model_params=list(model_param or []),
         given=frozenset(_FIELDS.get(name, name) for name in given),

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbench.formats.base import Format, Message, ModelReply, RenderedRequest, ToolCall
-from toolbench.results import TrialSettings, TurnRecord
+from toolbench.results import StreamTurn, TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scenarios.script import should_continue, tool_results
 
@@ -38,6 +38,8 @@ class Exchange:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None
+    stream: StreamTurn | None = None
+    """A streamed exchange's deltas and timings (None when not streamed)."""
 
 
 Complete = Callable[[RenderedRequest, int], Awaitable[Exchange]]
@@ -93,7 +95,7 @@ class Conversation:
             latency_s=None if exchange.latency_s is None else round(exchange.latency_s, 4),
             prompt_tokens=exchange.prompt_tokens,
             completion_tokens=exchange.completion_tokens, cost=exchange.cost,
-            retry=self._pending_retry,
+            retry=self._pending_retry, stream=exchange.stream,
         )  # fmt: skip
         self.turns.append(turn)
         if parsed.status == "failed" and self.settings.retry_on_parse_error and not self._retried:

@@ -191,7 +191,16 @@ def get_format(spec: str) -> Format:
 
     ``a|b`` is a fallback composition (:mod:`toolbench.formats.fallback`): both parts
     must be known formats (each may carry its options); ``a|b|c`` is ``a|(b|c)``.
+    The ``stream`` option (``xml:stream``, ``native:stream|xml``) asks the whole format
+    streamed (:mod:`toolbench.formats.streamed`).
     """
+    from toolbench.formats.streamed import Streamed, split_stream
+
+    base, streamed = split_stream(spec)
+    if any(split_stream(part)[1] for part in base.split("|")[1:]):
+        raise UserError(f"format '{spec.strip()}': write stream on the first format only")
+    if streamed:
+        return Streamed(get_format(base))
     head, sep, rest = spec.partition("|")
     if sep:
         from toolbench.formats.fallback import compose

@@ -40,6 +40,7 @@ BUILTIN_ENTRY_POINTS: tuple[EntryPoint, ...] = tuple(
         ("usage", "toolbench.metrics.usage:METRICS"),
         ("volume", "toolbench.metrics.volume:METRICS"),
         ("fallback", "toolbench.metrics.fallback:METRICS"),
+        ("streaming", "toolbench.metrics.streaming:METRICS"),
     )
 )
 """The built-in groups, in table order: the same entries pyproject.toml declares under

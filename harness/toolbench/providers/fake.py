@@ -6,7 +6,9 @@ by the last user message, ``in_order`` by the last user message and how often it
 asked (retries), ``by_turn`` by the number of tool results fed back so far, and
 any callable may look at the whole request body. A reply is a text, a dict (``content``,
 ``tool_calls``, ``finish_reason``, ``extra`` message fields), an HTTP :class:`Fault`
-(status, headers, raw body) or a :class:`Hang` (a server that does not answer in time).
+(status, headers, raw body), a :class:`Hang` (a server that does not answer in time) or
+an :class:`SseScript` (a stream written byte for byte). A request with ``stream: true``
+is answered as OpenAI streams (:meth:`FakeServer.sse_parts`).
 
 It speaks the chat completions wire format as OpenAI documents it
 (https://platform.openai.com/docs/api-reference/chat/object: ``id``, ``object``,
@@ -47,7 +49,19 @@ class Hang:
     then: str = "Late."
 
 
-Reply = str | dict[str, Any] | Fault | Hang
+@dataclass
+class SseScript:
+    """A streamed answer written byte for byte: each part is bytes sent as one chunk, or
+    a float (seconds to pause). ``end=False`` closes the connection without ending the
+    chunked body (a stream cut off); ``hang_s`` pauses before ending (a stream that
+    does not end within the client's wait)."""
+
+    parts: list[bytes | float]
+    end: bool = True
+    hang_s: float = 0.0
+
+
+Reply = str | dict[str, Any] | Fault | Hang | SseScript
 Responder = Callable[[dict[str, Any]], Reply]
 """The reply to a request, from its decoded JSON body."""
 
@@ -172,6 +186,8 @@ class FakeServer:
         self.received: list[Received] = []
         self.reply_headers: Callable[[dict[str, str]], dict[str, str]] | None = None
         """Extra headers for every reply, from the request's headers (a server that echoes)."""
+        self.chunk_chars = 4
+        """Characters of content (and of tool-call arguments) per streamed delta."""
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -209,7 +225,32 @@ class FakeServer:
                 if isinstance(item, Fault):
                     self._send(item.status, item.body, item.headers)
                     return
+                if isinstance(item, SseScript):
+                    self._stream(item)
+                    return
+                if body.get("stream"):
+                    self._stream(SseScript(fake.sse_parts(body, item)))
+                    return
                 self._send(200, json.dumps(completion(body, item)).encode())
+
+            def _stream(self, script: SseScript) -> None:
+                """OpenAI's documented streaming answer: ``text/event-stream``, chunked."""
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for part in script.parts:
+                    if isinstance(part, float):
+                        time.sleep(part)
+                        continue
+                    self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                    self.wfile.flush()
+                if script.hang_s:
+                    time.sleep(script.hang_s)
+                if script.end:
+                    self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                self.close_connection = True
 
             def _send(
                 self, status: int, data: bytes, headers: dict[str, str] | None = None
@@ -225,6 +266,41 @@ class FakeServer:
                 self.wfile.write(data)
 
         return Handler
+
+    def sse_parts(self, request: dict[str, Any], item: str | dict[str, Any]) -> list[bytes | float]:
+        """The reply as OpenAI streams it (``chat.completion.chunk`` objects, one
+        ``data:`` event each, then ``data: [DONE]``): a role delta, the content in
+        pieces of :attr:`chunk_chars`, each tool call as a delta with index, id, type and
+        name and then argument fragments, a last chunk with ``finish_reason``, and a
+        usage chunk with empty ``choices`` when ``stream_options.include_usage`` is
+        asked. Source: platform.openai.com/docs/api-reference/chat-streaming."""
+        whole = completion(request, item)
+        msg, n = whole["choices"][0]["message"], self.chunk_chars
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                "model": whole["model"]}  # fmt: skip
+
+        def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return b"data: " + json.dumps({**base, "choices": [choice]}).encode() + b"\n\n"
+
+        parts: list[bytes | float] = [event({"role": "assistant", "content": ""})]
+        text = msg.get("content") or ""
+        parts += [event({"content": text[i : i + n]}) for i in range(0, len(text), n)]
+        for i, tc in enumerate(msg.get("tool_calls") or ()):
+            fn = tc["function"]
+            parts.append(event({"tool_calls": [{"index": i, "id": tc["id"], "type": "function",
+                                "function": {"name": fn["name"], "arguments": ""}}]}))  # fmt: skip
+            args = fn["arguments"]
+            parts += [
+                event({"tool_calls": [{"index": i, "function": {"arguments": args[j : j + n]}}]})
+                for j in range(0, len(args), n)
+            ]
+        parts.append(event({}, whole["choices"][0]["finish_reason"]))
+        if (request.get("stream_options") or {}).get("include_usage"):
+            usage = {**base, "choices": [], "usage": whole["usage"]}
+            parts.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
+        parts.append(b"data: [DONE]\n\n")
+        return parts
 
     @property
     def base_url(self) -> str:

@@ -26,6 +26,7 @@ import os
 import random
 import re
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any
@@ -348,6 +349,8 @@ async def complete(
     exchange: Exchange | None = None,
     attempts: list[Attempt] | None = None,
     turn: int = 0,
+    call: Callable[[dict[str, Any]], Awaitable[Any]] | None = None,
+    request_extra: dict[str, Any] | None = None,
 ) -> Completion:
     """Call the model once, retrying transient faults; raise typed errors otherwise.
 
@@ -356,12 +359,17 @@ async def complete(
     once), else exponential backoff with jitter. A fault replayed from a cassette is
     not retried: the replay would answer the same. ``exchange`` is the trial's
     cassette: it tells a replay gap and a malformed body apart from other errors, and
-    forgets a recorded 4xx that the trial did not act on.
+    forgets a recorded 4xx that the trial did not act on. ``call`` replaces
+    ``litellm.acompletion`` (the streamed completion, :mod:`toolbench.streaming`; it may
+    raise a :class:`Fault` itself) and ``request_extra`` is added to the request sent.
     """
     lm = litellm()
     log: list[Attempt] = [] if attempts is None else attempts
     request, params = build_request(endpoint, rendered, seed)
-    if exchange is not None and _generic_openai(endpoint):
+    request.update(request_extra or {})
+    # A streamed request is recorded as server-sent events (toolbench.streaming), not
+    # as a JSON body: the boundary replay answers plain requests only.
+    if exchange is not None and call is None and _generic_openai(endpoint):
         answered = replay_at_boundary(endpoint, request, params, exchange, log, turn, lm)
         if answered is not None:
             return answered
@@ -379,8 +387,9 @@ async def complete(
             exchange.last_provider_s = None
         try:
             try:
-                resp = await lm.acompletion(**state["request"], **extra)
-            except CassetteMissingError:
+                kwargs = {**state["request"], **extra}
+                resp = await (lm.acompletion(**kwargs) if call is None else call(kwargs))
+            except (CassetteMissingError, Fault):
                 raise
             except Exception as exc:
                 raise _fault(exc) from None

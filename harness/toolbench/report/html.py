@@ -32,6 +32,7 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 from toolbench.report.recommend import recommend
+from toolbench.report.streaming import streaming_view
 from toolbench.report.visible import show_invisible
 from toolbench.results import TrialResult
 
@@ -129,6 +130,7 @@ def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
         "errors": s.errors if s else [],
         "reasons": reasons,
         "latency": _seconds(t.latency_s),
+        "stream": _json(t.stream.model_dump()) if t.stream else None,
     }
 
 
@@ -300,5 +302,6 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
             for r in recs
         ],
         "baseline": _baseline_view(diff) if diff else None,
+        "streaming": streaming_view(table, cells),
     }
     return _env().get_template("report.html.j2").render(**ctx)

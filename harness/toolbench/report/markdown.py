@@ -13,6 +13,7 @@ from toolbench.report.metrics import (
     fmt_with_interval,
 )
 from toolbench.report.recommend import recommend
+from toolbench.report.streaming import streaming_markdown
 from toolbench.report.visible import show_invisible
 
 _MAX_CHANGED = 20
@@ -48,6 +49,7 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
         lines.append(
             "| " + " | ".join([_md(c.label), *(_cell(c, m, dmap) for m in columns)]) + " |"
         )
+    lines += streaming_markdown(table, cells, _md)
     recs = recommend(table)
     if recs:
         lines += [

@@ -44,6 +44,7 @@ import pandas as pd
 from toolbench import codes
 from toolbench.metrics import registry
 from toolbench.metrics.registry import score_flags
+from toolbench.metrics.streaming import STREAM_COLUMNS, stream_row, stream_types
 from toolbench.outcome import trial_outcome
 from toolbench.results import RunInfo, TrialResult
 from toolbench.store import read_info, read_projected, read_trials_at
@@ -67,8 +68,9 @@ _TAIL_COLUMNS = ("latency_s", "prompt_tokens", "completion_tokens", "cost", "err
 
 def trial_columns() -> tuple[str, ...]:
     """The trial table's public columns: keys, status, every registered metric's trial
-    flag, latency, tokens, cost, error codes and outcome."""
-    return (*_BASE_COLUMNS, *score_flags(), *_TAIL_COLUMNS)
+    flag, latency, tokens, cost, error codes, outcome and the streamed-trial columns
+    (:data:`~toolbench.metrics.streaming.STREAM_COLUMNS`, empty for other trials)."""
+    return (*_BASE_COLUMNS, *score_flags(), *_TAIL_COLUMNS, *STREAM_COLUMNS)
 
 
 _COMPAT = (
@@ -160,6 +162,7 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
         d.get("cost"),
         ";".join(errs),
         trial_outcome(status, scores),
+        *stream_row(d),
     )
 
 
@@ -175,6 +178,7 @@ def frame(rows: Sequence[tuple[Any, ...]], offsets: Sequence[int] | None = None)
     for col in ("prompt_tokens", "completion_tokens"):
         df[col] = df[col].astype("Int64")
     df["cost"] = df["cost"].astype("Float64")
+    stream_types(df)
     if offsets is not None:
         df["_offset"] = pd.Series(offsets, dtype="int64")
     return df

@@ -22,7 +22,7 @@ import os
 import shlex
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -583,7 +583,26 @@ _real_sync = httpx.HTTPTransport.handle_request
 _installed = 0
 
 
+StreamRoute = Callable[[httpx.AsyncHTTPTransport, httpx.Request], Awaitable[httpx.Response]]
+_stream_route: contextvars.ContextVar[StreamRoute | None] = contextvars.ContextVar(
+    "toolbench_stream_route", default=None
+)
+
+
+def set_stream_route(route: StreamRoute) -> contextvars.Token[StreamRoute | None]:
+    """Send this task's async requests to ``route`` (a streamed trial's SSE cassette,
+    :mod:`toolbench.streaming.sse`, which records chunk timings vcrpy cannot keep)."""
+    return _stream_route.set(route)
+
+
+def reset_stream_route(token: contextvars.Token[StreamRoute | None]) -> None:
+    _stream_route.reset(token)
+
+
 async def _routed_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) -> httpx.Response:
+    route = _stream_route.get()
+    if route is not None:
+        return await route(self, request)
     tc = _current.get()
     if tc is None:
         return await _real_async(self, request)

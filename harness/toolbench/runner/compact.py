@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolbench.results import TrialResult, TurnRecord
+from toolbench.results import TimedText, TrialResult, TurnRecord
 
 REPLY_TEXT_CAP = 1_000_000
 """Characters of a reply's text kept in the result (far above any sane model reply)."""
@@ -84,9 +84,22 @@ def _turn(turn: TurnRecord) -> TurnRecord:
             "calls": [c.model_copy(update={"arguments": cap_tree(c.arguments)}) for c in p.calls],
         }
     )
-    return turn.model_copy(
-        update={"request": cap_tree(turn.request), "reply": reply, "parsed": parsed}
-    )
+    update: dict[str, Any] = {"request": cap_tree(turn.request), "reply": reply, "parsed": parsed}
+    if turn.stream is not None and len(turn.stream.deltas) > DELTA_CAP:
+        update["stream"] = turn.stream.model_copy(update={"deltas": _merged(turn.stream.deltas)})
+    return turn.model_copy(update=update)
+
+
+DELTA_CAP = 10_000
+"""Text deltas kept per streamed turn; later ones are joined into the last kept delta (at
+the offset of the last one), so a reply streamed a character at a time stays one line of
+reasonable size. The full chunk sequence stays in the SSE cassette."""
+
+
+def _merged(deltas: list[TimedText]) -> list[TimedText]:
+    head, tail = deltas[: DELTA_CAP - 1], deltas[DELTA_CAP - 1 :]
+    text = cut("".join(d.text for d in tail), REPLY_TEXT_CAP)
+    return [*head, TimedText(offset_ms=tail[-1].offset_ms, text=text)]
 
 
 def compact(result: TrialResult) -> TrialResult:

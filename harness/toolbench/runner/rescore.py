@@ -31,6 +31,7 @@ from typing import Any, Protocol, cast
 from toolbench.engine import effective_settings
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
+from toolbench.formats.streamed import is_streamed
 from toolbench.outcome import trial_outcome
 from toolbench.outpath import prepare_dir
 from toolbench.results import RunInfo, TrialResult, TrialScores, TrialSettings, TurnRecord
@@ -38,6 +39,7 @@ from toolbench.runner.records import recorded_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import builtin_markers, compile_markers
 from toolbench.store import NewResults, copy_info, iter_results, read_info, results_path
+from toolbench.streaming.stats import DisplayPolicy
 
 
 class Scorer(Protocol):
@@ -125,13 +127,19 @@ def rescore_trial(
     scenario: Scenario,
     fmt: Format,
     scorer: Scorer,
+    display: DisplayPolicy | None = None,
 ) -> TrialResult:
     turns = [
         turn.model_copy(update={"parsed": fmt.parse_reply(turn.reply, scenario.tools)})
         for turn in trial.turns
     ]
     scores = scorer(scenario, fmt, turns)
-    return trial.model_copy(update={"turns": turns, "scores": scores})
+    new = trial.model_copy(update={"turns": turns, "scores": scores})
+    if is_streamed(fmt):  # measured again from the stored deltas (under --display)
+        from toolbench.streaming.trial import measure
+
+        measure(fmt, new, scenario.tools, display)
+    return new
 
 
 def _bound(full: RunScorer, settings: TrialSettings, markers: Sequence[re.Pattern[str]]) -> Scorer:
@@ -147,7 +155,10 @@ def rescore_run(
     scenarios: Sequence[Scenario] | None = None,
     scorer: Scorer | None = None,
     get_format: Callable[[str], Format] | None = None,
+    display: DisplayPolicy | None = None,
 ) -> RescoreSummary:
+    """Rescore a stored run into a new directory; ``display`` measures streamed text
+    trials' leak under another display policy (``--display``; default: as they ran)."""
     src = results_path(run_dir)
     trials = iter_results(run_dir)  # raises the "no results file" error first
     first = next(trials, None)
@@ -196,7 +207,7 @@ def rescore_run(
                         cast("RunScorer", full), trial_settings(trial, scenario, info), markers
                     )
                 )
-                new = rescore_trial(trial, scenario, formats[trial.format], score)
+                new = rescore_trial(trial, scenario, formats[trial.format], score, display)
                 summary.rescored += 1
                 if new.scores != trial.scores:
                     summary.scores_changed += 1

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolbench.errors import UserError
 from toolbench.formats.auto import resolve_formats
+from toolbench.formats.streamed import expand_stream
 from toolbench.redaction import REDACTED, redact
 from toolbench.results import RunInfo
 from toolbench.runner.model_params import (
@@ -37,11 +38,12 @@ if TYPE_CHECKING:
     from toolbench.runner.run import RunConfig
 
 MATRIX_OPTIONS = (
-    "models", "formats", "formats_from", "scenarios", "samples", "model_params", "max_turns",
-    "retry_on_parse_error",
+    "models", "formats", "formats_from", "stream", "scenarios", "samples", "model_params",
+    "max_turns", "retry_on_parse_error",
 )  # fmt: skip
 """``RunConfig`` fields that define the matrix: given again, they must agree."""
-SETTINGS = ("record", "concurrency", "timeout_s", "api_base", "cassette_dir", "max_tokens")
+SETTINGS = ("record", "concurrency", "timeout_s", "api_base", "cassette_dir", "max_tokens",
+            "display")  # fmt: skip
 """``RunConfig`` fields taken from ``run.json`` unless given again."""
 
 
@@ -91,6 +93,7 @@ def resume_config(cfg: RunConfig) -> RunConfig:
         "api_base": info.api_base,
         "cassette_dir": Path(info.cassette_dir) if info.cassette_dir else None,
         "max_tokens": info.params.get("local_max_tokens"),
+        "display": info.display,
     }
     for name, value in settings.items():
         if name not in given and value is not None:
@@ -133,9 +136,9 @@ def _check_matrix(cfg: RunConfig, info: RunInfo, given: set[str]) -> None:
         models = list(dict.fromkeys(cfg.models or list(cfg.formats_from or ())))
         if models and set(models) != set(info.models):
             raise _differs(run_dir, "--models", _show(info.models), _show(models))
-    if given & {"formats", "formats_from"}:
+    if given & {"formats", "formats_from", "stream"}:
         specs = resolve_formats(info.models, cfg.formats, cfg.formats_from).specs
-        now = {m: sorted(set(v)) for m, v in specs.items()}
+        now = {m: sorted(set(expand_stream(v, cfg.stream))) for m, v in specs.items()}
         then = {m: sorted(set(v)) for m, v in info.cells.items()}
         if now != then:
             model = next(m for m in info.models if now.get(m) != then.get(m))

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from toolbench import __version__
@@ -40,6 +41,7 @@ from toolbench.errors import UserError
 from toolbench.formats.auto import resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
+from toolbench.formats.streamed import expand_stream
 from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
 from toolbench.providers.local_api import LOCAL_MAX_TOKENS
 from toolbench.providers.local_server import DEFAULT_MODELS, is_local, server_available
@@ -121,6 +123,11 @@ class RunConfig:
     """The scenarios, read (set by ``--resume`` from the recorded files)."""
     shard: Shard | None = None
     """Run only this part of the matrix (``--shard K/N``); on ``--resume`` the run's own."""
+    stream: Literal["off", "on", "both"] = "off"
+    """``--stream``: ``on`` streams every format (adds ``:stream`` to each spec), ``both``
+    runs each format streamed and not; ``off`` leaves the specs as given."""
+    display: Literal["careful", "naive"] = "careful"
+    """``--display``: the display policy streamed text trials are measured under."""
 
 
 @dataclass
@@ -237,7 +244,8 @@ def plan_run(cfg: RunConfig) -> Plan:
         cells, auto, warning = cfg.cells, dict(cfg.auto), None
     else:
         resolved = resolve_formats(models, cfg.formats, cfg.formats_from)
-        cells, warning = resolved.specs, resolved.warning()
+        cells = {m: expand_stream(v, cfg.stream) for m, v in resolved.specs.items()}
+        warning = resolved.warning()
         auto = {m: d.format for m, d in resolved.auto.items()}
     built = {s: get_format(s) for spec in cells.values() for s in spec}
     formats = list({f.spec: f for f in built.values()}.values())
@@ -319,6 +327,7 @@ def _plan(
                             record=cfg.record,
                             cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
                             markers=markers, api_base=cfg.api_base, cassette_dir=cfg.cassette_dir,
+                            display=cfg.display,
                         )
                     )  # fmt: skip
     needs_server = (
@@ -373,7 +382,7 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         max_turns=cfg.max_turns, record=cfg.record,
         retry_on_parse_error=cfg.retry_on_parse_error,
         markers=marker_texts(plan.markers) if plan.markers else None,
-        auto_formats=plan.auto, shard=plan.shard,
+        auto_formats=plan.auto, shard=plan.shard, display=cfg.display,
         scenario_hashes=scenario_hashes([s.source for s in plan.scenarios]),
         cells={m: [f.spec for f in fmts] for m, fmts in plan.by_model.items()},
         format_options={f.spec: f.options.model_dump() for f in plan.formats},

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from toolbench import __version__, codes
 from toolbench.engine import Exchange, converse, effective_settings
@@ -27,6 +28,7 @@ from toolbench.errors import (
     UnsupportedError,
 )
 from toolbench.formats.base import Format, RenderedRequest
+from toolbench.formats.streamed import is_streamed, split_stream
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
 from toolbench.runner.cassettes import (
@@ -66,11 +68,15 @@ def safe_name(text: str, exact: bool = False) -> str:
 
 
 def cassette_path(root: Path, model: str, fmt: str, scenario_id: str, sample: int) -> Path:
-    """Where a trial's cassette lives: safe, bounded names whatever the ids are."""
+    """Where a trial's cassette lives: safe, bounded names whatever the ids are (a
+    streamed format's is its SSE cassette, ``.sse.json``)."""
     suffix = f"__s{sample}" if sample else ""
+    if split_stream(fmt)[1]:
+        suffix += ".sse"
+    ext = ".json" if split_stream(fmt)[1] else ".yaml"
     return (
         root / safe_name(model, exact=True) / safe_name(fmt, exact=True)
-        / f"{safe_name(scenario_id)}{suffix}.yaml"
+        / f"{safe_name(scenario_id)}{suffix}{ext}"
     )  # fmt: skip
 
 
@@ -91,6 +97,8 @@ class TrialSpec:
     """The run's ``--api-base`` (for the re-record command of a missing cassette)."""
     cassette_dir: Path | None = None
     """The run's ``--cassettes`` (likewise)."""
+    display: Literal["careful", "naive"] = "careful"
+    """Streamed trials: the display policy their stream leak is measured under."""
 
 
 EndpointFor = Callable[[str, Format], Awaitable[tuple[ModelAPI, Endpoint]]]
@@ -101,7 +109,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _merge_params(base: TrialResult, turn: RequestParams) -> None:
+def merge_params(base: TrialResult, turn: RequestParams) -> None:
     """The trial's record of parameters: the first turn's, plus what a later turn dropped
     (a ``stop`` the model refused)."""
     if base.params is None:
@@ -123,7 +131,7 @@ async def _conversation(
         done: Completion = await api.complete(
             CompletionRequest(endpoint, req, seed, tc, attempts, turn=turn)
         )
-        _merge_params(base, done.params)
+        merge_params(base, done.params)
         replayed = tc.played() > before
         latency = tc.latency(turn, done.latency_s, replayed=replayed)
         if replayed and attempts and attempts[-1].outcome == "ok":
@@ -140,7 +148,10 @@ async def _conversation(
 
 def settings_of(spec: TrialSpec) -> TrialSettings:
     """The settings this trial's conversation runs with (and is scored by)."""
-    return effective_settings(spec.scenario, spec.max_turns, spec.retry_on_parse_error)
+    settings = effective_settings(spec.scenario, spec.max_turns, spec.retry_on_parse_error)
+    if is_streamed(spec.fmt):
+        settings.display = spec.display
+    return settings
 
 
 def _status(base: TrialResult, status: str, code: str, message: str) -> TrialResult:
@@ -213,6 +224,10 @@ async def _run_trial(
         )
     except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
         return _harness(base, codes.HARNESS_SCORING, exc)
+    if is_streamed(spec.fmt):
+        from toolbench.streaming.trial import finish_streamed
+
+        finish_streamed(spec, base)
     lat = [t.latency_s for t in turns]
     base.latency_s = None if any(x is None for x in lat) else round(sum(x or 0.0 for x in lat), 4)
     base.prompt_tokens = _total([t.prompt_tokens for t in turns])
@@ -227,6 +242,10 @@ async def _drive(
     spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str],
     recorded: list[float],
 ) -> list[TurnRecord]:  # fmt: skip
+    if is_streamed(spec.fmt):
+        from toolbench.streaming.trial import drive_streamed
+
+        return await drive_streamed(spec, endpoint_for, base, notes)
     with use_cassette(spec.cassette, spec.record) as tc:
         notes.extend(tc.notes)
         api, endpoint = await endpoint_for(spec.model, spec.fmt)

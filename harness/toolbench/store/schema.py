@@ -99,14 +99,17 @@ def _run_1_to_2(record: dict[str, Any]) -> dict[str, Any]:
 
 @migration("trial", 2)
 def _trial_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
-    """Schema 3 changed only ``run.json``: a schema-2 trial line is a schema-3 one."""
+    """Schema 3 trial lines may carry ``stream`` (the trial, its turns) and
+    ``settings.display``: all streamed-trial fields, absent from a non-streamed trial, so
+    a schema-2 line is a valid schema-3 line as it is."""
     return record
 
 
 @migration("run", 2)
 def _run_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
     """Schema 3 ``run.json`` adds ``cells``, ``format_options``, ``scenario_files``,
-    ``model_params``, ``api_base``, ``cassette_api_base``, ``cassette_dir``, ``shard`` and
-    ``scenario_hashes``; each has a default meaning "not recorded" (resume then takes the
-    command line, rescore needs ``--scenarios``, merge cannot compare hashes)."""
+    ``model_params``, ``api_base``, ``cassette_api_base``, ``cassette_dir``, ``shard``,
+    ``scenario_hashes`` and ``display``; each has a default meaning "not recorded" (resume
+    then takes the command line, rescore needs ``--scenarios``, merge cannot compare
+    hashes; ``careful``, what a schema-2 run, which streamed nothing, meant)."""
     return record

@@ -1,0 +1,184 @@
+"""Assembling a streamed chat completion: text deltas and tool-call deltas into one reply.
+
+An application that streams has to do this itself: OpenAI-style servers send each tool
+call in pieces (``index``, then ``id`` and ``function.name`` once, then ``arguments`` in
+fragments). The assembled reply is an ordinary assistant message, scored by the same
+scorers as a non-streamed one; what went wrong on the way is a typed ``stream.*`` issue:
+a call without id or name, an index gap, arguments that never become valid JSON, text
+content between the pieces of one call, a stream that ends without ``finish_reason``.
+
+Every delta carries the offset (ms) of the last raw chunk read before it was yielded, so
+the timings (first token, first call byte, call complete) come from the same clock live
+and on replay. Linear in the number of deltas; never raises on what a server sends.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolbench import codes
+
+
+@dataclass(frozen=True)
+class TimedDelta:
+    offset_ms: float
+    text: str
+
+
+@dataclass
+class _Call:
+    index: int
+    id: str | None = None
+    name: str = ""
+    args: list[str] = field(default_factory=list)
+    last_ms: float = 0.0
+
+
+@dataclass
+class Assembled:
+    """A streamed reply put back together, with what the stream did on the way."""
+
+    text: str
+    tool_calls: list[dict[str, Any]]
+    finish_reason: str | None
+    issues: list[tuple[str, str]]
+    """``(code, message)`` of each broken delta sequence (``stream.*``)."""
+    deltas: list[TimedDelta]
+    """The text deltas in order, each with its offset."""
+    first_token_ms: float | None
+    first_call_ms: float | None
+    call_complete_ms: float | None
+    last_ms: float | None
+    usage: dict[str, int] = field(default_factory=dict)
+
+    def message(self) -> dict[str, Any]:
+        msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            msg["tool_calls"] = self.tool_calls
+        return msg
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+class Assembler:
+    """Feed the chunks LiteLLM yields (or their dict form) with their offsets; then close."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.deltas: list[TimedDelta] = []
+        self.calls: dict[int, _Call] = {}
+        self.finish: str | None = None
+        self.issues: list[tuple[str, str]] = []
+        self.first_token: float | None = None
+        self.first_call: float | None = None
+        self.last: float | None = None
+        self.usage: dict[str, int] = {}
+        self._text_since_call = False
+        self._gap = self._interleaved = False
+
+    def _issue(self, code: str, message: str) -> None:
+        self.issues.append((code, message))
+
+    def feed(self, chunk: Any, offset_ms: float | None) -> None:
+        """One chunk: ``choices[0].delta`` (content, tool_calls), ``finish_reason``, usage."""
+        offset = 0.0 if offset_ms is None else float(offset_ms)
+        self.last = offset
+        usage = _get(chunk, "usage")
+        for key in ("prompt_tokens", "completion_tokens"):
+            value = _get(usage, key) if usage is not None else None
+            if isinstance(value, int):
+                self.usage[key] = value
+        choices = _get(chunk, "choices")
+        if not isinstance(choices, list) or not choices:
+            return
+        choice = choices[0]
+        finish = _get(choice, "finish_reason")
+        if isinstance(finish, str) and finish:
+            self.finish = finish
+        delta = _get(choice, "delta")
+        if delta is None:
+            return
+        text = _get(delta, "content")
+        if isinstance(text, str) and text:
+            self.parts.append(text)
+            self.deltas.append(TimedDelta(offset, text))
+            if self.first_token is None:
+                self.first_token = offset
+            if self.calls:
+                self._text_since_call = True
+        for tc in _get(delta, "tool_calls") or ():
+            self._tool_delta(tc, offset)
+
+    def _tool_delta(self, tc: Any, offset: float) -> None:
+        if tc is None or isinstance(tc, str | int | float | bool | list):
+            return  # not a tool-call delta: nothing to assemble
+        index = _get(tc, "index")
+        if not isinstance(index, int) or index < 0:
+            index = max(self.calls, default=-1) + (0 if _get(tc, "id") is None else 1)
+            index = max(index, 0)
+        known = index in self.calls
+        if not known and index > max(self.calls, default=-1) + 1 and not self._gap:
+            self._gap = True
+            expected = max(self.calls, default=-1) + 1
+            self._issue(
+                codes.STREAM_INDEX_GAP, f"tool-call delta index {index} after {expected - 1}"
+            )
+        if known and self._text_since_call and not self._interleaved:
+            self._interleaved = True
+            self._issue(codes.STREAM_CONTENT_IN_CALL, f"text content inside tool call {index}")
+        call = self.calls.setdefault(index, _Call(index))
+        if self.first_call is None:
+            self.first_call = offset
+        if self.first_token is None:
+            self.first_token = offset
+        cid = _get(tc, "id")
+        if isinstance(cid, str) and cid and call.id is None:
+            call.id = cid
+        fn = _get(tc, "function")
+        name = _get(fn, "name") if fn is not None else None
+        if isinstance(name, str) and name and not call.name:
+            call.name = name
+        args = _get(fn, "arguments") if fn is not None else None
+        if isinstance(args, str) and args:
+            call.args.append(args)
+        call.last_ms = offset
+        self._text_since_call = False
+
+    def close(self) -> Assembled:
+        calls: list[dict[str, Any]] = []
+        for index in sorted(self.calls):
+            c = self.calls[index]
+            if not c.name:
+                self._issue(codes.STREAM_CALL_NO_NAME, f"tool call {index} never got a name")
+                continue
+            if c.id is None:
+                self._issue(
+                    codes.STREAM_CALL_NO_ID, f"tool call {index} ({c.name}) never got an id"
+                )
+            args = "".join(c.args)
+            try:
+                json.loads(args or "{}")
+            except ValueError:
+                self._issue(
+                    codes.STREAM_ARGS_INVALID,
+                    f"tool call {index} ({c.name}): arguments are not JSON ({args[:60]!r})",
+                )
+            calls.append({
+                "id": c.id or f"call_stream_{index}", "type": "function",
+                "function": {"name": c.name, "arguments": args},
+            })  # fmt: skip
+        if self.finish is None:
+            self._issue(codes.STREAM_NO_FINISH, "the stream ended without a finish_reason")
+        first = self.calls[min(self.calls)] if self.calls else None
+        return Assembled(
+            text="".join(self.parts), tool_calls=calls, finish_reason=self.finish,
+            issues=list(self.issues), deltas=list(self.deltas), first_token_ms=self.first_token,
+            first_call_ms=self.first_call, call_complete_ms=first.last_ms if first else None,
+            last_ms=self.last, usage=dict(self.usage),
+        )  # fmt: skip

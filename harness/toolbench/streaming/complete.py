@@ -1,0 +1,127 @@
+"""A streamed model call: ``stream=True`` through LiteLLM, assembled, timed, typed.
+
+It reuses the provider's :func:`~toolbench.providers.litellm_api.complete` (request building,
+capabilities, classification, retries) and replaces only the call itself: the stream is
+read delta by delta under a bounded wait, each delta stamped with the offset of the last
+raw chunk the SSE cassette saw (:mod:`toolbench.streaming.sse`), and assembled
+(:mod:`toolbench.streaming.assemble`). OpenAI-shaped streams (``chat.completion.chunk``
+events) are assembled from the events as the bytes carried them, because LiteLLM repairs
+a broken delta sequence on its way to the caller and would hide it; streams of other
+providers, which LiteLLM translates, from the deltas LiteLLM yields.
+
+A stream that fails (cut off, a ``data:`` line that is not JSON, an event over 1 MB, no
+event within the timeout) becomes a typed ``infra.stream_*`` error on the trial, with what
+arrived kept in its message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from toolbench import codes
+from toolbench.formats.base import ParseIssue, RenderedRequest
+from toolbench.providers.capabilities import provider_of
+from toolbench.providers.litellm_api import Completion, Endpoint, Fault, complete, litellm
+from toolbench.results import Attempt, StreamTurn, TimedText
+from toolbench.streaming.assemble import Assembled, Assembler
+from toolbench.streaming.sse import SseTrialCassette
+
+ARRIVED_CHARS = 2000
+"""How much of what arrived before a stream failed is kept in the trial's message."""
+
+
+def stream_args(endpoint: Endpoint) -> dict[str, Any]:
+    """``stream=True``, plus ``stream_options.include_usage`` where the provider takes it
+    (LiteLLM's own table of supported parameters)."""
+    args: dict[str, Any] = {"stream": True}
+    lm = litellm()
+    try:
+        name, provider = provider_of(endpoint.model, endpoint.api_base)
+        supported = lm.get_supported_openai_params(model=name, custom_llm_provider=provider) or []
+    except Exception:  # LiteLLM cannot tell: stream without asking for usage
+        supported = []
+    if "stream_options" in supported:
+        args["stream_options"] = {"include_usage": True}
+    return args
+
+
+def _arrived(asm: Assembler) -> str:
+    text = "".join(asm.parts)
+    calls = ", ".join(
+        f"{c.name or '?'}({''.join(c.args)[:200]})" for _, c in sorted(asm.calls.items())
+    )
+    what = f"text {text[:ARRIVED_CHARS]!r}" + (f", calls {calls}" if calls else "")
+    return f"{len(asm.deltas)} text delta(s) arrived: {what}"
+
+
+async def stream_complete(
+    endpoint: Endpoint,
+    rendered: RenderedRequest,
+    seed: int,
+    tc: SseTrialCassette,
+    attempts: list[Attempt] | None = None,
+    turn: int = 0,
+) -> tuple[Completion, StreamTurn]:
+    """One streamed exchange: the completion (assembled reply) and its stream record."""
+    lm = litellm()
+    holder: dict[str, Assembled] = {}
+
+    async def call(kwargs: dict[str, Any]) -> Any:
+        stream = await lm.acompletion(**kwargs)
+        asm = Assembler()
+
+        def seen() -> Assembler:
+            return tc.clock.raw if tc.clock.chat_chunks else asm
+
+        it = stream.__aiter__()
+        while True:
+            try:
+                chunk = await asyncio.wait_for(it.__anext__(), endpoint.timeout_s)
+            except StopAsyncIteration:
+                break
+            except TimeoutError:
+                if endpoint.on_timeout is not None:
+                    endpoint.on_timeout()  # a hung local server is replaced, not asked again
+                raise Fault(
+                    codes.INFRA_STREAM_STALLED,
+                    f"no event for {endpoint.timeout_s:g}s; {_arrived(seen())}", False,
+                ) from None  # fmt: skip
+            except Exception:
+                fault = tc.clock.fault
+                if fault is None:
+                    raise
+                raise Fault(fault.code, f"{fault}; {_arrived(seen())}", False) from None
+            asm.feed(chunk, tc.clock.last_ms)
+        if tc.clock.fault is not None:
+            fault = tc.clock.fault
+            raise Fault(fault.code, f"{fault}; {_arrived(seen())}", False)
+        tc.commit()
+        # OpenAI-shaped chunks are assembled from the bytes, as the server sent them;
+        # other providers' events (Anthropic, Gemini, ...) as LiteLLM translated them.
+        done = (tc.clock.raw if tc.clock.chat_chunks else asm).close()
+        holder["done"] = done
+        usage = None
+        if "completion_tokens" in done.usage:
+            p, c = done.usage.get("prompt_tokens", 0), done.usage["completion_tokens"]
+            usage = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+        choice = {"index": 0, "finish_reason": done.finish_reason or "stop",
+                  "message": done.message()}  # fmt: skip
+        return lm.ModelResponse(choices=[choice], usage=usage, model=str(kwargs.get("model")))
+
+    done = await complete(
+        endpoint, rendered, seed, tc, attempts, turn=turn, call=call,
+        request_extra=stream_args(endpoint),
+    )  # fmt: skip
+    got = holder["done"]
+    done.reply.finish_reason = got.finish_reason
+    if "completion_tokens" not in got.usage:
+        done.completion_tokens = None  # no usage chunk: not counted, not guessed
+        done.prompt_tokens = None
+    record = StreamTurn(
+        deltas=[TimedText(offset_ms=d.offset_ms, text=d.text) for d in got.deltas],
+        first_token_ms=got.first_token_ms, first_call_ms=got.first_call_ms,
+        call_complete_ms=got.call_complete_ms, last_ms=got.last_ms,
+        issues=[ParseIssue(code=c, message=m) for c, m in got.issues],
+    )  # fmt: skip
+    return done, record

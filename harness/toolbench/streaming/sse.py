@@ -1,0 +1,513 @@
+"""SSE cassettes: streamed exchanges recorded at the httpx transport, with chunk timings.
+
+vcrpy reads a whole body before returning it, which loses when each piece arrived. A
+streamed trial therefore records itself: the response stream of the transport is wrapped,
+and every chunk is kept as received (bytes, text when it is whole UTF-8 text, base64
+otherwise, so a chunk that splits a character is kept as it came) with its arrival
+offset in milliseconds from the moment the request was handed to the transport. Replay
+feeds the same chunks in order, offline and without sleeping, and sets the same clock,
+so a trial reports the recorded offsets whether it ran live or from the cassette.
+
+The file is one versioned JSON record (:class:`SseCassette`) beside where the trial's
+vcrpy cassette would be (``<scenario>.sse.json``), saved atomically. Headers go through
+the same scrubbing as the other cassettes, bodies through the same redaction; a chunk
+sequence whose joined text held a secret is stored as one redacted chunk at the last
+offset (the timing of the pieces is then lost; the secret never reaches the file).
+
+Only a stream that ended cleanly with a 2xx status is recorded: a stream cut off, stalled
+or malformed is a transient fault, asked again (as vcrpy's side never records a 5xx).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextvars
+import json
+import os
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from vcr.request import Request as VcrRequest
+
+from toolbench import codes
+from toolbench.errors import CassetteMissingError, CassetteUnreadableError, CassetteWriteError
+from toolbench.redaction import redact, secret_values
+from toolbench.runner import cassettes as vcr_side
+from toolbench.streaming.assemble import Assembler
+
+SSE_CASSETTE_VERSION = 1
+MAX_EVENT_BYTES = 1_000_000
+"""The largest server-sent event accepted (bytes between two blank lines)."""
+SUFFIX = ".sse.json"
+
+
+class RawChunk(BaseModel):
+    """One piece of the body as the transport returned it, and when."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    offset_ms: float
+    text: str | None = None
+    b64: str | None = None
+    """Base64 of the bytes when they are not whole UTF-8 text (a split character)."""
+
+    @classmethod
+    def of(cls, data: bytes, offset_ms: float) -> RawChunk:
+        try:
+            return cls(offset_ms=round(offset_ms, 3), text=data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return cls(offset_ms=round(offset_ms, 3), b64=base64.b64encode(data).decode("ascii"))
+
+    def data(self) -> bytes:
+        if self.b64 is not None:
+            return base64.b64decode(self.b64)
+        return (self.text or "").encode("utf-8")
+
+
+class SseRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    method: str
+    uri: str
+    body: Any = None
+    """The request body as JSON data."""
+
+
+class SseResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: int
+    headers: dict[str, Any] = Field(default_factory=dict)
+    chunks: list[RawChunk] = Field(default_factory=list)
+
+
+class SseExchange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    request: SseRequest
+    response: SseResponse
+    latency_s: float | None = None
+    """The provider's time for the exchange when recorded (request to last byte)."""
+
+
+class SseCassette(BaseModel):
+    """The streamed exchanges of one trial (``<scenario>.sse.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["toolbench-sse"] = "toolbench-sse"
+    version: int = SSE_CASSETTE_VERSION
+    exchanges: list[SseExchange] = Field(default_factory=list)
+
+
+def sse_path(path: Path) -> Path:
+    """The SSE cassette of a trial whose vcrpy cassette would be ``path``."""
+    return path if path.name.endswith(SUFFIX) else path.with_name(path.stem + SUFFIX)
+
+
+def load(path: Path) -> SseCassette:
+    """Read an SSE cassette; a file that is not one raises ``CassetteUnreadableError``."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CassetteUnreadableError(
+            str(path), f"not an SSE cassette: {type(exc).__name__}"
+        ) from None
+    except OSError as exc:
+        raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+    version = data.get("version") if isinstance(data, dict) else None
+    if isinstance(version, int) and version > SSE_CASSETTE_VERSION:
+        raise CassetteUnreadableError(
+            str(path), f"written by a newer toolbench (SSE cassette {data['version']})"
+        )
+    try:
+        return SseCassette.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise CassetteUnreadableError(str(path), f"{where}: {err['msg']}") from None
+
+
+def save(path: Path, cassette: SseCassette) -> None:
+    """Write atomically (a temporary file renamed over the cassette)."""
+    text = cassette.model_dump_json(indent=1, exclude_none=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise CassetteWriteError(f"cannot write cassette {path}: {exc.strerror or exc}") from None
+
+
+# --------------------------------------------------------------------------- streams
+
+
+class StreamFault(Exception):
+    """The event stream itself failed (typed ``infra.stream_*`` code)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _EventGuard:
+    """Watches the raw bytes as they pass, line by line, in linear time: refuses an event
+    larger than :data:`MAX_EVENT_BYTES`, and notes a ``data:`` line that is not JSON and
+    a stream that ends inside an event (its fault is on the :class:`Clock`)."""
+
+    def __init__(self, clock: Clock, sse: bool = True) -> None:
+        self.clock = clock
+        self.sse = sse
+        """False for a line-delimited stream (Ollama's NDJSON): each line is an event."""
+        self.line = bytearray()
+        self.event = 0
+
+    def feed(self, data: bytes) -> None:
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            piece = data[start:] if nl < 0 else data[start:nl]
+            self.line += piece
+            self.event += len(piece) + (0 if nl < 0 else 1)
+            if self.event > MAX_EVENT_BYTES:
+                fault = StreamFault(
+                    codes.INFRA_STREAM_EVENT_TOO_LARGE,
+                    f"a server-sent event exceeded {MAX_EVENT_BYTES} bytes",
+                )
+                self.clock.fault = fault
+                raise fault
+            if nl < 0:
+                return
+            self._line(bytes(self.line).rstrip(b"\r"))
+            self.line.clear()
+            start = nl + 1
+
+    def _line(self, line: bytes) -> None:
+        if not line or not self.sse:
+            self.event = 0
+        if not line:
+            return
+        if not line.startswith(b"data:") or self.clock.fault is not None:
+            return
+        payload = line[5:].strip()
+        if payload == b"[DONE]":
+            return
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            head = payload[:60].decode("utf-8", "replace")
+            self.clock.fault = StreamFault(
+                codes.INFRA_STREAM_BAD_EVENT, f"a data: line is not JSON ({head!r})"
+            )
+            return
+        if isinstance(data, dict) and isinstance(data.get("choices"), list):
+            self.clock.chat_chunks = True
+            self.clock.raw.feed(data, self.clock.last_ms)
+
+    def close(self) -> None:
+        """The body ended: a partial line left over means the stream was cut off."""
+        if self.line.strip() and self.clock.fault is None:
+            self.clock.fault = StreamFault(
+                codes.INFRA_STREAM_TRUNCATED, "the event stream ended inside an event"
+            )
+
+
+class Clock:
+    """The offset of the last raw chunk read (what a delta LiteLLM yields is stamped with)."""
+
+    def __init__(self) -> None:
+        self.last_ms: float | None = None
+        self.fault: StreamFault | None = None
+        self.chat_chunks = False
+        """The stream carried OpenAI ``chat.completion.chunk`` events (with ``choices``)."""
+        self.raw = Assembler()
+        """Those events assembled as the server sent them. LiteLLM repairs a delta
+        sequence on the way (it drops a call without id, makes up a ``finish_reason``,
+        renumbers indices), so the broken sequences are read from the bytes."""
+
+
+_FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+"""Headers about how the recorded body was framed on the wire, not what it is: a replay
+hands over the recorded bytes as they are (a redacted body may differ in length)."""
+
+
+def _is_sse(headers: Any) -> bool:
+    return "event-stream" in str(headers.get("content-type", "")).lower()
+
+
+class _Replay(httpx.AsyncByteStream):
+    def __init__(self, chunks: list[RawChunk], clock: Clock, sse: bool = True) -> None:
+        self.chunks, self.clock, self.sse = chunks, clock, sse
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        guard = _EventGuard(self.clock, self.sse)
+        for c in self.chunks:
+            data = c.data()
+            self.clock.last_ms = c.offset_ms
+            guard.feed(data)
+            yield data
+        guard.close()
+
+
+class _Recording(httpx.AsyncByteStream):
+    """The live stream, passed through; each chunk kept with its arrival offset."""
+
+    def __init__(
+        self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any, sse: bool = True
+    ) -> None:
+        self.inner, self.t0, self.clock, self.done, self.sse = inner, t0, clock, done, sse
+        self.chunks: list[RawChunk] = []
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        guard = _EventGuard(self.clock, self.sse)
+        try:
+            async for data in self.inner:
+                offset = round((time.perf_counter() - self.t0) * 1000, 3)  # as stored
+                self.clock.last_ms = offset
+                self.chunks.append(RawChunk.of(data, offset))
+                guard.feed(data)
+                yield data
+        except StreamFault:
+            raise
+        except httpx.HTTPError as exc:
+            self.clock.fault = StreamFault(
+                codes.INFRA_STREAM_TRUNCATED, f"the event stream broke off: {type(exc).__name__}"
+            )
+            raise
+        guard.close()
+        self.commit()
+
+    def commit(self) -> None:
+        """Record what was read, once (the stream ended, or its reader had all it needed)."""
+        if self.clock.fault is None and self.done is not None:
+            done, self.done = self.done, None
+            done(self.chunks)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+# --------------------------------------------------------------------------- the trial side
+
+
+def _same_body(a: Any, b: Any) -> bool:
+    strip = vcr_side._without_echo_extras
+    return bool(strip(a) == strip(b))
+
+
+def _json(content: bytes) -> Any:
+    try:
+        return json.loads(content or b"null")
+    except ValueError:
+        return content.decode("utf-8", "replace")
+
+
+class SseTrialCassette:
+    """The SSE cassette a streamed trial records into or replays from.
+
+    Has what the provider asks of a trial's cassette (``unmatched``, ``last_fault``,
+    ``last_replayed``, ``forget_last``, ``played``, ``latency``), plus the stream
+    ``clock`` its streamed completion reads.
+    """
+
+    def __init__(self, path: Path, record: vcr_side.RecordOption, data: SseCassette) -> None:
+        self.path, self.record, self.data = path, record, data
+        self.unmatched: list[str] = []
+        self.notes: list[str] = []
+        self.last_fault: str | None = None
+        self.last_replayed = False
+        self.last_provider_s: float | None = None
+        """Not timed at the transport for a stream: the streamed completion's own clock
+        gives the provider's time (first byte to last chunk)."""
+        self.clock = Clock()
+        self.dirty = False
+        self._played: set[int] = set()
+        self._count = 0
+        self._values = secret_values()
+
+    def played(self) -> int:
+        return self._count
+
+    def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
+        """A stream is never answered at the provider boundary (the plain-request fast
+        path): its chunks and their timings replay through the transport."""
+        return None
+
+    def remember_key(self, key: str) -> None:
+        """Streams are matched by their request body; no request key is kept."""
+
+    def forget_last(self) -> None:
+        """Drop a 4xx the last exchange recorded provisionally (the trial did not act on
+        it, so ``--record new`` asks the server again); a stream is recorded only once it
+        ended cleanly, and is never forgotten."""
+        ex = self._recorded
+        if ex is not None and ex.response.status >= 400:
+            self.data.exchanges = [e for e in self.data.exchanges if e is not ex]
+            self._recorded = None
+
+    def latency(self, index: int, measured: float, replayed: bool) -> float | None:
+        if replayed:
+            ex = self._last_exchange
+            return None if ex is None else ex.latency_s
+        if self._recorded is not None:
+            self._recorded.latency_s = round(measured, 4)
+        return measured
+
+    _last_exchange: SseExchange | None = None
+    _recorded: SseExchange | None = None
+
+    def _find(self, method: str, path: str, body: Any) -> int | None:
+        fallback = None
+        for i, ex in enumerate(self.data.exchanges):
+            if ex.request.method != method or httpx.URL(ex.request.uri).path != path:
+                continue
+            if not _same_body(ex.request.body, body):
+                continue
+            if i not in self._played:
+                return i
+            fallback = i if fallback is None else fallback
+        return fallback
+
+    async def handle(self, transport: Any, request: httpx.Request) -> httpx.Response:
+        self.clock = Clock()
+        self.last_fault, self.last_replayed, self._recorded, self._live = None, False, None, None
+        content = await request.aread()
+        body = _json(content)
+        found = None if self.record == "all" else self._find(request.method, request.url.path, body)
+        if found is not None:
+            ex = self.data.exchanges[found]
+            self._played.add(found)
+            self._count += 1
+            self.last_replayed, self._last_exchange = True, ex
+            headers = {
+                k: v for k, v in ex.response.headers.items()
+                if isinstance(v, str) and k.lower() not in _FRAMING
+            }  # fmt: skip
+            return httpx.Response(
+                ex.response.status, headers=headers,
+                stream=_Replay(ex.response.chunks, self.clock, _is_sse(ex.response.headers)),
+                request=request,
+            )  # fmt: skip
+        if self.record == "none":
+            self.unmatched.append(f"{request.method} {request.url.path}")
+            raise CassetteMissingError(
+                f"cassette {self.path} has no recorded stream for this request"
+            )
+        # Plain bytes on the wire: a compressed stream could be neither read nor redacted.
+        request.headers["accept-encoding"] = "identity"
+        t0 = time.perf_counter()
+        response: httpx.Response = await vcr_side._real_async(transport, request)
+        status = response.status_code
+        if not 200 <= status < 300:
+            if not 400 <= status < 500 or status in (408, 429):
+                return response  # a transient fault: never recorded
+            # A refusal is kept, as on the vcrpy side: one the trial acts on (a model that
+            # cannot stream or take the tools) must replay the same way.
+            content = await response.aread()
+            elapsed = (time.perf_counter() - t0) * 1000
+            self._recorded = self._keep(request, body, response, [RawChunk.of(content, elapsed)])
+            headers = {k: v for k, v in response.headers.items() if k.lower() not in _FRAMING}
+            return httpx.Response(status, headers=headers, content=content, request=request)
+
+        def done(chunks: list[RawChunk]) -> None:
+            self._recorded = self._keep(request, body, response, chunks)
+
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        self._live = _Recording(response.stream, t0, self.clock, done, _is_sse(response.headers))
+        response.stream = self._live
+        return response
+
+    _live: _Recording | None = None
+
+    def commit(self) -> None:
+        """The streamed reply was read to its end: record the live exchange now (the
+        client may close the response before the body is exhausted, after ``[DONE]``)."""
+        if self._live is not None:
+            self._live.commit()
+            self._live = None
+
+    def _keep(
+        self, request: httpx.Request, body: Any, response: httpx.Response, chunks: list[RawChunk]
+    ) -> SseExchange:
+        values = self._values
+        headers: dict[str, Any] = {k: v for k, v in response.headers.items()}
+        vcr_side._scrub_headers(headers, values)
+        vreq = VcrRequest(request.method, str(request.url), content_of(body), dict(request.headers))
+        scrubbed = vcr_side.scrub_request(vreq, values)
+        joined = b"".join(ch.data() for ch in chunks).decode("utf-8", "replace")
+        redacted = redact(joined, values)
+        if redacted != joined:
+            last = chunks[-1].offset_ms if chunks else 0.0
+            chunks = [RawChunk(offset_ms=last, text=redacted)]
+            self.notes.append("a secret in a streamed body was redacted; its chunks were merged")
+        ex = SseExchange(
+            request=SseRequest(
+                method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
+            ),
+            response=SseResponse(status=response.status_code, headers=headers, chunks=chunks),
+        )
+        self.data.exchanges.append(ex)
+        self.dirty = True
+        return ex
+
+
+def content_of(body: Any) -> bytes:
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+
+_current: contextvars.ContextVar[SseTrialCassette | None] = contextvars.ContextVar(
+    "toolbench_sse_cassette", default=None
+)
+
+
+def current() -> SseTrialCassette | None:
+    return _current.get()
+
+
+@contextmanager
+def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseTrialCassette]:
+    """Route this task's HTTP through the SSE cassette at ``path`` (see the module doc).
+
+    ``none``: replay only; ``new``: replay what is recorded, record what is missing (an
+    unreadable file is moved aside); ``all``: record again (the old file is replaced
+    only when the new one is saved).
+    """
+    path = sse_path(path)
+    if record == "none" and not path.is_file():
+        raise CassetteMissingError(f"no cassette {path}")
+    data = SseCassette()
+    notes: list[str] = []
+    if record != "all" and path.is_file():
+        try:
+            data = load(path)
+        except CassetteUnreadableError as exc:
+            if record != "new":
+                raise
+            aside = vcr_side.move_aside(path)
+            notes.append(f"{exc}; moved to {aside.name} and recorded again")
+    tc = SseTrialCassette(path, record, data)
+    tc.notes.extend(notes)
+    token = _current.set(tc)
+    reset = vcr_side.set_stream_route(tc.handle)
+    try:
+        yield tc
+    finally:
+        vcr_side.reset_stream_route(reset)
+        _current.reset(token)
+        if record != "none" and tc.dirty and tc.data.exchanges:
+            save(path, tc.data)
