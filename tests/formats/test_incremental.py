@@ -15,7 +15,14 @@ from fmt_helpers import TOOLS
 from stream_corpus import read_all
 
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import Event, TimedChunk, first_chars, observe_stream
+from toolbench.formats.incremental import (
+    Event,
+    MarkerReader,
+    TimedChunk,
+    _holds_of,
+    first_chars,
+    observe_stream,
+)
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
@@ -381,3 +388,70 @@ def test_result_before_close_and_feed_after_close() -> None:
     reader.close()
     assert reader.feed("more") == [] and reader.close() == []
     assert reader.result.content == "hi"
+
+
+class _CountingSearch:
+    """An opener pattern that counts its searches (the reader's pattern engine calls)."""
+
+    def __init__(self, pattern: Any) -> None:
+        self.pattern, self.searches = pattern, 0
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        self.searches += 1
+        return self.pattern.search(*args, **kwargs)
+
+    def match(self, *args: Any, **kwargs: Any) -> Any:
+        return self.pattern.match(*args, **kwargs)
+
+
+# (format, an opener that almost forms, repeated)
+NEAR_OPENERS = [
+    ("xml", "<tool_ca"),
+    ("prompt-json", '{ "too'),
+    ("react", "\nActio"),
+    ("pythonic", "[abc "),
+    ("harmony", "<|chan"),
+]
+
+
+@pytest.mark.parametrize(("spec", "unit"), NEAR_OPENERS, ids=[n[0] for n in NEAR_OPENERS])
+def test_a_held_tail_seen_before_is_held_without_a_search(spec: str, unit: str) -> None:
+    """One character at a time, an opener that almost forms again and again: once a
+    (context, held tail) was searched, growing into it again takes no search (the hostile
+    case of the 1 MB benchmark); what is shown and the result do not change."""
+    fmt = get_format(spec)
+    text = unit * 200
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert counting.searches <= len(text) // 2  # without remembered holds: one a character
+    assert "".join(e.text for e in events if e.kind == "text") == text
+    assert reader.result == fmt.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("spec", "first", "then"),
+    [
+        ("react", "Ok.\nActio", "Ok. Actio"),  # the same tail, not at a line start
+        ("xml", "a <tool_ca", "a <tool_call>"),
+        ("prompt-json", 'x {"too', 'x {"tool":'),
+    ],
+)
+def test_held_tails_remembered_by_one_reader_do_not_mislead_another(
+    spec: str, first: str, then: str
+) -> None:
+    """The remembered holds are shared by the readers of a format and keyed by the held
+    tail and its context: a second reply, fed one character at a time, gets exactly the
+    events a reader with nothing remembered gives it."""
+    fmt = get_format(spec)
+
+    def events(text: str) -> list[Event]:
+        reader = fmt.reader()
+        return [e for ch in text for e in reader.feed(ch)] + reader.close()
+
+    _holds_of(fmt.reader()._open).clear()  # type: ignore[attr-defined]
+    fresh = events(then)
+    events(first)
+    events(first)
+    assert events(then) == fresh

@@ -27,6 +27,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
@@ -99,6 +100,27 @@ _tuple_new = tuple.__new__
 path makes one per character of text)."""
 
 
+_HOLDS_MAX = 4096
+_HOLDS: dict[int, tuple[object, dict[tuple[str, str], None]]] = {}
+
+
+def _holds_of(pattern: regex.Pattern[str] | None) -> dict[tuple[str, str], None]:
+    """The (context, held tail) pairs an opener's search found to be still the beginning
+    of an opener, shared by every reader of that opener (bounded: cleared when full).
+
+    A search's outcome depends only on the searched text, so a pair seen once needs no
+    search again: a tail that almost forms an opener, again and again, is held at the
+    cost of a dictionary look-up per chunk."""
+    got = _HOLDS.get(id(pattern))
+    if got is not None and got[0] is pattern:
+        return got[1]
+    if len(_HOLDS) >= 256:
+        _HOLDS.clear()
+    made: dict[tuple[str, str], None] = {}
+    _HOLDS[id(pattern)] = (pattern, made)
+    return made
+
+
 class MarkerReader:
     """The incremental reader for any :class:`StreamSyntax` (see the module docstring)."""
 
@@ -130,6 +152,10 @@ class MarkerReader:
         """Chunks went by the fast path: the scan's context is read again from the parts."""
         self._brackets = Brackets()
         self._result: ParseResult | None = None
+        self._holding = False
+        """A tail of text is held with its context fresh (``feed`` may extend it without
+        a search when :attr:`_holds` knows the longer tail)."""
+        self._holds = _holds_of(self._open)
         self._fast = self._fast_path()
 
     # -- public ------------------------------------------------------------------------
@@ -148,16 +174,13 @@ class MarkerReader:
         if not chunk:
             return []
         fast = self._fast
-        if (
-            fast is not None
-            and not self._win
-            and (
-                chunk not in fast[1] and (chunk < "\x80" or not fast[2])
-                if len(chunk) == 1
-                else fast[0].search(chunk) is None
-            )
+        if fast is not None and (
+            chunk not in fast[1] and (chunk < "\x80" or not fast[2])
+            if len(chunk) == 1
+            else fast[0].search(chunk) is None
         ):
-            # The common case: nothing in this chunk can begin what is looked for.
+            # The common case: nothing in this chunk can begin what is looked for (and
+            # nothing is held back: the fast path is off while a tail is held).
             self._parts.append(chunk)
             at = self._fed
             self._fed = end = at + len(chunk)
@@ -166,6 +189,15 @@ class MarkerReader:
                 self._rparts.append(chunk)
                 return []
             return [_tuple_new(Event, ("text", chunk, at, end, (), None))]
+        if self._holding:
+            held = self._win + chunk
+            if (self._ctx, held) in self._holds:
+                # The held tail grows and is still the beginning of an opener, as a
+                # search of this very context and tail found before: no search again.
+                self._win = held
+                self._parts.append(chunk)
+                self._fed += len(chunk)
+                return []
         if self._result is not None:
             return []
         self._parts.append(chunk)
@@ -173,6 +205,7 @@ class MarkerReader:
         self._fed += len(chunk)
         events: list[Event] = []
         rest: str | None = chunk
+        self._holding = False
         while rest is not None:
             if self._region is None:
                 rest, at = self._scan_text(rest, at, events)
@@ -194,6 +227,7 @@ class MarkerReader:
         whole = "".join(self._parts)
         self._result = self._fmt.parse(whole, self._tools)
         self._fast = None
+        self._holding = False
         answer = self._result.final_answer
         text = answer if answer is not None else self._result.content
         events.append(Event("final", text, 0, self._fed, result=self._result))
@@ -207,7 +241,7 @@ class MarkerReader:
         time never reaches it, which is what keeps one-character feeding fast.
         """
         region = self._region
-        if self._result is not None:
+        if self._result is not None or self._win:
             return None
         if region is None:
             if self._open is None:
@@ -286,6 +320,11 @@ class MarkerReader:
             self._win = s[base:]
             self._win_start = abs0 + base
             self._armed = True
+            self._holding = True
+            holds = self._holds
+            if len(holds) >= _HOLDS_MAX:
+                holds.clear()
+            holds[(self._ctx, self._win)] = None
             return None, at
         if m is not None and not m.partial:
             m = self._earlier_partial(s, base, m)
@@ -296,6 +335,7 @@ class MarkerReader:
             self._ctx = s[max(0, cut - _CTX) : cut]
             self._win = s[cut:]
             self._win_start = abs0 + cut
+            self._holding = cut < len(s)
             return None, at
         self._text(s[base : m.start()], abs0 + base, events)
         index = next(i for i in range(len(self._regions)) if m.group(f"r{i}") is not None)
@@ -390,15 +430,20 @@ class MarkerReader:
             calls = tuple(self._fmt.parse(block, self._tools).calls) if early else ()
             events.append(Event("call_complete", block, self._rstart, end, calls=calls))
             return
-        if region.call_when and not closing and regex.search(region.call_when, block):
-            call = Region(open="", close="marker", close_pattern=region.call_close)
-            if not region.call_close:
-                call = Region(open="", close="end")
+        if region.call_when and not closing and compiled(region.call_when).search(block):
             events.append(Event("call_started", block, self._rstart, end))
-            self._region = call
+            self._region = _header_call(region.call_close)
             self._rparts = [block]
             return
         events.append(Event("markup", block, self._rstart, end))
+
+
+@lru_cache(maxsize=64)
+def _header_call(close_pattern: str) -> Region:
+    """The call region a markup header turns into (made once, not per header)."""
+    if not close_pattern:
+        return Region(open="", close="end")
+    return Region(open="", close="marker", close_pattern=close_pattern)
 
 
 class ByteReader:
