@@ -24,6 +24,7 @@ from toolbench.formats.incremental import (
     observe_stream,
 )
 from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.scanning import Brackets
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
 from toolbench.formats.xml import call_text as hermes_call
@@ -455,3 +456,21 @@ def test_held_tails_remembered_by_one_reader_do_not_mislead_another(
     events(first)
     events(first)
     assert events(then) == fresh
+
+
+# (chunks fed to one bracket counter, what each scan returns)
+BRACKETS = [
+    (['{"a": [1, 2]}'], [13]),
+    (['{"a": "}"', "}"], [-1, 1]),
+    (['{"a\\', '"}"}'], [-1, 4]),  # an escape split across chunks
+    (["{'a': \"'\"", "}"], [-1, 1]),  # the other quote kind inside a string
+    (["f(x=')'", ", y=[1])"], [-1, 8]),
+    (["{", '"\\\\"', "}"], [-1, -1, 1]),  # an escaped backslash ends before the quote
+    (["{", "", "}"], [-1, -1, 1]),
+]
+
+
+@pytest.mark.parametrize(("chunks", "returns"), BRACKETS, ids=[repr(b[0]) for b in BRACKETS])
+def test_brackets_across_chunks(chunks: list[str], returns: list[int]) -> None:
+    counter = Brackets()
+    assert [counter.scan(c) for c in chunks] == returns
