@@ -24,7 +24,7 @@ from toolbench.formats.incremental import (
     observe_stream,
 )
 from toolbench.formats.registry import builtin_format_names, get_format
-from toolbench.formats.scanning import Brackets
+from toolbench.formats.scanning import Brackets, context_free
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
 from toolbench.formats.xml import call_text as hermes_call
@@ -451,7 +451,7 @@ def test_held_tails_remembered_by_one_reader_do_not_mislead_another(
         reader = fmt.reader()
         return [e for ch in text for e in reader.feed(ch)] + reader.close()
 
-    _holds_of(fmt.reader()._open).clear()  # type: ignore[attr-defined]
+    _holds_of(fmt.reader()._open)[0].clear()  # type: ignore[attr-defined]
     fresh = events(then)
     events(first)
     events(first)
@@ -474,3 +474,35 @@ BRACKETS = [
 def test_brackets_across_chunks(chunks: list[str], returns: list[int]) -> None:
     counter = Brackets()
     assert [counter.scan(c) for c in chunks] == returns
+
+
+# (opener pattern, whether a match never depends on the text before it)
+CONTEXT_FREE = [
+    ("<tool_call>|<response>", True),
+    (r"\{\s{0,16}[\"'](?:tool|name)[\"']\s{0,16}:", True),
+    (r"(?P<r0>a(?=b))", True),
+    (r"^[ \t]{0,16}Action:", False),
+    (r"(?<=\n)Action:", False),
+    (r"(?<!x)a", False),
+    (r"\bAction", False),
+    (r"(?w)Action", False),
+    (r"[^<]x", False),  # a negated class: kept on the safe side
+]
+
+
+@pytest.mark.parametrize(("pattern", "free"), CONTEXT_FREE, ids=[c[0] for c in CONTEXT_FREE])
+def test_context_free(pattern: str, free: bool) -> None:
+    assert context_free(pattern) is free
+
+
+def test_a_near_opener_in_changing_context_is_held_without_a_search() -> None:
+    """xml's openers never look behind: a held tail seen before after other text is
+    still known (one character at a time, ``<tool_ca`` after ever different words)."""
+    fmt = get_format("xml")
+    text = "".join(f"w{i}<tool_ca" for i in range(300))
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert counting.searches <= len(text) // 2
+    assert "".join(e.text for e in events if e.kind == "text") == text

@@ -41,6 +41,7 @@ from toolbench.formats.scanning import (
     Brackets,
     Firsts,
     compiled,
+    context_free,
     first_chars,
     literal_firsts,
     openers,
@@ -101,24 +102,27 @@ path makes one per character of text)."""
 
 
 _HOLDS_MAX = 4096
-_HOLDS: dict[int, tuple[object, dict[tuple[str, str], None]]] = {}
+Holds = dict[tuple[str, str], None]
+_HOLDS: dict[int, tuple[object, Holds, bool]] = {}
 
 
-def _holds_of(pattern: regex.Pattern[str] | None) -> dict[tuple[str, str], None]:
+def _holds_of(pattern: regex.Pattern[str] | None) -> tuple[Holds, bool]:
     """The (context, held tail) pairs an opener's search found to be still the beginning
-    of an opener, shared by every reader of that opener (bounded: cleared when full).
+    of an opener, shared by every reader of that opener (bounded: cleared when full), and
+    whether the context can be left out of the pairs (the opener never looks behind).
 
     A search's outcome depends only on the searched text, so a pair seen once needs no
     search again: a tail that almost forms an opener, again and again, is held at the
     cost of a dictionary look-up per chunk."""
     got = _HOLDS.get(id(pattern))
     if got is not None and got[0] is pattern:
-        return got[1]
+        return got[1], got[2]
     if len(_HOLDS) >= 256:
         _HOLDS.clear()
-    made: dict[tuple[str, str], None] = {}
-    _HOLDS[id(pattern)] = (pattern, made)
-    return made
+    made: Holds = {}
+    free = pattern is not None and context_free(pattern.pattern)
+    _HOLDS[id(pattern)] = (pattern, made, free)
+    return made, free
 
 
 class MarkerReader:
@@ -155,7 +159,7 @@ class MarkerReader:
         self._holding = False
         """A tail of text is held with its context fresh (``feed`` may extend it without
         a search when :attr:`_holds` knows the longer tail)."""
-        self._holds = _holds_of(self._open)
+        self._holds, self._ctx_free = _holds_of(self._open)
         self._fast = self._fast_path()
 
     # -- public ------------------------------------------------------------------------
@@ -191,7 +195,7 @@ class MarkerReader:
             return [_tuple_new(Event, ("text", chunk, at, end, (), None))]
         if self._holding:
             held = self._win + chunk
-            if (self._ctx, held) in self._holds:
+            if ("" if self._ctx_free else self._ctx, held) in self._holds:
                 # The held tail grows and is still the beginning of an opener, as a
                 # search of this very context and tail found before: no search again.
                 self._win = held
@@ -324,7 +328,7 @@ class MarkerReader:
             holds = self._holds
             if len(holds) >= _HOLDS_MAX:
                 holds.clear()
-            holds[(self._ctx, self._win)] = None
+            holds["" if self._ctx_free else self._ctx, self._win] = None
             return None, at
         if m is not None and not m.partial:
             m = self._earlier_partial(s, base, m)

@@ -153,6 +153,19 @@ def compiled(pattern: str) -> regex.Pattern[str]:
     return regex.compile(pattern, regex.M)
 
 
+_LOOKS_BEHIND = re.compile(r"\^|\(\?(?![:=!P])|\\[bBGAmMyY<>]")
+"""What lets a match depend on the text before it: an anchor at a line start (and, to
+stay on the safe side, a negated class), a lookbehind or any inline flag, a word
+boundary or a search anchor."""
+
+
+@lru_cache(maxsize=256)
+def context_free(pattern: str) -> bool:
+    """Whether a match of ``pattern`` starting at a position never depends on the text
+    before it (conservative: a pattern that might is not)."""
+    return _LOOKS_BEHIND.search(pattern) is None
+
+
 def overlap(s: str, closer: str) -> int:
     """The length of the longest end of ``s`` that is a proper beginning of ``closer``."""
     if len(s) < len(closer) and closer.startswith(s):
