@@ -394,15 +394,16 @@ def test_result_before_close_and_feed_after_close() -> None:
 class _CountingSearch:
     """An opener pattern that counts its searches (the reader's pattern engine calls)."""
 
-    def __init__(self, pattern: Any) -> None:
-        self.pattern, self.searches = pattern, 0
+    def __init__(self, compiled: Any) -> None:
+        self.inner, self.searches = compiled, 0
+        self.pattern = compiled.pattern
 
     def search(self, *args: Any, **kwargs: Any) -> Any:
         self.searches += 1
-        return self.pattern.search(*args, **kwargs)
+        return self.inner.search(*args, **kwargs)
 
     def match(self, *args: Any, **kwargs: Any) -> Any:
-        return self.pattern.match(*args, **kwargs)
+        return self.inner.match(*args, **kwargs)
 
 
 # (format, an opener that almost forms, repeated)

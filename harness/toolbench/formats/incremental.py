@@ -314,12 +314,27 @@ class MarkerReader:
         if self._open is None:
             self._text(new, at, events)
             return None, at
-        self._fresh_context(at)
+        if self._stale:
+            self._ctx = self._tail_before(self._fed - at)
+            self._stale = False
         s = self._ctx + self._win + new
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         m = self._open.search(s, base, partial=True)
-        if m is not None and m.partial and m.start() == base < len(s) <= base + self._hold:
+        n = len(s)
+        if m is None or (m.partial and m.start() == n):
+            # The usual outcome: no opener begins in this text (but perhaps on the next
+            # line: the empty partial match after a newline): all of it is shown.
+            if n > base:
+                shown = ("text", s[base:], abs0 + base, abs0 + n, (), None)
+                events.append(_tuple_new(Event, shown))
+            self._ctx = s[n - _CTX :] if n > _CTX else s
+            self._win = ""
+            self._win_start = abs0 + n
+            self._holding = False
+            self._armed = m is not None and s.endswith("\n")
+            return None, at
+        if m.partial and m.start() == base < n <= base + self._hold:
             # the held tail is still the beginning of an opener: hold it longer
             self._win = s[base:]
             self._win_start = abs0 + base
