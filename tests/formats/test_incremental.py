@@ -24,7 +24,7 @@ from toolbench.formats.incremental import (
     observe_stream,
 )
 from toolbench.formats.registry import builtin_format_names, get_format
-from toolbench.formats.scanning import Brackets, context_free
+from toolbench.formats.scanning import Brackets, context_free, overlap
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
 from toolbench.formats.xml import call_text as hermes_call
@@ -507,3 +507,21 @@ def test_a_near_opener_in_changing_context_is_held_without_a_search() -> None:
     events = [e for ch in text for e in reader.feed(ch)] + reader.close()
     assert counting.searches <= len(text) // 2
     assert "".join(e.text for e in events if e.kind == "text") == text
+
+
+# (text, closer, length of the longest end of the text that begins the closer)
+OVERLAPS = [
+    ("abc </tool", "</tool_call>", 6),
+    ("abc", "</tool_call>", 0),
+    ("<", "</tool_call>", 1),
+    ("x </tool_call", "</tool_call>", 11),
+    ("aa", "aab", 2),
+    ("aaa", "aab", 2),
+    ("abab", "ababx", 4),
+    ("", "</x>", 0),
+]
+
+
+@pytest.mark.parametrize(("text", "closer", "want"), OVERLAPS)
+def test_overlap(text: str, closer: str, want: int) -> None:
+    assert overlap(text, closer) == want

@@ -167,12 +167,15 @@ def context_free(pattern: str) -> bool:
 
 
 def overlap(s: str, closer: str) -> int:
-    """The length of the longest end of ``s`` that is a proper beginning of ``closer``."""
-    if len(s) < len(closer) and closer.startswith(s):
-        return len(s)
-    for k in range(min(len(s), len(closer) - 1), 0, -1):
-        if closer.startswith(s[len(s) - k :]):
-            return k
+    """The length of the longest end of ``s`` that is a proper beginning of ``closer``
+    (tried only where the closer's first character is, in the last ``len(closer) - 1``)."""
+    n = len(s)
+    first = closer[:1]
+    i = s.find(first, max(0, n - len(closer) + 1)) if first else -1
+    while i >= 0:
+        if closer.startswith(s[i:]):
+            return n - i
+        i = s.find(first, i + 1)
     return 0
 
 
