@@ -210,6 +210,17 @@ class MarkerReader:
         events: list[Event] = []
         rest: str | None = chunk
         self._holding = False
+        region = self._region
+        if region is not None and region.close == "balanced":
+            # inside a bracketed call, most chunks end nothing: counted and kept, at once
+            brackets = self._brackets
+            i = brackets.scan(chunk)
+            self._rparts.append(chunk)
+            if i < 0:
+                self._fast = None if brackets.escape else IN_STRING if brackets.quote else IN_CODE
+                return events
+            self._end_region(at + i, events)
+            rest, at = chunk[i:], at + i
         while rest is not None:
             if self._region is None:
                 rest, at = self._scan_text(rest, at, events)
