@@ -6,8 +6,9 @@ Run: ``python benchmarks/bench_stream_readers.py`` (``--quick``: 200 KB, one rep
 * **one character at a time**: per format, 1 MB of prose with calls in the format's own
   syntax, fed one character per ``feed`` (the worst split a server can send), then
   ``close`` (which parses the whole reply once). Target: under 2 s per format.
-* **hostile**: an opener that almost forms, repeated (every character takes the slow
-  path with a held-back tail), one character at a time, for reference.
+* **hostile**: an opener that almost forms, repeated (every character of it is held
+  back), one character at a time; and **hostile, varied**: the same after ever different
+  text (numbers), so the context before a held tail never repeats. Target: under 2 s.
 * **incremental vs whole**: the committed cassettes' replies and the format tests' parse
   tables, each read by its own format, fed in chunks of 4 characters (about one token),
   16, and as one chunk, and closed, against one ``parse`` of each whole reply. The
@@ -55,6 +56,19 @@ HOSTILE = {
 }
 """Openers that almost form, again and again: every character goes through the pattern
 engine with a held-back tail (the slow path), for reference next to the realistic text."""
+
+
+def varied(unit: str, size: int) -> str:
+    """``unit`` again and again, each time after a different number (no period: what a
+    reader remembers of the text before a held tail does not come round again)."""
+    parts: list[str] = []
+    n = i = 0
+    while n < size:
+        piece = f"{i}{unit}"
+        parts.append(piece)
+        n += len(piece)
+        i += 1
+    return "".join(parts)[:size]
 
 
 def feed_one_by_one(fmt: Format, text: str) -> float:
@@ -124,6 +138,13 @@ def main() -> int:
     for spec, unit in HOSTILE.items():
         fmt = get_format(spec)
         text = unit * (size // len(unit))
+        secs = best(lambda fmt=fmt, text=text: feed_one_by_one(fmt, text), repeat)  # type: ignore[misc]
+        print(f"  {spec:<14} {unit!r:<14} {secs:6.2f} s")
+
+    print(f"\nhostile, varied: the same after ever different text, {size:,} characters")
+    for spec, unit in HOSTILE.items():
+        fmt = get_format(spec)
+        text = varied(unit, size)
         secs = best(lambda fmt=fmt, text=text: feed_one_by_one(fmt, text), repeat)  # type: ignore[misc]
         print(f"  {spec:<14} {unit!r:<14} {secs:6.2f} s")
 

@@ -15,8 +15,16 @@ from fmt_helpers import TOOLS
 from stream_corpus import read_all
 
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import Event, TimedChunk, first_chars, observe_stream
+from toolbench.formats.incremental import (
+    Event,
+    MarkerReader,
+    TimedChunk,
+    _holds_of,
+    first_chars,
+    observe_stream,
+)
 from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.scanning import Brackets, context_free, overlap
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
 from toolbench.formats.xml import call_text as hermes_call
@@ -381,3 +389,139 @@ def test_result_before_close_and_feed_after_close() -> None:
     reader.close()
     assert reader.feed("more") == [] and reader.close() == []
     assert reader.result.content == "hi"
+
+
+class _CountingSearch:
+    """An opener pattern that counts its searches (the reader's pattern engine calls)."""
+
+    def __init__(self, compiled: Any) -> None:
+        self.inner, self.searches = compiled, 0
+        self.pattern = compiled.pattern
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        self.searches += 1
+        return self.inner.search(*args, **kwargs)
+
+    def match(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.match(*args, **kwargs)
+
+
+# (format, an opener that almost forms, repeated)
+NEAR_OPENERS = [
+    ("xml", "<tool_ca"),
+    ("prompt-json", '{ "too'),
+    ("react", "\nActio"),
+    ("pythonic", "[abc "),
+    ("harmony", "<|chan"),
+]
+
+
+@pytest.mark.parametrize(("spec", "unit"), NEAR_OPENERS, ids=[n[0] for n in NEAR_OPENERS])
+def test_a_held_tail_seen_before_is_held_without_a_search(spec: str, unit: str) -> None:
+    """One character at a time, an opener that almost forms again and again: once a
+    (context, held tail) was searched, growing into it again takes no search (the hostile
+    case of the 1 MB benchmark); what is shown and the result do not change."""
+    fmt = get_format(spec)
+    text = unit * 200
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert counting.searches <= len(text) // 2  # without remembered holds: one a character
+    assert "".join(e.text for e in events if e.kind == "text") == text
+    assert reader.result == fmt.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("spec", "first", "then"),
+    [
+        ("react", "Ok.\nActio", "Ok. Actio"),  # the same tail, not at a line start
+        ("xml", "a <tool_ca", "a <tool_call>"),
+        ("prompt-json", 'x {"too', 'x {"tool":'),
+    ],
+)
+def test_held_tails_remembered_by_one_reader_do_not_mislead_another(
+    spec: str, first: str, then: str
+) -> None:
+    """The remembered holds are shared by the readers of a format and keyed by the held
+    tail and its context: a second reply, fed one character at a time, gets exactly the
+    events a reader with nothing remembered gives it."""
+    fmt = get_format(spec)
+
+    def events(text: str) -> list[Event]:
+        reader = fmt.reader()
+        return [e for ch in text for e in reader.feed(ch)] + reader.close()
+
+    _holds_of(fmt.reader()._open)[0].clear()  # type: ignore[attr-defined]
+    fresh = events(then)
+    events(first)
+    events(first)
+    assert events(then) == fresh
+
+
+# (chunks fed to one bracket counter, what each scan returns)
+BRACKETS = [
+    (['{"a": [1, 2]}'], [13]),
+    (['{"a": "}"', "}"], [-1, 1]),
+    (['{"a\\', '"}"}'], [-1, 4]),  # an escape split across chunks
+    (["{'a': \"'\"", "}"], [-1, 1]),  # the other quote kind inside a string
+    (["f(x=')'", ", y=[1])"], [-1, 8]),
+    (["{", '"\\\\"', "}"], [-1, -1, 1]),  # an escaped backslash ends before the quote
+    (["{", "", "}"], [-1, -1, 1]),
+]
+
+
+@pytest.mark.parametrize(("chunks", "returns"), BRACKETS, ids=[repr(b[0]) for b in BRACKETS])
+def test_brackets_across_chunks(chunks: list[str], returns: list[int]) -> None:
+    counter = Brackets()
+    assert [counter.scan(c) for c in chunks] == returns
+
+
+# (opener pattern, whether a match never depends on the text before it)
+CONTEXT_FREE = [
+    ("<tool_call>|<response>", True),
+    (r"\{\s{0,16}[\"'](?:tool|name)[\"']\s{0,16}:", True),
+    (r"(?P<r0>a(?=b))", True),
+    (r"^[ \t]{0,16}Action:", False),
+    (r"(?<=\n)Action:", False),
+    (r"(?<!x)a", False),
+    (r"\bAction", False),
+    (r"(?w)Action", False),
+    (r"[^<]x", False),  # a negated class: kept on the safe side
+]
+
+
+@pytest.mark.parametrize(("pattern", "free"), CONTEXT_FREE, ids=[c[0] for c in CONTEXT_FREE])
+def test_context_free(pattern: str, free: bool) -> None:
+    assert context_free(pattern) is free
+
+
+def test_a_near_opener_in_changing_context_is_held_without_a_search() -> None:
+    """xml's openers never look behind: a held tail seen before after other text is
+    still known (one character at a time, ``<tool_ca`` after ever different words)."""
+    fmt = get_format("xml")
+    text = "".join(f"w{i}<tool_ca" for i in range(300))
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert counting.searches <= len(text) // 2
+    assert "".join(e.text for e in events if e.kind == "text") == text
+
+
+# (text, closer, length of the longest end of the text that begins the closer)
+OVERLAPS = [
+    ("abc </tool", "</tool_call>", 6),
+    ("abc", "</tool_call>", 0),
+    ("<", "</tool_call>", 1),
+    ("x </tool_call", "</tool_call>", 11),
+    ("aa", "aab", 2),
+    ("aaa", "aab", 2),
+    ("abab", "ababx", 4),
+    ("", "</x>", 0),
+]
+
+
+@pytest.mark.parametrize(("text", "closer", "want"), OVERLAPS)
+def test_overlap(text: str, closer: str, want: int) -> None:
+    assert overlap(text, closer) == want

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,6 +77,30 @@ def test_record_then_replay_is_equal(fake: FakeOpenAI, tmp_path: Path, scenario_
         assert [t.stream for t in again.turns] == [t.stream for t in first.turns]
         assert [t.reply for t in again.turns] == [t.reply for t in first.turns]
         assert again.latency_s == first.latency_s
+
+
+def test_streamed_turns_go_through_the_provider_kinds_stream_method(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A streamed trial sends each turn with ``ModelAPI.stream`` of the kind that
+    ``endpoint_for`` returned (not by calling the LiteLLM module directly)."""
+    from toolbench.providers.base import CompletionRequest
+    from toolbench.providers.litellm_api import LiteLLMAPI
+
+    seen: list[tuple[bool, int]] = []
+    real = LiteLLMAPI.stream
+
+    async def spy(self: LiteLLMAPI, request: CompletionRequest) -> Any:
+        seen.append((request.endpoint.api_base == fake.base_url, request.turn))
+        return await real(self, request)
+
+    monkeypatch.setattr(LiteLLMAPI, "stream", spy)
+    fake.enqueue(NATIVE_CALL, "No call.", NATIVE_CALL, "No call.")
+    rc = _run(fake, tmp_path, scenario_file, "run", "--formats", "native", "--stream", "both")
+    assert rc == 0
+    assert seen == [(True, 0), (True, 0)]  # the two streamed trials only, one turn each
+    rec = _by_key(tmp_path / "run")
+    assert rec[("native:stream", "weather")].stream is not None
 
 
 def test_stream_both_runs_side_by_side_and_agrees(

@@ -27,6 +27,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
@@ -40,6 +41,7 @@ from toolbench.formats.scanning import (
     Brackets,
     Firsts,
     compiled,
+    context_free,
     first_chars,
     literal_firsts,
     openers,
@@ -99,6 +101,30 @@ _tuple_new = tuple.__new__
 path makes one per character of text)."""
 
 
+_HOLDS_MAX = 4096
+Holds = dict[tuple[str, str], None]
+_HOLDS: dict[int, tuple[object, Holds, bool]] = {}
+
+
+def _holds_of(pattern: regex.Pattern[str] | None) -> tuple[Holds, bool]:
+    """The (context, held tail) pairs an opener's search found to be still the beginning
+    of an opener, shared by every reader of that opener (bounded: cleared when full), and
+    whether the context can be left out of the pairs (the opener never looks behind).
+
+    A search's outcome depends only on the searched text, so a pair seen once needs no
+    search again: a tail that almost forms an opener, again and again, is held at the
+    cost of a dictionary look-up per chunk."""
+    got = _HOLDS.get(id(pattern))
+    if got is not None and got[0] is pattern:
+        return got[1], got[2]
+    if len(_HOLDS) >= 256:
+        _HOLDS.clear()
+    made: Holds = {}
+    free = pattern is not None and context_free(pattern.pattern)
+    _HOLDS[id(pattern)] = (pattern, made, free)
+    return made, free
+
+
 class MarkerReader:
     """The incremental reader for any :class:`StreamSyntax` (see the module docstring)."""
 
@@ -130,6 +156,10 @@ class MarkerReader:
         """Chunks went by the fast path: the scan's context is read again from the parts."""
         self._brackets = Brackets()
         self._result: ParseResult | None = None
+        self._holding = False
+        """A tail of text is held with its context fresh (``feed`` may extend it without
+        a search when :attr:`_holds` knows the longer tail)."""
+        self._holds, self._ctx_free = _holds_of(self._open)
         self._fast = self._fast_path()
 
     # -- public ------------------------------------------------------------------------
@@ -148,16 +178,13 @@ class MarkerReader:
         if not chunk:
             return []
         fast = self._fast
-        if (
-            fast is not None
-            and not self._win
-            and (
-                chunk not in fast[1] and (chunk < "\x80" or not fast[2])
-                if len(chunk) == 1
-                else fast[0].search(chunk) is None
-            )
+        if fast is not None and (
+            chunk not in fast[1] and (chunk < "\x80" or not fast[2])
+            if len(chunk) == 1
+            else fast[0].search(chunk) is None
         ):
-            # The common case: nothing in this chunk can begin what is looked for.
+            # The common case: nothing in this chunk can begin what is looked for (and
+            # nothing is held back: the fast path is off while a tail is held).
             self._parts.append(chunk)
             at = self._fed
             self._fed = end = at + len(chunk)
@@ -166,6 +193,15 @@ class MarkerReader:
                 self._rparts.append(chunk)
                 return []
             return [_tuple_new(Event, ("text", chunk, at, end, (), None))]
+        if self._holding:
+            held = self._win + chunk
+            if ("" if self._ctx_free else self._ctx, held) in self._holds:
+                # The held tail grows and is still the beginning of an opener, as a
+                # search of this very context and tail found before: no search again.
+                self._win = held
+                self._parts.append(chunk)
+                self._fed += len(chunk)
+                return []
         if self._result is not None:
             return []
         self._parts.append(chunk)
@@ -173,6 +209,18 @@ class MarkerReader:
         self._fed += len(chunk)
         events: list[Event] = []
         rest: str | None = chunk
+        self._holding = False
+        region = self._region
+        if region is not None and region.close == "balanced":
+            # inside a bracketed call, most chunks end nothing: counted and kept, at once
+            brackets = self._brackets
+            i = brackets.scan(chunk)
+            self._rparts.append(chunk)
+            if i < 0:
+                self._fast = None if brackets.escape else IN_STRING if brackets.quote else IN_CODE
+                return events
+            self._end_region(at + i, events)
+            rest, at = chunk[i:], at + i
         while rest is not None:
             if self._region is None:
                 rest, at = self._scan_text(rest, at, events)
@@ -194,6 +242,7 @@ class MarkerReader:
         whole = "".join(self._parts)
         self._result = self._fmt.parse(whole, self._tools)
         self._fast = None
+        self._holding = False
         answer = self._result.final_answer
         text = answer if answer is not None else self._result.content
         events.append(Event("final", text, 0, self._fed, result=self._result))
@@ -207,7 +256,7 @@ class MarkerReader:
         time never reaches it, which is what keeps one-character feeding fast.
         """
         region = self._region
-        if self._result is not None:
+        if self._result is not None or self._win:
             return None
         if region is None:
             if self._open is None:
@@ -276,16 +325,36 @@ class MarkerReader:
         if self._open is None:
             self._text(new, at, events)
             return None, at
-        self._fresh_context(at)
+        if self._stale:
+            self._ctx = self._tail_before(self._fed - at)
+            self._stale = False
         s = self._ctx + self._win + new
         base = len(self._ctx)
         abs0 = at - len(self._win) - base
         m = self._open.search(s, base, partial=True)
-        if m is not None and m.partial and m.start() == base < len(s) <= base + self._hold:
+        n = len(s)
+        if m is None or (m.partial and m.start() == n):
+            # The usual outcome: no opener begins in this text (but perhaps on the next
+            # line: the empty partial match after a newline): all of it is shown.
+            if n > base:
+                shown = ("text", s[base:], abs0 + base, abs0 + n, (), None)
+                events.append(_tuple_new(Event, shown))
+            self._ctx = s[n - _CTX :] if n > _CTX else s
+            self._win = ""
+            self._win_start = abs0 + n
+            self._holding = False
+            self._armed = m is not None and s.endswith("\n")
+            return None, at
+        if m.partial and m.start() == base < n <= base + self._hold:
             # the held tail is still the beginning of an opener: hold it longer
             self._win = s[base:]
             self._win_start = abs0 + base
             self._armed = True
+            self._holding = True
+            holds = self._holds
+            if len(holds) >= _HOLDS_MAX:
+                holds.clear()
+            holds["" if self._ctx_free else self._ctx, self._win] = None
             return None, at
         if m is not None and not m.partial:
             m = self._earlier_partial(s, base, m)
@@ -296,6 +365,7 @@ class MarkerReader:
             self._ctx = s[max(0, cut - _CTX) : cut]
             self._win = s[cut:]
             self._win_start = abs0 + cut
+            self._holding = cut < len(s)
             return None, at
         self._text(s[base : m.start()], abs0 + base, events)
         index = next(i for i in range(len(self._regions)) if m.group(f"r{i}") is not None)
@@ -390,15 +460,20 @@ class MarkerReader:
             calls = tuple(self._fmt.parse(block, self._tools).calls) if early else ()
             events.append(Event("call_complete", block, self._rstart, end, calls=calls))
             return
-        if region.call_when and not closing and regex.search(region.call_when, block):
-            call = Region(open="", close="marker", close_pattern=region.call_close)
-            if not region.call_close:
-                call = Region(open="", close="end")
+        if region.call_when and not closing and compiled(region.call_when).search(block):
             events.append(Event("call_started", block, self._rstart, end))
-            self._region = call
+            self._region = _header_call(region.call_close)
             self._rparts = [block]
             return
         events.append(Event("markup", block, self._rstart, end))
+
+
+@lru_cache(maxsize=64)
+def _header_call(close_pattern: str) -> Region:
+    """The call region a markup header turns into (made once, not per header)."""
+    if not close_pattern:
+        return Region(open="", close="end")
+    return Region(open="", close="marker", close_pattern=close_pattern)
 
 
 class ByteReader:

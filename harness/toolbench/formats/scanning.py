@@ -16,8 +16,8 @@ import regex
 
 from toolbench.formats.streamsyntax import StreamSyntax
 
-_CODE_RUN = re.compile(r"[^\"'\\()\[\]{}]+")
-_STRING_RUN = re.compile(r"[^\"'\\]+")
+_CODE_SIGN = re.compile(r"[\"'()\[\]{}]")
+_OPENING = frozenset("([{")
 
 
 class Brackets:
@@ -31,36 +31,44 @@ class Brackets:
         self.escape = False
 
     def scan(self, text: str) -> int:
-        """The index just after the bracket that closes the outermost one, or -1."""
+        """The index just after the bracket that closes the outermost one, or -1.
+
+        Jumps from one character that matters to the next (a quote or a bracket; in a
+        string, its own quote or a backslash) with a search or a ``str.find``: the runs
+        between them are never walked a character at a time in Python."""
         i, n = 0, len(text)
+        if self.escape:
+            if not n:
+                return -1
+            self.escape = False
+            i = 1
+        code = _CODE_SIGN.search
         while i < n:
-            if self.quote:
-                if self.escape:
-                    self.escape = False
-                    i += 1
-                    continue
-                m = _STRING_RUN.match(text, i)
-                if m:
-                    i = m.end()
-                    continue
-                c = text[i]
-                if c == "\\":
-                    self.escape = True
-                elif c == self.quote:
+            quote = self.quote
+            if quote:
+                end = text.find(quote, i)
+                slash = text.find("\\", i, n if end < 0 else end)
+                if slash >= 0:
+                    i = slash + 2
+                    if i > n:
+                        self.escape = True
+                        return -1
+                elif end < 0:
+                    return -1
+                else:
+                    i = end + 1
                     self.quote = ""
-                i += 1
                 continue
-            m = _CODE_RUN.match(text, i)
-            if m:
-                i = m.end()
-                continue
-            c = text[i]
-            i += 1
-            if c in "\"'":
+            m = code(text, i)
+            if m is None:
+                return -1
+            i = m.end()
+            c = text[i - 1]
+            if c == '"' or c == "'":
                 self.quote = c
-            elif c in "([{":
+            elif c in _OPENING:
                 self.depth += 1
-            elif c in ")]}":
+            else:
                 self.depth -= 1
                 if self.depth <= 0:
                     return i
@@ -145,13 +153,29 @@ def compiled(pattern: str) -> regex.Pattern[str]:
     return regex.compile(pattern, regex.M)
 
 
+_LOOKS_BEHIND = re.compile(r"\^|\(\?(?![:=!P])|\\[bBGAmMyY<>]")
+"""What lets a match depend on the text before it: an anchor at a line start (and, to
+stay on the safe side, a negated class), a lookbehind or any inline flag, a word
+boundary or a search anchor."""
+
+
+@lru_cache(maxsize=256)
+def context_free(pattern: str) -> bool:
+    """Whether a match of ``pattern`` starting at a position never depends on the text
+    before it (conservative: a pattern that might is not)."""
+    return _LOOKS_BEHIND.search(pattern) is None
+
+
 def overlap(s: str, closer: str) -> int:
-    """The length of the longest end of ``s`` that is a proper beginning of ``closer``."""
-    if len(s) < len(closer) and closer.startswith(s):
-        return len(s)
-    for k in range(min(len(s), len(closer) - 1), 0, -1):
-        if closer.startswith(s[len(s) - k :]):
-            return k
+    """The length of the longest end of ``s`` that is a proper beginning of ``closer``
+    (tried only where the closer's first character is, in the last ``len(closer) - 1``)."""
+    n = len(s)
+    first = closer[:1]
+    i = s.find(first, max(0, n - len(closer) + 1)) if first else -1
+    while i >= 0:
+        if closer.startswith(s[i:]):
+            return n - i
+        i = s.find(first, i + 1)
     return 0
 
 

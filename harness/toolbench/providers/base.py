@@ -7,11 +7,10 @@ reads what a model takes from :meth:`ModelAPI.capabilities`. A provider's except
 turned into a typed :data:`Decision` by :meth:`ModelAPI.classify`: ask again, leave a
 parameter out, or fail the trial as an infrastructure or a model-side fault.
 
-Streaming: a later method ``stream(request) -> AsyncIterator[chunk]`` belongs on
-:class:`ModelAPI` next to :meth:`~ModelAPI.complete`, taking the same
-:class:`CompletionRequest` and the same :class:`Endpoint`; it is not part of this
-protocol yet (its module adds it). The names ``Endpoint``, ``Completion``,
-``build_request`` and ``classify`` are stable on purpose.
+Streaming: :meth:`ModelAPI.stream` takes the same :class:`CompletionRequest` (its
+``exchange`` the trial's SSE cassette) and returns the assembled completion with the
+turn's stream record (deltas and their arrival offsets). The names ``Endpoint``,
+``Completion``, ``build_request`` and ``classify`` are stable on purpose.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from toolbench.formats.base import Format, ModelReply, RenderedRequest
-from toolbench.results import Attempt, RequestParams
+from toolbench.results import Attempt, RequestParams, StreamTurn
 
 DEFAULT_TIMEOUT_S = 120.0
 """Per-request timeout for remote models (``--timeout``)."""
@@ -233,6 +232,14 @@ class ModelAPI(Protocol):
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """Send one request (retrying transient faults); raise typed errors otherwise."""
+        ...
+
+    async def stream(self, request: CompletionRequest) -> tuple[Completion, StreamTurn]:
+        """Send one request with ``stream=True`` and read it delta by delta (same retries
+        and classification as :meth:`complete`): the assembled completion and the turn's
+        stream record. ``request.exchange`` is the trial's SSE cassette
+        (:class:`~toolbench.streaming.sse.SseTrialCassette`); a broken stream raises a
+        typed ``infra.stream_*`` :class:`Fault`."""
         ...
 
     def capabilities(self, model: str) -> Capabilities:

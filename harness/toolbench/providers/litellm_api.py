@@ -64,7 +64,7 @@ from toolbench.providers.capabilities import (
     reads_echo_extras,
 )
 from toolbench.redaction import redact_error
-from toolbench.results import Attempt, RequestParams
+from toolbench.results import Attempt, RequestParams, StreamTurn
 
 __all__ = [
     "DEFAULT_TIMEOUT_S", "MAX_STOP", "Completion", "Endpoint", "Fault", "build_request",
@@ -633,6 +633,11 @@ class LiteLLMAPI:
     async def complete(self, request: CompletionRequest) -> Completion:
         return await complete(request.endpoint, request.rendered, request.seed,
                               request.exchange, request.attempts, request.turn)  # fmt: skip
+
+    async def stream(self, request: CompletionRequest) -> tuple[Completion, StreamTurn]:
+        from toolbench.streaming.complete import stream_request  # above this layer; lazy
+
+        return await stream_request(request)
 
     def capabilities(self, model: str) -> Capabilities:
         return litellm_capabilities(model, self.settings.api_base)

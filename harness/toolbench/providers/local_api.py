@@ -23,6 +23,7 @@ from toolbench.providers.base import (
 )
 from toolbench.providers.litellm_api import classify, complete, litellm
 from toolbench.providers.local_server import LOCAL_MODELS, LocalServerPool
+from toolbench.results import StreamTurn
 
 # The cassette layer (still under runner/) records the server's address as this
 # placeholder; a replay sends its requests there, never to a real port.
@@ -66,6 +67,11 @@ class LocalAPI:
     async def complete(self, request: CompletionRequest) -> Completion:
         return await complete(request.endpoint, request.rendered, request.seed,
                               request.exchange, request.attempts, request.turn)  # fmt: skip
+
+    async def stream(self, request: CompletionRequest) -> tuple[Completion, StreamTurn]:
+        from toolbench.streaming.complete import stream_request  # above this layer; lazy
+
+        return await stream_request(request)
 
     def capabilities(self, model: str) -> Capabilities:
         # Native calls only through the server's chatml-function-calling handler.

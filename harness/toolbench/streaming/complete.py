@@ -21,6 +21,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseIssue, RenderedRequest
+from toolbench.providers.base import CompletionRequest
 from toolbench.providers.capabilities import provider_of
 from toolbench.providers.litellm_api import Completion, Endpoint, Fault, complete, litellm
 from toolbench.results import Attempt, StreamTurn, TimedText
@@ -53,6 +54,18 @@ def _arrived(asm: Assembler) -> str:
     )
     what = f"text {text[:ARRIVED_CHARS]!r}" + (f", calls {calls}" if calls else "")
     return f"{len(asm.deltas)} text delta(s) arrived: {what}"
+
+
+async def stream_request(request: CompletionRequest) -> tuple[Completion, StreamTurn]:
+    """:meth:`~toolbench.providers.base.ModelAPI.stream` of the LiteLLM-backed kinds
+    (``litellm``, ``local``): :func:`stream_complete` with the request's fields. A stream
+    is only recorded or replayed through an SSE cassette; any other exchange is a bug."""
+    tc = request.exchange
+    if not isinstance(tc, SseTrialCassette):
+        raise TypeError(f"a streamed request needs an SSE cassette, not {type(tc).__name__}")
+    return await stream_complete(
+        request.endpoint, request.rendered, request.seed, tc, request.attempts, request.turn
+    )
 
 
 async def stream_complete(

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from toolbench.engine import Exchange, converse
 from toolbench.formats.base import Format, RenderedRequest
+from toolbench.providers.base import CompletionRequest
 from toolbench.results import TrialResult, TurnRecord
-from toolbench.streaming.complete import stream_complete
 from toolbench.streaming.sse import use_sse_cassette
 from toolbench.streaming.stats import DisplayPolicy, summarize
 from toolbench.tools import ToolDef
@@ -26,17 +26,19 @@ if TYPE_CHECKING:
 async def drive_streamed(
     spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
 ) -> list[TurnRecord]:
-    """Run a streamed trial's conversation through its SSE cassette."""
+    """Run a streamed trial's conversation through its SSE cassette, each turn sent by
+    the provider kind's :meth:`~toolbench.providers.base.ModelAPI.stream`."""
     from toolbench.runner.trial import BASE_SEED, merge_params, settings_of
 
     seed = BASE_SEED + spec.sample
     with use_sse_cassette(spec.cassette, spec.record) as tc:
         notes.extend(tc.notes)
-        _api, endpoint = await endpoint_for(spec.model, spec.fmt)
+        api, endpoint = await endpoint_for(spec.model, spec.fmt)
 
         async def send(req: RenderedRequest, turn: int) -> Exchange:
             before = tc.played()
-            done, record = await stream_complete(endpoint, req, seed, tc, base.attempts, turn)
+            request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
+            done, record = await api.stream(request)
             merge_params(base, done.params)
             latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
             return Exchange(
