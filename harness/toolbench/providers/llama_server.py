@@ -110,6 +110,16 @@ def fetch_props(root_url: str, timeout_s: float = PROBE_TIMEOUT_S) -> dict[str, 
     return props if isinstance(props, dict) else None
 
 
+def server_chat_template(api_base: str) -> str | None:
+    """The chat template the server at ``api_base`` reports, or None (not llama-server,
+    unreachable, no template). ``/props`` sits at the server's root, beside ``/v1``."""
+    root = api_base.rstrip("/")
+    root = root[: -len("/v1")] if root.endswith("/v1") else root
+    props = fetch_props(root)
+    template = props.get("chat_template") if props else None
+    return template if isinstance(template, str) and template else None
+
+
 class LlamaServer:
     """One ``llama-server --jinja`` process for one GGUF model on a free local port."""
 
