@@ -80,7 +80,7 @@ def test_replay_needs_no_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sc
 
 
 def test_local_replay_starts_no_server(tmp_path: Path, scen: Path) -> None:
-    """Replaying local models needs no llama-cpp-python: a gap is a missing cassette."""
+    """Replaying local models needs no llama-server: a gap is a missing cassette."""
     rc = run_cli(["run", "--quiet", "--no-report", "--models", "local/smollm2-135m",
                   "--formats", "xml", "--scenarios", str(scen), "--record", "none",
                   "--out", str(tmp_path / "r"), "--cassettes", str(tmp_path / "cas")])  # fmt: skip

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolbench.errors import InfraError, ToolbenchError
+from toolbench.providers import llama_server
 from toolbench.providers import local_server as local
 
 
@@ -16,11 +17,11 @@ def test_a_server_that_cannot_start_fails_each_trial_fast(
 ) -> None:
     starts: list[int] = []
 
-    def start(self: local.LocalServer) -> None:
+    def start(self: local.LlamaServer) -> None:
         starts.append(1)
-        raise ToolbenchError("local server for local/smollm2-135m exited with code 1")
+        raise ToolbenchError("llama-server for local/smollm2-135m exited with code 1")
 
-    monkeypatch.setattr(local.LocalServer, "start", start)
+    monkeypatch.setattr(local.LlamaServer, "start", start)
     monkeypatch.setattr(local, "server_available", lambda: True)
     pool = local.LocalServerPool(tmp_path)
 
@@ -28,7 +29,7 @@ def test_a_server_that_cannot_start_fails_each_trial_fast(
         codes = []
         for _ in range(2):
             with pytest.raises(InfraError) as info:
-                await pool.base_url("local/smollm2-135m", native=False)
+                await pool.base_url("local/smollm2-135m")
             codes.append(info.value.code)
         return codes
 
@@ -39,10 +40,10 @@ def test_a_server_that_cannot_start_fails_each_trial_fast(
 def _server_running(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, code: str
 ) -> local.LocalServerPool:
-    """A pool whose servers run ``python -c code`` instead of llama-cpp-python."""
+    """A pool whose servers run ``python -c code`` instead of llama-server."""
     import sys
 
-    monkeypatch.setattr(local.LocalServer, "command", lambda self: [sys.executable, "-c", code])
+    monkeypatch.setattr(local.LlamaServer, "command", lambda self: [sys.executable, "-c", code])
     monkeypatch.setattr(local, "server_available", lambda: True)
     return local.LocalServerPool(tmp_path)
 
@@ -53,10 +54,10 @@ def test_a_server_that_dies_fails_its_trials_with_its_last_log_lines(
     code = "print('loading model'); print('error: bad magic in GGUF file'); raise SystemExit(3)"
     pool = _server_running(monkeypatch, tmp_path, code)
     with pytest.raises(InfraError) as info:
-        asyncio.run(pool.base_url("local/smollm2-135m", native=False))
+        asyncio.run(pool.base_url("local/smollm2-135m"))
     log = tmp_path / "server-smollm2-135m.log"
     assert str(info.value) == (
-        "local server for local/smollm2-135m exited with code 3; last log lines: "
+        "llama-server for local/smollm2-135m exited with code 3; last log lines: "
         f"loading model | error: bad magic in GGUF file ({log})"
     )
     assert info.value.code == "infra.connection"
@@ -66,8 +67,8 @@ def test_a_starting_server_does_not_block_the_event_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Other models' trials go on while a server starts (it may take minutes)."""
-    monkeypatch.setattr(local, "READY_TIMEOUT_S", 1.5)
-    monkeypatch.setattr(local, "POLL_S", 0.05)
+    monkeypatch.setattr(llama_server, "READY_TIMEOUT_S", 1.5)
+    monkeypatch.setattr(llama_server, "POLL_S", 0.05)
     pool = _server_running(monkeypatch, tmp_path, "import time; time.sleep(30)")
     ticks: list[float] = []
 
@@ -80,7 +81,7 @@ def test_a_starting_server_does_not_block_the_event_loop(
         other = asyncio.create_task(other_trials())
         try:
             with pytest.raises(InfraError, match=r"not ready after 1.5s"):
-                await pool.base_url("local/smollm2-135m", native=True)
+                await pool.base_url("local/smollm2-135m")
         finally:
             pool.stop_all()
         other.cancel()
@@ -103,7 +104,7 @@ def test_a_local_server_that_fails_does_not_stop_the_other_models(
     scen = tmp_path / "mini.yaml"
     scen.write_text(SCENARIO)
     code = "print('error: out of memory'); raise SystemExit(1)"
-    monkeypatch.setattr(local.LocalServer, "command", lambda self: [sys.executable, "-c", code])
+    monkeypatch.setattr(local.LlamaServer, "command", lambda self: [sys.executable, "-c", code])
     monkeypatch.setattr(local, "server_available", lambda: True)
     monkeypatch.setattr("toolbench.runner.run.server_available", lambda: True)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")

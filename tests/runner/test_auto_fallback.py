@@ -153,3 +153,25 @@ def test_recommend_yaml_feeds_formats_from(
         ("openai/fake", "prompt-json")
     }
     assert len(fake.received) == sent  # replayed from the first run's cassettes
+
+
+HERMES_TEMPLATE = "{% for m in messages %}<|im_start|>{{ m.role }}{% endfor %}<tool_call>"
+
+
+def test_auto_uses_the_chat_template_the_server_reports_when_recording(
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
+) -> None:
+    """A fine-tune's name says nothing; llama-server's /props template says Hermes."""
+    fake.props = {"chat_template": HERMES_TEMPLATE, "chat_template_caps": {"supports_tools": True}}
+    args = ("--models", "openai/my-finetune", "--formats", "auto")
+    assert _run(fake, tmp_path, scenario_file, "run", *args) == 0
+    assert {r.format for r in load_results(tmp_path / "run")} == {"xml"}
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["auto_formats"] == {"openai/my-finetune": "xml"}
+    # A replay asks no server: the name alone decides (the default, for this name).
+    fake.props = None
+    out = tmp_path / "replay"
+    assert _run(fake, tmp_path, scenario_file, "replay", *args, "--record", "none") in (0, 3)
+    assert json.loads((out / "run.json").read_text())["auto_formats"] == {
+        "openai/my-finetune": "prompt-json"
+    }

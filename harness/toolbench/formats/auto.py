@@ -8,10 +8,11 @@ choice is recorded in ``run.json`` (``auto_formats``). A model no pattern knows 
 :data:`~toolbench.formats.detect.DEFAULT_FORMAT`; that is said once per run, in one
 warning line naming the models, not once per trial.
 
-The chat template a server reports (llama.cpp's ``/props``) is not consulted by ``run``:
-the choice would then depend on a live server, and a replay from cassettes (no server)
-could resolve ``auto`` differently from the recording. ``detect_format(model, template)``
-takes a template when a caller has one.
+The chat template a server reports (llama-server's ``GET /props``, ``chat_template``) is
+the stronger evidence: ``run`` asks the ``--api-base`` server for it when it records
+(``--record new|all``) and passes it here as ``templates``; a replay (``--record none``)
+starts no server and asks none, so it resolves ``auto`` from names alone. The choice a
+recording made is kept in ``run.json``: ``--resume`` reuses it.
 
 :class:`FormatsFile` is what ``recommend --to yaml`` writes and ``run --formats-from FILE``
 reads: per model, the format to use, with a schema version checked on read.
@@ -19,7 +20,7 @@ reads: per model, the format to use, with a schema version checked on read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -70,11 +71,13 @@ def resolve_formats(
     models: Sequence[str],
     specs: Sequence[str],
     per_model: dict[str, str] | None = None,
+    templates: Mapping[str, str] | None = None,
 ) -> Resolution:
     """Replace ``auto`` in ``specs`` by each model's detected format.
 
     ``per_model`` (from a :class:`FormatsFile`) gives a model its format outright; a model
-    it does not name gets ``specs``. Pure: no network, no registry look-up.
+    it does not name gets ``specs``. ``templates`` holds the chat template a server
+    reported per model (checked before the name). Pure: no network, no registry look-up.
     """
     out: dict[str, list[str]] = {}
     auto: dict[str, Detection] = {}
@@ -83,7 +86,7 @@ def resolve_formats(
         given = [per_model[model]] if per_model and model in per_model else list(specs)
         for spec in given:
             if spec.strip() == AUTO:
-                d = detect_format(model)
+                d = detect_format(model, (templates or {}).get(model))
                 auto[model] = d
                 spec = d.format
             chosen.append(spec.strip())

@@ -188,6 +188,8 @@ class FakeServer:
         """Extra headers for every reply, from the request's headers (a server that echoes)."""
         self.chunk_chars = 4
         """Characters of content (and of tool-call arguments) per streamed delta."""
+        self.props: dict[str, Any] | None = None
+        """What ``GET /props`` answers (llama-server's template and capabilities), if set."""
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -208,7 +210,10 @@ class FakeServer:
             def log_message(self, *_: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # /v1/models
+            def do_GET(self) -> None:  # /v1/models, or llama-server's /props when set
+                if self.path == "/props" and fake.props is not None:
+                    self._send(200, json.dumps(fake.props).encode())
+                    return
                 self._send(200, json.dumps({"object": "list", "data": [{"id": "fake"}]}).encode())
 
             def do_POST(self) -> None:

@@ -1,8 +1,8 @@
-"""The embedded local models kind: GGUF models served by llama-cpp-python's
-OpenAI-compatible server (:mod:`.local_server`), called through LiteLLM's OpenAI route.
+"""The embedded local models kind: GGUF models served by llama.cpp's ``llama-server``
+(:mod:`.local_server`), called through LiteLLM's OpenAI route.
 
-The server is started on first use (one per model and chat format) and stopped when the
-run ends; a replay needs none: its requests go to the recorded placeholder address.
+The server is started on first use (one per model, serving every format) and stopped when
+the run ends; a replay needs none: its requests go to the recorded placeholder address.
 Local models share this machine's cores, so the runner gives them one request at a time
 (:attr:`LocalAPI.width`).
 """
@@ -33,7 +33,7 @@ LOCAL_KEY = "toolbench-local"
 LOCAL_MAX_TOKENS = 256
 LOCAL_TIMEOUT_S = 60.0
 """A 256-token reply takes 3-15 s here; a minute means the generation hung (seen with
-grammar-constrained function calling on Gemma 3 270M)."""
+grammar-constrained function calling on Gemma 3 270M with llama-cpp-python)."""
 LOCAL_PARAMS = frozenset({"temperature", "seed", "stop", "max_tokens", "tools", "tool_choice"})
 
 
@@ -54,14 +54,13 @@ class LocalAPI:
 
     async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
         alias = LOCAL_MODELS[model].alias
-        native = fmt.requirements.native_tools  # the server's function-calling handler
-        base = await self.pool.base_url(model, native) if live else LOCAL_BASE
+        base = await self.pool.base_url(model) if live else LOCAL_BASE
         pool = self.pool
         return Endpoint(
             f"openai/{alias}", base, LOCAL_KEY,
             {"max_tokens": self.settings.max_tokens or LOCAL_MAX_TOKENS},
             timeout_s=self.settings.timeout_s or LOCAL_TIMEOUT_S,
-            on_timeout=(lambda: pool.discard(model, native)) if live else None,
+            on_timeout=(lambda: pool.discard(model)) if live else None,
         )  # fmt: skip
 
     async def complete(self, request: CompletionRequest) -> Completion:
@@ -74,7 +73,7 @@ class LocalAPI:
         return await stream_request(request)
 
     def capabilities(self, model: str) -> Capabilities:
-        # Native calls only through the server's chatml-function-calling handler.
+        # Native calls: llama-server --jinja renders tools through the chat template.
         return Capabilities(params=LOCAL_PARAMS, function_calling=True)
 
     def classify(self, error: BaseException) -> Decision:

@@ -68,6 +68,29 @@ def register_local_netloc(netloc: str) -> None:
     _local_netlocs.add(netloc)
 
 
+_local_model_paths: dict[str, str] = {}
+
+
+def register_local_model_path(path: str, alias: str) -> None:
+    """Tell the scrubber that the embedded server reports ``path`` as its model.
+
+    llama-server writes the GGUF's absolute path into every reply's ``model`` field: a
+    fact of this machine (a venv, a home directory), not of the reply, so it is recorded
+    as the model's alias, as the port is recorded as the placeholder host.
+    """
+    _local_model_paths[path] = alias
+
+
+def normalise_local_model(text: str) -> str:
+    """``text`` (a reply body or stream chunk) with registered GGUF paths as aliases."""
+    for path, alias in _local_model_paths.items():
+        encoded = json.dumps(path, ensure_ascii=False)[1:-1]  # as JSON writes it
+        for form in (encoded, encoded.replace("/", "\\/")):  # slashes escaped or not
+            if form in text:
+                text = text.replace(form, alias)
+    return text
+
+
 def _netloc(url: str) -> str:
     """``host:port`` of ``url`` as httpx sends it (no userinfo, no default port)."""
     parts = urlsplit(url)
@@ -159,8 +182,19 @@ def scrub_response(
     values = secret_values() if values is None else values
     _scrub_headers(resp.get("headers", {}), values)
     if "body" in resp and "string" in resp["body"]:
-        resp["body"]["string"] = _scrub_body(resp["body"]["string"], values, shapes=status >= 400)
+        body = _scrub_body(resp["body"]["string"], values, shapes=status >= 400)
+        resp["body"]["string"] = _normalise_body(body)
     return resp
+
+
+def _normalise_body(body: Any) -> Any:
+    if not body or not _local_model_paths:
+        return body
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+    normal = normalise_local_model(text)
+    if normal == text:
+        return body
+    return normal.encode("utf-8") if isinstance(body, bytes) else normal
 
 
 def _complete_json(response: dict[str, Any]) -> bool:

@@ -38,11 +38,12 @@ from urllib.parse import urlsplit
 
 from toolbench import __version__
 from toolbench.errors import UserError
-from toolbench.formats.auto import resolve_formats
+from toolbench.formats.auto import AUTO, resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import expand_stream
 from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
+from toolbench.providers.llama_server import server_chat_template
 from toolbench.providers.local_api import LOCAL_MAX_TOKENS
 from toolbench.providers.local_server import DEFAULT_MODELS, is_local, server_available
 from toolbench.providers.registry import Providers, api_class, kind_of
@@ -195,6 +196,20 @@ def check_writable_dir(path: Path, option: str) -> None:
         raise UserError(f"{option}: {path} is not writable ({probe})")
 
 
+def _reported_templates(models: Sequence[str], cfg: RunConfig) -> dict[str, str]:
+    """Per non-local model, the chat template the ``--api-base`` server reports, when
+    ``auto`` is asked for and the run records (a replay asks no server)."""
+    wants_auto = any(s.strip() == AUTO for s in cfg.formats) or any(
+        s.strip() == AUTO for s in (cfg.formats_from or {}).values()
+    )
+    if not wants_auto or not cfg.api_base or cfg.record == "none":
+        return {}
+    template = server_chat_template(cfg.api_base)
+    if template is None:
+        return {}
+    return {m: template for m in models if not is_local(m)}
+
+
 def _check_options(cfg: RunConfig) -> None:
     if cfg.samples < 1:
         raise UserError("--samples: must be at least 1")
@@ -243,7 +258,8 @@ def plan_run(cfg: RunConfig) -> Plan:
     if cfg.cells is not None:
         cells, auto, warning = cfg.cells, dict(cfg.auto), None
     else:
-        resolved = resolve_formats(models, cfg.formats, cfg.formats_from)
+        templates = _reported_templates(models, cfg)
+        resolved = resolve_formats(models, cfg.formats, cfg.formats_from, templates)
         cells = {m: expand_stream(v, cfg.stream) for m, v in resolved.specs.items()}
         warning = resolved.warning()
         auto = {m: d.format for m, d in resolved.auto.items()}

@@ -447,6 +447,13 @@ class SseTrialCassette:
         vcr_side._scrub_headers(headers, values)
         vreq = VcrRequest(request.method, str(request.url), content_of(body), dict(request.headers))
         scrubbed = vcr_side.scrub_request(vreq, values)
+        # llama-server's GGUF path in each chunk's ``model`` field, recorded as the alias.
+        chunks = [
+            RawChunk(offset_ms=c.offset_ms, text=vcr_side.normalise_local_model(c.text))
+            if c.text is not None
+            else c
+            for c in chunks
+        ]
         joined = b"".join(ch.data() for ch in chunks).decode("utf-8", "replace")
         redacted = redact(joined, values)
         if redacted != joined:
