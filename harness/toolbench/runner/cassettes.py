@@ -49,6 +49,7 @@ from toolbench.redaction import (
     redact_uri,
     secret_values,
 )
+from toolbench.runner.httpfast import fast_pool_checks
 
 RecordOption = Literal["none", "new", "all"]
 LOCAL_HOST = "local-model.toolbench"
@@ -685,7 +686,8 @@ def router() -> Iterator[None]:
         httpx.HTTPTransport.handle_request = _routed_sync  # type: ignore[method-assign]
     _installed += 1
     try:
-        yield
+        with fast_pool_checks():
+            yield
     finally:
         _installed -= 1
         if _installed == 0:
@@ -734,11 +736,24 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     def before_record_response(r: dict[str, Any]) -> dict[str, Any] | None:
         return scrub_response(r, values) if recordable(r, tc.current_path) else None
 
+    scrubbed: list[tuple[VcrRequest, VcrRequest]] = []
+
+    def before_record_request(r: VcrRequest) -> VcrRequest:
+        # vcrpy scrubs the request of an exchange to ask whether it can play it, then
+        # again to record it (a deep copy and a redaction scan of the body each time).
+        # Nothing changes the request in between: the copy made the first time serves.
+        for seen, out in scrubbed:
+            if seen is r:
+                return out
+        out = scrub_request(r, values)
+        scrubbed[:] = [*scrubbed[-1:], (r, out)]  # the request and vcrpy's copy of it
+        return out
+
     options: dict[str, Any] = dict(
         path=str(path),
         record_mode=mode,
         match_on=MATCH_ON,
-        before_record_request=lambda r: scrub_request(r, values),
+        before_record_request=before_record_request,
         before_record_response=before_record_response,
         serializer=ReadableSerializer,
         persister=SafePersister,
