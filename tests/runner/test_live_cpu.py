@@ -62,3 +62,42 @@ def test_a_model_without_a_price_is_looked_up_once(monkeypatch: pytest.MonkeyPat
     # A priced response is not remembered as unpriced: its cost comes back each time.
     priced = _Resp("priced", 0.25)
     assert [litellm_api._priced_cost(priced, lm) for _ in range(2)] == [0.25, 0.25]
+
+
+def test_scrubbing_copies_a_request_without_deepcopy_and_leaves_the_original(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import copy
+
+    from vcr.request import Request as VcrRequest
+
+    headers = {"Host": "127.0.0.1:5000", "Authorization": "Bearer sk-live-0123456789abcdef",
+               "Content-Type": "application/json", "X-Stainless-Lang": "python"}  # fmt: skip
+    body = b'{"messages": [{"role": "user", "content": "key sk-live-0123456789abcdef"}]}'
+    original = VcrRequest("POST", "http://u:p@127.0.0.1:5000/v1/chat/completions", body, headers)
+    expected = cassettes.scrub_request(copy.deepcopy(original), ["sk-live-0123456789abcdef"])
+
+    def no_deepcopy(*_: Any, **__: Any) -> Any:
+        raise AssertionError("deepcopy of a request: the shallow copy serves")
+
+    monkeypatch.setattr(copy, "deepcopy", no_deepcopy)
+    out = cassettes.scrub_request(original, ["sk-live-0123456789abcdef"])
+    assert (out.method, out.uri, out.body) == (expected.method, expected.uri, expected.body)
+    assert list(out.headers.items()) == list(expected.headers.items())
+    assert "authorization" not in {k.lower() for k in out.headers}
+    assert b"sk-live" not in out.body
+    # The original, which vcrpy goes on using, is untouched.
+    assert original.headers["Authorization"] == "Bearer sk-live-0123456789abcdef"
+    assert original.uri == "http://u:p@127.0.0.1:5000/v1/chat/completions"
+    assert original.body == body
+
+
+def test_warm_imports_what_the_first_call_would_and_skips_a_missing_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setattr(litellm_api, "FIRST_CALL_MODULES", ("jiter", "no_such_module_toolbench"))
+    litellm_api.warm()
+    assert "litellm" in sys.modules and "jiter" in sys.modules
+    assert "no_such_module_toolbench" not in sys.modules

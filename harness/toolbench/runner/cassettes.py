@@ -49,7 +49,6 @@ from toolbench.redaction import (
     redact_uri,
     secret_values,
 )
-from toolbench.runner.httpfast import fast_pool_checks
 
 RecordOption = Literal["none", "new", "all"]
 LOCAL_HOST = "local-model.toolbench"
@@ -148,7 +147,7 @@ def _scrub_body(body: Any, values: list[str], shapes: bool = False) -> Any:
 def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:
     """Drop secret headers, userinfo and secret query keys, redact secret values, normalise
     the local host."""
-    req = copy.deepcopy(request)
+    req = _copy_request(request)
     values = secret_values() if values is None else values
     _scrub_headers(req.headers, values)
     parts = urlsplit(req.uri)
@@ -164,6 +163,17 @@ def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRe
     if "host" in req.headers:
         req.headers["host"] = netloc
     req.body = _scrub_body(req.body, values)
+    return req
+
+
+def _copy_request(request: VcrRequest) -> VcrRequest:
+    """A copy of ``request`` that scrubbing may change without touching the original.
+
+    Scrubbing replaces the uri and the body and edits the headers in place: a shallow copy
+    with its own headers is enough. ``copy.deepcopy`` walked every header and the parsed
+    uri: 88 us against 35 us for an OpenAI SDK request (15 headers, vcrpy 9.4)."""
+    req = copy.copy(request)
+    req.headers = dict(request.headers.items())  # vcrpy's HeadersDict of str values
     return req
 
 
@@ -686,8 +696,7 @@ def router() -> Iterator[None]:
         httpx.HTTPTransport.handle_request = _routed_sync  # type: ignore[method-assign]
     _installed += 1
     try:
-        with fast_pool_checks():
-            yield
+        yield
     finally:
         _installed -= 1
         if _installed == 0:
@@ -740,7 +749,7 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
 
     def before_record_request(r: VcrRequest) -> VcrRequest:
         # vcrpy scrubs the request of an exchange to ask whether it can play it, then
-        # again to record it (a deep copy and a redaction scan of the body each time).
+        # again to record it (a copy and a redaction scan of the body each time).
         # Nothing changes the request in between: the copy made the first time serves.
         for seen, out in scrubbed:
             if seen is r:
