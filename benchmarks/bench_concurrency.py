@@ -53,7 +53,7 @@ def main() -> None:
     from toolbench.providers import litellm_api
 
     # Import cost (LiteLLM's, and what its first call imports) is start-up, not throughput.
-    getattr(litellm_api, "warm", litellm_api.litellm)()
+    litellm_api.warm()
     # The server runs in its own process, as a real one would: in-process threads would
     # compete with the runner's event loop for the GIL and measure that instead.
     root = Path(__file__).resolve().parents[1]
@@ -65,13 +65,16 @@ def main() -> None:
     assert server.stdout is not None
     base_url = server.stdout.readline().strip()
     try:
-        _bench(args.trials, args.concurrency, base_url, args.model)
+        _bench(args.trials, args.concurrency, base_url, args.model, server.pid)
     finally:
         server.terminate()
         server.wait()
 
 
-def _bench(trials: int, concurrency: int, base_url: str, model: str = "openai/bench") -> None:
+def _bench(
+    trials: int, concurrency: int, base_url: str, model: str = "openai/bench",
+    server_pid: int | None = None,
+) -> None:  # fmt: skip
     from toolbench.runner.run import RunConfig, execute_run, plan_run
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,11 +88,11 @@ def _bench(trials: int, concurrency: int, base_url: str, model: str = "openai/be
         )  # fmt: skip
         plan = plan_run(cfg)
         done = []
-        c0 = time.process_time()
+        s0, c0 = _server_cpu(server_pid), time.process_time()
         t0 = time.perf_counter()
         execute_run(cfg, plan, done.append)
         wall = time.perf_counter() - t0
-        cpu = time.process_time() - c0
+        cpu, s1 = time.process_time() - c0, _server_cpu(server_pid)
         ok = sum(1 for r in done if r.status == "ok")
     ideal = concurrency / DELAY_S
     achieved = len(done) / wall
@@ -105,12 +108,24 @@ def _bench(trials: int, concurrency: int, base_url: str, model: str = "openai/be
         f"harness CPU / trial : {cpu / max(1, len(done)) * 1000:.2f} ms (this process; not the "
         f"server's; x {ideal:.0f}/s = {cpu / max(1, len(done)) * ideal:.2f} cores for the ideal)"
     )
+    if s0 is not None and s1 is not None:
+        print(f"server CPU / trial  : {(s1 - s0) / max(1, len(done)) * 1000:.2f} ms (the fake "
+              f"server's process, on the same cores; a real provider's is not)")  # fmt: skip
     print(f"throughput          : {achieved:.1f} trials/s (ideal {ideal:.0f})")
     print(f"fraction of ideal   : {achieved / ideal:.2f} (aim >= 0.9)")
     if lat and own:
         p50, p95 = lat[len(lat) // 2], lat[int(len(lat) * 0.95)]
         print(f"recorded latency    : p50 {p50:.3f} s, p95 {p95:.3f} s (server: {DELAY_S} s)")
         print(f"trials' harness_s   : p50 {own[len(own) // 2]:.3f} s (interleaved)")
+
+
+def _server_cpu(pid: int | None) -> float | None:
+    """CPU seconds the server process has used (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 if __name__ == "__main__":

@@ -95,6 +95,10 @@ def litellm() -> ModuleType:
 
         _mod.suppress_debug_info = True
         _mod.telemetry = False
+        # Examined for the live path's CPU (LiteLLM 1.106.2, benchmarks/bench_concurrency.py)
+        # and not set: turn_off_message_logging (adds a redaction pass), disable_streaming_
+        # logging, disable_token_counter and the per-call "no-log" (they skip callbacks,
+        # and none is registered); none skips the cost calculation or the logging payload.
         _litellm = _mod
     return _litellm
 
