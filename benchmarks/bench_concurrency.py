@@ -12,6 +12,7 @@ Run: ``python benchmarks/bench_concurrency.py [--trials 400] [--concurrency 16]`
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -42,14 +43,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=400)
     ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument(
+        "--model", default="openai/bench",
+        help="model name sent (openai/gpt-4o-mini: one LiteLLM has a price for)",
+    )  # fmt: skip
     args = ap.parse_args()
 
-    import os
-
     os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-secret")
-    from toolbench.providers.litellm_api import litellm
+    from toolbench.providers import litellm_api
 
-    litellm()  # import cost is start-up, not throughput
+    # Import cost (LiteLLM's, and what its first call imports) is start-up, not throughput.
+    litellm_api.warm()
     # The server runs in its own process, as a real one would: in-process threads would
     # compete with the runner's event loop for the GIL and measure that instead.
     root = Path(__file__).resolve().parents[1]
@@ -61,42 +65,67 @@ def main() -> None:
     assert server.stdout is not None
     base_url = server.stdout.readline().strip()
     try:
-        _bench(args.trials, args.concurrency, base_url)
+        _bench(args.trials, args.concurrency, base_url, args.model, server.pid)
     finally:
         server.terminate()
         server.wait()
 
 
-def _bench(trials: int, concurrency: int, base_url: str) -> None:
+def _bench(
+    trials: int, concurrency: int, base_url: str, model: str = "openai/bench",
+    server_pid: int | None = None,
+) -> None:  # fmt: skip
     from toolbench.runner.run import RunConfig, execute_run, plan_run
 
     with tempfile.TemporaryDirectory() as tmp:
         scen = Path(tmp) / "bench.yaml"
         scen.write_text(SCENARIO)
         cfg = RunConfig(
-            models=["openai/bench"], formats=["prompt-json"], scenarios=[str(scen)],
+            models=[model], formats=["prompt-json"], scenarios=[str(scen)],
             samples=trials, concurrency=concurrency, record="all",
             out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=base_url,
             report=False,
         )  # fmt: skip
         plan = plan_run(cfg)
         done = []
+        s0, c0 = _server_cpu(server_pid), time.process_time()
         t0 = time.perf_counter()
         execute_run(cfg, plan, done.append)
         wall = time.perf_counter() - t0
+        cpu, s1 = time.process_time() - c0, _server_cpu(server_pid)
         ok = sum(1 for r in done if r.status == "ok")
     ideal = concurrency / DELAY_S
     achieved = len(done) / wall
     lat = sorted(r.latency_s for r in done if r.latency_s is not None)
     own = sorted(r.harness_s for r in done if r.harness_s is not None)
     print(f"trials              : {len(done)} ({ok} ok), concurrency {concurrency}")
+    print(
+        f"load average        : {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+        f"on {os.cpu_count()} cores (at the end)"
+    )
     print(f"wall                : {wall:.2f} s")
+    print(
+        f"harness CPU / trial : {cpu / max(1, len(done)) * 1000:.2f} ms (this process; not the "
+        f"server's; x {ideal:.0f}/s = {cpu / max(1, len(done)) * ideal:.2f} cores for the ideal)"
+    )
+    if s0 is not None and s1 is not None:
+        print(f"server CPU / trial  : {(s1 - s0) / max(1, len(done)) * 1000:.2f} ms (the fake "
+              f"server's process, on the same cores; a real provider's is not)")  # fmt: skip
     print(f"throughput          : {achieved:.1f} trials/s (ideal {ideal:.0f})")
     print(f"fraction of ideal   : {achieved / ideal:.2f} (aim >= 0.9)")
     if lat and own:
         p50, p95 = lat[len(lat) // 2], lat[int(len(lat) * 0.95)]
         print(f"recorded latency    : p50 {p50:.3f} s, p95 {p95:.3f} s (server: {DELAY_S} s)")
         print(f"trials' harness_s   : p50 {own[len(own) // 2]:.3f} s (interleaved)")
+
+
+def _server_cpu(pid: int | None) -> float | None:
+    """CPU seconds the server process has used (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 if __name__ == "__main__":

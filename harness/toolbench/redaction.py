@@ -72,6 +72,7 @@ def is_secret_env_name(name: str) -> bool:
     return upper not in _NOT_SECRET_ENV and bool(_SECRET_ENV.search(upper))
 
 
+@functools.lru_cache(maxsize=1024)
 def is_secret_header(name: str) -> bool:
     """Headers dropped by name: any whose name has a credential word (``x-auth-token``).
 

@@ -147,7 +147,7 @@ def _scrub_body(body: Any, values: list[str], shapes: bool = False) -> Any:
 def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:
     """Drop secret headers, userinfo and secret query keys, redact secret values, normalise
     the local host."""
-    req = copy.deepcopy(request)
+    req = _copy_request(request)
     values = secret_values() if values is None else values
     _scrub_headers(req.headers, values)
     parts = urlsplit(req.uri)
@@ -163,6 +163,17 @@ def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRe
     if "host" in req.headers:
         req.headers["host"] = netloc
     req.body = _scrub_body(req.body, values)
+    return req
+
+
+def _copy_request(request: VcrRequest) -> VcrRequest:
+    """A copy of ``request`` that scrubbing may change without touching the original.
+
+    Scrubbing replaces the uri and the body and edits the headers in place: a shallow copy
+    with its own headers is enough. ``copy.deepcopy`` walked every header and the parsed
+    uri: 88 us against 35 us for an OpenAI SDK request (15 headers, vcrpy 9.4)."""
+    req = copy.copy(request)
+    req.headers = dict(request.headers.items())  # vcrpy's HeadersDict of str values
     return req
 
 
@@ -734,11 +745,24 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     def before_record_response(r: dict[str, Any]) -> dict[str, Any] | None:
         return scrub_response(r, values) if recordable(r, tc.current_path) else None
 
+    scrubbed: list[tuple[VcrRequest, VcrRequest]] = []
+
+    def before_record_request(r: VcrRequest) -> VcrRequest:
+        # vcrpy scrubs the request of an exchange to ask whether it can play it, then
+        # again to record it (a copy and a redaction scan of the body each time).
+        # Nothing changes the request in between: the copy made the first time serves.
+        for seen, out in scrubbed:
+            if seen is r:
+                return out
+        out = scrub_request(r, values)
+        scrubbed[:] = [*scrubbed[-1:], (r, out)]  # the request and vcrpy's copy of it
+        return out
+
     options: dict[str, Any] = dict(
         path=str(path),
         record_mode=mode,
         match_on=MATCH_ON,
-        before_record_request=lambda r: scrub_request(r, values),
+        before_record_request=before_record_request,
         before_record_response=before_record_response,
         serializer=ReadableSerializer,
         persister=SafePersister,
