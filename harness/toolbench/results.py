@@ -26,12 +26,13 @@ if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
     from toolbench.store import load_results as load_results
     from toolbench.store import results_path as results_path
 
-RESULTS_SCHEMA_VERSION = 3
+RESULTS_SCHEMA_VERSION = 4
 """The version of the stored run this toolbench writes (2: ``run.json`` got
 ``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
 cells, scenario files with hashes, model parameters, api base, cassette directory,
 shard, display policy; trials may be streamed: ``TrialResult.stream``,
-``TurnRecord.stream``, ``TrialSettings.display``); older records are migrated on read,
+``TurnRecord.stream``, ``TrialSettings.display``; 4: ``run.json`` drops
+``scenario_hashes``, ``merge`` compares ``scenario_files``); older records are migrated on read,
 newer ones refused."""
 
 StopClass = Literal[
@@ -293,7 +294,9 @@ class ScenarioFile(BaseModel):
     path: str
     """Absolute path of the file when the run started."""
     sha256: str
-    """Hex SHA-256 of the file's bytes: resume and rescore refuse a file that changed."""
+    """Hex SHA-256 of the file's bytes: resume and rescore refuse a file that changed;
+    ``merge`` refuses runs whose files differ (compared by path relative to the run's
+    scenario directory, so runs from different checkouts compare alike)."""
     ids: list[str] = Field(default_factory=list)
     """The ids of the run's scenarios that came from this file."""
 
@@ -366,9 +369,6 @@ class RunInfo(SparseModel):
     shard: Shard | None = None
     """The part of the matrix this run holds (``run --shard K/N``); None for a whole run
     (and for a merge of every shard), and then left out of the file."""
-    scenario_hashes: dict[str, str] = Field(default_factory=dict)
-    """Each scenario file the run loaded -> the SHA-256 of its bytes: ``merge`` refuses runs
-    whose scenario files differ. Empty in runs written before it was recorded."""
 
 
 _MOVED = frozenset(

@@ -65,7 +65,7 @@ def test_run_json_holds_the_matrix_files_params_and_api_base(
     )  # fmt: skip
     assert rc == 0
     info = _info(tmp_path)
-    assert info["schema_version"] == 3
+    assert info["schema_version"] == 4 and "scenario_hashes" not in info
     assert info["cells"] == {"openai/fake": ["prompt-json"]}
     assert info["format_options"] == {"prompt-json": {"shots": 0}}
     digest = hashlib.sha256(scenario_file.read_bytes()).hexdigest()
