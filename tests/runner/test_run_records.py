@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.conftest import GOOD_CALL
+from tests.runner.conftest import GOOD_CALL, run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.redaction import forget_registered_secrets
@@ -34,12 +34,7 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str, base: str | None = None) -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json",
-        "--scenarios", str(scen), "--api-base", base or fake.base_url,
-        "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", "--concurrency", "1", *extra,
-    ])  # fmt: skip
+    return run_fake(fake, tmp, scen, "--concurrency", "1", *extra, api_base=base)
 
 
 def _info(tmp: Path) -> dict[str, object]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.conftest import run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.errors import UserError
@@ -41,9 +42,7 @@ SCENARIOS = "\n".join(
 FORMATS = "prompt-json,xml"
 
 
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.fixture
@@ -55,12 +54,7 @@ def suite(tmp_path: Path) -> Path:
 
 
 def run(fake: FakeOpenAI, tmp: Path, suite: Path, out: str, *extra: str) -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", FORMATS, "--samples", "2",
-        "--scenarios", str(suite), "--api-base", fake.base_url,
-        "--out", str(tmp / out), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", *extra,
-    ])  # fmt: skip
+    return run_fake(fake, tmp, suite, "--samples", "2", *extra, out=out, formats=FORMATS)
 
 
 def keys(run_dir: Path) -> set[tuple[str, str, str, int]]:
