@@ -14,15 +14,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-)
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
+from toolbench.sparse import SparseModel
 
 if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
     from toolbench.store import append_result as append_result
@@ -31,12 +26,13 @@ if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
     from toolbench.store import load_results as load_results
     from toolbench.store import results_path as results_path
 
-RESULTS_SCHEMA_VERSION = 3
+RESULTS_SCHEMA_VERSION = 4
 """The version of the stored run this toolbench writes (2: ``run.json`` got
 ``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
 cells, scenario files with hashes, model parameters, api base, cassette directory,
 shard, display policy; trials may be streamed: ``TrialResult.stream``,
-``TurnRecord.stream``, ``TrialSettings.display``); older records are migrated on read,
+``TurnRecord.stream``, ``TrialSettings.display``; 4: ``run.json`` drops
+``scenario_hashes``, ``merge`` compares ``scenario_files``); older records are migrated on read,
 newer ones refused."""
 
 StopClass = Literal[
@@ -62,7 +58,7 @@ evaluate). Neither is a model failure; reports count them apart (``infra_error_r
 AttemptOutcome = Literal["ok", "retry", "fail"]
 
 
-class TrialScores(BaseModel):
+class TrialScores(SparseModel):
     """Scores of one trial: pure functions of its requests, replies and scenario.
 
     ``None`` means "not applicable" (e.g. ``call_accuracy`` on a no-call scenario) and is
@@ -70,6 +66,7 @@ class TrialScores(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("fallback_rescued",)
 
     parse: Literal["strict", "repaired", "failed", "no_call"]
     parse_strict_ok: bool | None
@@ -94,13 +91,6 @@ class TrialScores(BaseModel):
     errors: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
     """Human-readable reasons, one per error, for the drill-down."""
-
-    @model_serializer(mode="wrap")
-    def _without_empty_fallback(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("fallback_rescued") is None:
-            data.pop("fallback_rescued", None)
-        return data
 
 
 class TimedText(BaseModel):
@@ -155,10 +145,11 @@ class StreamStats(BaseModel):
     """``stream.*`` codes of the trial's exchanges."""
 
 
-class TurnRecord(BaseModel):
+class TurnRecord(SparseModel):
     """One request/reply exchange of a trial."""
 
     model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("stream",)
 
     request: dict[str, Any]
     """Exactly what was sent: model, messages, stop, tools, tool_choice, sampling params."""
@@ -174,13 +165,6 @@ class TurnRecord(BaseModel):
     """This turn answered a parse-error retry message."""
     stream: StreamTurn | None = None
     """A streamed exchange's deltas and timings (None, and left out, when not streamed)."""
-
-    @model_serializer(mode="wrap")
-    def _without_empty_stream(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("stream") is None:
-            data.pop("stream", None)
-        return data
 
 
 class Attempt(BaseModel):
@@ -208,11 +192,12 @@ class Attempt(BaseModel):
     none, and for a replayed fault)."""
 
 
-class TrialSettings(BaseModel):
+class TrialSettings(SparseModel):
     """The settings a trial's conversation actually ran with, stored so that scoring and
     rescoring judge it by the limit it had (not the scenario's default)."""
 
     model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("display",)
 
     max_turns: int
     """The conversation's turn limit (``--max-turns``, else the scenario's; 1 for
@@ -221,13 +206,6 @@ class TrialSettings(BaseModel):
     display: Literal["careful", "naive"] | None = None
     """Streamed trials: the display policy the stream leak is measured under
     (``--display``); None, and left out, for other trials."""
-
-    @model_serializer(mode="wrap")
-    def _without_empty_display(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("display") is None:
-            data.pop("display", None)
-        return data
 
 
 class RequestParams(BaseModel):
@@ -246,10 +224,11 @@ class RequestParams(BaseModel):
     """Parameter name -> why it was not sent (or was cut)."""
 
 
-class TrialResult(BaseModel):
+class TrialResult(SparseModel):
     """One (model, format, scenario, sample) trial."""
 
     model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("stream",)
 
     schema_version: int = RESULTS_SCHEMA_VERSION
     run_id: str
@@ -302,13 +281,6 @@ class TrialResult(BaseModel):
     stream: StreamStats | None = None
     """A streamed trial's timings and what its user saw (None, and left out, otherwise)."""
 
-    @model_serializer(mode="wrap")
-    def _without_empty_stream(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("stream") is None:
-            data.pop("stream", None)
-        return data
-
     @property
     def key(self) -> tuple[str, str, str, int]:
         return (self.model, self.format, self.scenario_id, self.sample)
@@ -322,7 +294,9 @@ class ScenarioFile(BaseModel):
     path: str
     """Absolute path of the file when the run started."""
     sha256: str
-    """Hex SHA-256 of the file's bytes: resume and rescore refuse a file that changed."""
+    """Hex SHA-256 of the file's bytes: resume and rescore refuse a file that changed;
+    ``merge`` refuses runs whose files differ (compared by path relative to the run's
+    scenario directory, so runs from different checkouts compare alike)."""
     ids: list[str] = Field(default_factory=list)
     """The ids of the run's scenarios that came from this file."""
 
@@ -343,10 +317,11 @@ class Shard(BaseModel):
         return f"{self.index}/{self.count}"
 
 
-class RunInfo(BaseModel):
+class RunInfo(SparseModel):
     """``runs/<id>/run.json``: the matrix and the environment of a run."""
 
     model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("auto_formats", "shard")
 
     schema_version: int = RESULTS_SCHEMA_VERSION
     run_id: str
@@ -394,19 +369,6 @@ class RunInfo(BaseModel):
     shard: Shard | None = None
     """The part of the matrix this run holds (``run --shard K/N``); None for a whole run
     (and for a merge of every shard), and then left out of the file."""
-    scenario_hashes: dict[str, str] = Field(default_factory=dict)
-    """Each scenario file the run loaded -> the SHA-256 of its bytes: ``merge`` refuses runs
-    whose scenario files differ. Empty in runs written before it was recorded."""
-
-    @model_serializer(mode="wrap")
-    def _without_empty_auto(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            if not data.get("auto_formats"):
-                data.pop("auto_formats", None)
-            if data.get("shard") is None:
-                data.pop("shard", None)
-        return data
 
 
 _MOVED = frozenset(

@@ -3,15 +3,17 @@ would prove nothing. Driven over HTTP with httpx, as a client would."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.providers.cases import FORMATS
-from tests.providers.servers import anthropic, gemini, openai_chat
+from tests.providers.servers import anthropic, gemini, ollama, openai_chat
 from tests.providers.servers.brain import Answer, Call, as_text, decide
 from toolbench.formats.registry import get_format
+from toolbench.providers.fake import FakeServer, LocalServer
 
 USER = {"role": "user", "content": "Weather in Lisbon?"}
 
@@ -112,3 +114,30 @@ def test_gemini_3_refuses_a_function_response_without_the_call_id() -> None:
         assert "matches no function call" in refused.json()["error"]["message"]
         accepted = post(url, {"contents": [*history, with_id], "tools": tools}, **key)
         assert accepted.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("make", "suffix"),
+    [
+        (lambda: openai_chat.server("openai"), "/v1"),
+        (lambda: gemini.server(), "/v1beta"),
+        (lambda: anthropic.server(), ""),
+        (lambda: ollama.server(), ""),
+        (lambda: FakeServer(), "/v1"),
+    ],
+    ids=["openai-chat", "gemini", "anthropic", "ollama", "toolbench-fake"],
+)
+def test_every_fake_has_one_lifecycle(make: Callable[[], LocalServer], suffix: str) -> None:
+    """The protocol fakes and toolbench's OpenAI fake share one server lifecycle
+    (:class:`LocalServer`): a free port, the base URL with its prefix, a thread started on
+    ``with`` and the port closed after it."""
+    fake = make()
+    assert isinstance(fake, LocalServer)
+    with fake as srv:
+        assert srv is fake
+        assert srv.base_url == f"http://127.0.0.1:{srv.port}{suffix}"
+        assert srv.thread.is_alive()
+    srv.thread.join(timeout=5)
+    assert not srv.thread.is_alive()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(srv.base_url, timeout=2)

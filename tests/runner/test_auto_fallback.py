@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.runner.conftest import run_fake
 from toolbench.cli.app import run_cli
 from toolbench.metrics.registry import get_metric
 from toolbench.providers.fake import FakeServer, Reply, last_user
@@ -41,17 +42,11 @@ def fake() -> Iterator[FakeServer]:
         yield server
 
 
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def _run(fake: FakeServer, tmp: Path, scen: Path, out: str, *extra: str) -> int:
-    return run_cli([
-        "run", "--scenarios", str(scen), "--api-base", fake.base_url,
-        "--out", str(tmp / out), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", *extra,
-    ])  # fmt: skip
+    return run_fake(fake, tmp, scen, *extra, out=out, models=None, formats=None)
 
 
 def test_auto_resolves_per_model_warns_once_and_resumes(

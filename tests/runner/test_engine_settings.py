@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.conftest import MT_SCENARIO
+from tests.runner.conftest import MT_SCENARIO, run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench import codes
-from toolbench.cli.app import run_cli
 from toolbench.results import RunInfo, TrialSettings, load_results
 from toolbench.runner.rescore import rescore_run
 from toolbench.scenarios.loader import load_scenarios
@@ -20,9 +19,7 @@ from toolbench.scoring.leakage import installed_markers, marker_texts
 CALL = '{"tool": "get_weather", "arguments": {"city": "Lisbon"}}'
 
 
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.fixture
@@ -33,12 +30,7 @@ def scen(tmp_path: Path) -> Path:
 
 
 def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str, out: str = "run") -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json",
-        "--scenarios", str(scen), "--api-base", fake.base_url,
-        "--out", str(tmp / out), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", *extra,
-    ])  # fmt: skip
+    return run_fake(fake, tmp, scen, *extra, out=out)
 
 
 def test_max_turns_flag_raises_the_scenario_limit(

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.runner.conftest import GOOD_CALL
-from toolbench.cli.app import run_cli
+from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from toolbench.providers.fake import FakeServer, by_last_user
 from toolbench.results import TrialResult, load_results
 from toolbench.runner.trial import NAME_CAP, cassette_path, safe_name
@@ -54,22 +53,7 @@ def fake() -> Iterator[FakeServer]:
         yield server
 
 
-def _run(fake: FakeServer, tmp: Path, scen: Path, *extra: str) -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json",
-        "--scenarios", str(scen), "--api-base", fake.base_url,
-        "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", *extra,
-    ])  # fmt: skip
-
-
-def _by_id(run: Path) -> dict[str, TrialResult]:
-    return {r.scenario_id: r for r in load_results(run)}
-
-
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def test_a_schema_that_crashed_scoring_fails_only_its_own_check(
@@ -84,8 +68,8 @@ def test_a_schema_that_crashed_scoring_fails_only_its_own_check(
     monkeypatch.setattr("toolbench.scenarios.loader.schema_problem", lambda _: None)
     scen = tmp_path / "bad.yaml"
     scen.write_text(BAD_SCHEMA_SCENARIO)
-    assert _run(fake, tmp_path, scen) == 0
-    by_id = _by_id(tmp_path / "run")
+    assert run_fake(fake, tmp_path, scen) == 0
+    by_id = trials_by_id(tmp_path / "run")
     assert by_id["fine"].status == "ok"
     bad = by_id["remote-ref"]
     assert bad.status == "ok" and bad.scores is not None
@@ -101,7 +85,7 @@ def test_a_scorer_crash_is_a_typed_harness_error(
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr("toolbench.runner.trial.score_trial", boom)
-    assert _run(fake, tmp_path, scenario_file) == 3  # no trial measured
+    assert run_fake(fake, tmp_path, scenario_file) == 3  # no trial measured
     results = load_results(tmp_path / "run")
     assert len(results) == 2
     for r in results:
@@ -125,8 +109,8 @@ def test_a_parser_crash_fails_its_trial_only(
         return real(self, reply, tools)
 
     monkeypatch.setattr(PromptJson, "parse_reply", parse)
-    assert _run(fake, tmp_path, scenario_file) == 0
-    by_id = _by_id(tmp_path / "run")
+    assert run_fake(fake, tmp_path, scenario_file) == 0
+    by_id = trials_by_id(tmp_path / "run")
     assert by_id["chat"].status == "ok"
     weather = by_id["weather"]
     assert (weather.status, weather.error_code, weather.error_type) == (
@@ -141,7 +125,7 @@ def test_whatever_escapes_a_trial_still_writes_its_line(
         raise KeyError("surprise")
 
     monkeypatch.setattr("toolbench.runner.run.run_trial", broken)
-    assert _run(fake, tmp_path, scenario_file) == 3
+    assert run_fake(fake, tmp_path, scenario_file) == 3
     results = load_results(tmp_path / "run")
     assert sorted(r.scenario_id for r in results) == ["chat", "weather"]
     assert {(r.status, r.error_type) for r in results} == {("harness_error", "KeyError")}
@@ -156,20 +140,14 @@ def test_a_long_scenario_id_gets_a_safe_cassette_path(
     long_id = "w" * 128
     text = scenario_file.read_text().replace("id: weather", f"id: {long_id}")
     scenario_file.write_text(text)
-    assert _run(fake, tmp_path, scenario_file) == 0
-    by_id = _by_id(tmp_path / "run")
+    assert run_fake(fake, tmp_path, scenario_file) == 0
+    by_id = trials_by_id(tmp_path / "run")
     assert by_id[long_id].status == "ok", by_id[long_id].infra_error
     (cas,) = (tmp_path / "cas" / "openai_fake" / "prompt-json").glob("w*.yaml")
     assert len(cas.name) <= NAME_CAP + len(".yaml")
     # Replays find it again.
-    rc = run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json", "--record", "none",
-        "--scenarios", str(scenario_file), "--api-base", fake.base_url,
-        "--out", str(tmp_path / "replay"), "--cassettes", str(tmp_path / "cas"),
-        "--quiet", "--no-report",
-    ])  # fmt: skip
-    assert rc == 0
-    assert _by_id(tmp_path / "replay")[long_id].status == "ok"
+    assert run_fake(fake, tmp_path, scenario_file, "--record", "none", out="replay") == 0
+    assert trials_by_id(tmp_path / "replay")[long_id].status == "ok"
 
 
 @pytest.mark.parametrize(
@@ -211,7 +189,7 @@ def test_scoring_runs_off_the_event_loop_thread(
         return score_trial(*args)
 
     monkeypatch.setattr("toolbench.runner.trial.score_trial", recording)
-    assert _run(fake, tmp_path, scenario_file) == 0
+    assert run_fake(fake, tmp_path, scenario_file) == 0
     assert {r.status for r in load_results(tmp_path / "run")} == {"ok"}
     assert len(threads) == 2
     assert threading.main_thread() not in threads

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.conftest import MT_SCENARIO
+from tests.runner.conftest import MT_SCENARIO, run_fake
 from toolbench.cli.app import run_cli
 from toolbench.providers.fake import FakeServer, Fault, by_last_user, by_turn
 from toolbench.results import load_results
@@ -86,11 +86,7 @@ def test_a_provider_that_needs_a_key_still_demands_it(
 
 
 def _run(fake: FakeServer, tmp: Path, scen: Path, models: str, formats: str) -> int:
-    return run_cli([
-        "run", "--models", models, "--formats", formats, "--scenarios", str(scen),
-        "--api-base", fake.base_url, "--out", str(tmp / "run"),
-        "--cassettes", str(tmp / "cas"), "--no-report", "--quiet",
-    ])  # fmt: skip
+    return run_fake(fake, tmp, scen, models=models, formats=formats)
 
 
 def test_a_cell_without_a_measured_trial_exits_3_and_says_why(

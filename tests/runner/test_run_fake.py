@@ -10,27 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
+from tests.runner.conftest import GOOD_CALL, MT_SCENARIO, run_fake, trials_by_id
 from tests.support.fake_openai import FakeOpenAI
-from toolbench.cli.app import run_cli
 from toolbench.providers.fake import FakeServer, Fault, by_last_user, in_order
 from toolbench.results import RESULTS_SCHEMA_VERSION, load_results
 
 WEATHER, JOKE = "Weather in Paris?", "Tell me a joke."
 
 
-def _run(fake: FakeServer, tmp: Path, scen: Path, *extra: str) -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json",
-        "--scenarios", str(scen), "--api-base", fake.base_url,
-        "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", *extra,
-    ])  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def test_run_records_scores_and_replays(tmp_path: Path, scenario_file: Path) -> None:
@@ -40,23 +28,17 @@ def test_run_records_scores_and_replays(tmp_path: Path, scenario_file: Path) -> 
 
 
 def _records_scores_and_replays(fake: FakeServer, tmp_path: Path, scenario_file: Path) -> None:
-    assert _run(fake, tmp_path, scenario_file) == 0
-    first = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+    assert run_fake(fake, tmp_path, scenario_file) == 0
+    first = trials_by_id(tmp_path / "run")
     assert first["weather"].scores is not None and first["weather"].scores.call_accuracy is True
     assert first["chat"].scores is not None and first["chat"].scores.no_call_correct is True
     assert (tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.yaml").is_file()
     assert len(fake.received) == 2
 
     # Replay: no request reaches the server, results are identical.
-    rc = run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json",
-        "--scenarios", str(scenario_file), "--api-base", fake.base_url,
-        "--out", str(tmp_path / "replay"), "--cassettes", str(tmp_path / "cas"),
-        "--quiet", "--no-report", "--record", "none",
-    ])  # fmt: skip
-    assert rc == 0
+    assert run_fake(fake, tmp_path, scenario_file, "--record", "none", out="replay") == 0
     assert len(fake.received) == 2
-    again = {r.scenario_id: r for r in load_results(tmp_path / "replay")}
+    again = trials_by_id(tmp_path / "replay")
     for sid in first:
         assert again[sid].scores == first[sid].scores
         assert again[sid].turns[0].reply == first[sid].turns[0].reply
@@ -68,7 +50,7 @@ def _records_scores_and_replays(fake: FakeServer, tmp_path: Path, scenario_file:
 def test_missing_cassette_names_file_and_command(
     fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
 ) -> None:
-    assert _run(fake, tmp_path, scenario_file, "--record", "none") == 3
+    assert run_fake(fake, tmp_path, scenario_file, "--record", "none") == 3
     results = load_results(tmp_path / "run")
     assert {r.status for r in results} == {"cassette_missing"}
     weather = next(r for r in results if r.scenario_id == "weather")
@@ -86,7 +68,7 @@ def test_transient_faults_are_retried(tmp_path: Path, scenario_file: Path) -> No
     faults = [Fault(429, headers={"retry-after": "0"}), Fault(503),
               Fault(200, body=b'{"choices": [tr'), GOOD_CALL]  # fmt: skip
     with FakeServer(in_order({WEATHER: faults}, default="A joke.")) as fake:
-        assert _run(fake, tmp_path, scenario_file) == 0
+        assert run_fake(fake, tmp_path, scenario_file) == 0
     (result,) = [r for r in load_results(tmp_path / "run") if r.scenario_id == "weather"]
     assert result.status == "ok"
     assert result.scores is not None and result.scores.call_accuracy is True
@@ -98,8 +80,8 @@ def test_persistent_fault_is_an_infra_error_and_run_goes_on(
     tmp_path: Path, scenario_file: Path
 ) -> None:
     with FakeServer(in_order({WEATHER: [Fault(500)] * 5}, default="No call here.")) as fake:
-        assert _run(fake, tmp_path, scenario_file) == 0
-    by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+        assert run_fake(fake, tmp_path, scenario_file) == 0
+    by_id = trials_by_id(tmp_path / "run")
     assert by_id["weather"].status == "infra_error"
     assert by_id["weather"].scores is None
     assert "InternalServerError" in (by_id["weather"].infra_error or "")
@@ -114,13 +96,13 @@ def test_resume_completes_without_duplicates(tmp_path: Path, scenario_file: Path
 def _resume_completes_without_duplicates(
     fake: FakeServer, tmp_path: Path, scenario_file: Path
 ) -> None:
-    assert _run(fake, tmp_path, scenario_file) == 0
+    assert run_fake(fake, tmp_path, scenario_file) == 0
     res = tmp_path / "run" / "results.jsonl"
     lines = res.read_text().splitlines()
     # Simulate a kill: one finished trial kept, the next torn mid-write.
     res.write_text(lines[0] + "\n" + lines[1][: len(lines[1]) // 2])
-    assert _run(fake, tmp_path, scenario_file) == 2  # exists: needs --resume
-    assert _run(fake, tmp_path, scenario_file, "--resume") == 0
+    assert run_fake(fake, tmp_path, scenario_file) == 2  # exists: needs --resume
+    assert run_fake(fake, tmp_path, scenario_file, "--resume") == 0
     results = load_results(tmp_path / "run")
     keys = [r.key for r in results]
     assert len(keys) == len(set(keys)) == 2
@@ -130,9 +112,9 @@ def test_run_dir_exists_without_resume_is_a_user_error(
     fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake.enqueue(GOOD_CALL, "A joke.")
-    assert _run(fake, tmp_path, scenario_file) == 0
+    assert run_fake(fake, tmp_path, scenario_file) == 0
     capsys.readouterr()
-    assert _run(fake, tmp_path, scenario_file) == 2
+    assert run_fake(fake, tmp_path, scenario_file) == 2
     err = capsys.readouterr().err
     assert (
         err
@@ -142,12 +124,13 @@ def test_run_dir_exists_without_resume_is_a_user_error(
 
 def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file: Path) -> None:
     fake.enqueue(GOOD_CALL, "A joke.")
-    assert _run(fake, tmp_path, scenario_file) == 0
+    assert run_fake(fake, tmp_path, scenario_file) == 0
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert info["models"] == ["openai/fake"]
     assert info["formats"] == ["prompt-json"]
     assert sorted(info["scenarios"]) == ["chat", "weather"]
-    assert info["schema_version"] == RESULTS_SCHEMA_VERSION == 3
+    assert info["schema_version"] == RESULTS_SCHEMA_VERSION == 4
+    assert "scenario_hashes" not in info  # schema 4: merge reads scenario_files
 
 
 def test_retry_on_parse_error_feeds_the_error_back_once(
@@ -156,8 +139,8 @@ def test_retry_on_parse_error_feeds_the_error_back_once(
     broken = '{"tool": "get_weather", "arguments": {"city": "Paris"'  # truncated
     replies = {WEATHER: broken, "could not be parsed": GOOD_CALL, JOKE: "A joke."}
     with FakeServer(by_last_user(replies)) as fake:
-        assert _run(fake, tmp_path, scenario_file, "--retry-on-parse-error") == 0
-    by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+        assert run_fake(fake, tmp_path, scenario_file, "--retry-on-parse-error") == 0
+    by_id = trials_by_id(tmp_path / "run")
     weather = by_id["weather"]
     assert [t.retry for t in weather.turns] == [False, True]
     assert weather.turns[0].parsed.status == "failed"
@@ -180,14 +163,9 @@ def test_native_tool_calls_round_trip(tmp_path: Path, scenario_file: Path) -> No
         "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
     }
     with FakeServer(by_last_user({WEATHER: call, JOKE: "A joke."})) as fake:
-        rc = run_cli([
-            "run", "--models", "openai/fake", "--formats", "native",
-            "--scenarios", str(scenario_file), "--api-base", fake.base_url,
-            "--out", str(tmp_path / "run"), "--cassettes", str(tmp_path / "cas"),
-            "--quiet", "--no-report",
-        ])  # fmt: skip
+        rc = run_fake(fake, tmp_path, scenario_file, formats="native")
     assert rc == 0
-    by_id = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+    by_id = trials_by_id(tmp_path / "run")
     weather = by_id["weather"]
     assert weather.status == "ok", weather.infra_error
     (sent,) = [r.body for r in fake.received if WEATHER in str(r.body)]
@@ -204,11 +182,7 @@ def test_native_multi_turn_echoes_assistant_and_tool_messages(
     scen.write_text(MT_SCENARIO)
     call = {"name": "get_weather", "arguments": {"city": "Lisbon"}}
     fake.enqueue({"content": None, "tool_calls": [call]}, "It is 23 degrees.")
-    rc = run_cli([
-        "run", "--models", "openai/fake", "--formats", "native", "--scenarios", str(scen),
-        "--api-base", fake.base_url, "--out", str(tmp_path / "run"),
-        "--cassettes", str(tmp_path / "cas"), "--quiet", "--no-report",
-    ])  # fmt: skip
+    rc = run_fake(fake, tmp_path, scen, formats="native")
     assert rc == 0
     (result,) = load_results(tmp_path / "run")
     assert result.scores is not None and result.scores.final_answer_ok is True
@@ -233,12 +207,7 @@ def test_a_model_that_rejects_stop_is_asked_again_without_it(
         return by_last_user({WEATHER: "Thought: none\nFinal Answer: sunny"}, "A joke.")(request)
 
     with FakeServer(respond) as fake:
-        rc = run_cli([
-            "run", "--models", "openai/fake", "--formats", "react",
-            "--scenarios", str(scenario_file), "--api-base", fake.base_url,
-            "--out", str(tmp_path / "run"), "--cassettes", str(tmp_path / "cas"),
-            "--quiet", "--no-report",
-        ])  # fmt: skip
+        rc = run_fake(fake, tmp_path, scenario_file, formats="react")
     assert rc == 0
     weather = next(r for r in load_results(tmp_path / "run") if r.scenario_id == "weather")
     assert weather.status == "ok", weather.infra_error

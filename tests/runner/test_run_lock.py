@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.conftest import GOOD_CALL
+from tests.runner.conftest import GOOD_CALL, run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.report.metrics import aggregate, cell_map, load_table
@@ -21,17 +21,10 @@ from toolbench.runner.lock import RunLock
 
 
 def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json",
-        "--scenarios", str(scen), "--api-base", fake.base_url,
-        "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", "--concurrency", "1", *extra,
-    ])  # fmt: skip
+    return run_fake(fake, tmp, scen, "--concurrency", "1", *extra)
 
 
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def test_a_second_writer_is_refused_naming_the_holder(

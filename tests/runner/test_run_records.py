@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.conftest import GOOD_CALL
+from tests.runner.conftest import GOOD_CALL, run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.redaction import forget_registered_secrets
@@ -34,12 +34,7 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str, base: str | None = None) -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", "prompt-json",
-        "--scenarios", str(scen), "--api-base", base or fake.base_url,
-        "--out", str(tmp / "run"), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", "--concurrency", "1", *extra,
-    ])  # fmt: skip
+    return run_fake(fake, tmp, scen, "--concurrency", "1", *extra, api_base=base)
 
 
 def _info(tmp: Path) -> dict[str, object]:
@@ -65,7 +60,7 @@ def test_run_json_holds_the_matrix_files_params_and_api_base(
     )  # fmt: skip
     assert rc == 0
     info = _info(tmp_path)
-    assert info["schema_version"] == 3
+    assert info["schema_version"] == 4 and "scenario_hashes" not in info
     assert info["cells"] == {"openai/fake": ["prompt-json"]}
     assert info["format_options"] == {"prompt-json": {"shots": 0}}
     digest = hashlib.sha256(scenario_file.read_bytes()).hexdigest()

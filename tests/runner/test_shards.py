@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.conftest import run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.errors import UserError
-from toolbench.results import RunInfo, Shard
+from toolbench.results import RESULTS_SCHEMA_VERSION, RunInfo, Shard
 from toolbench.runner.run import RunConfig, plan_run
 from toolbench.store import iter_results, read_info
-from toolbench.store.merge import merge_runs
-from toolbench.store.shards import parse_shard, scenario_hashes, shard_of
+from toolbench.store.merge import merge_runs, scenario_contents
+from toolbench.store.shards import file_sha256, parse_shard, shard_of
 
 SCENARIOS = "\n".join(
     f"""\
@@ -41,9 +42,7 @@ SCENARIOS = "\n".join(
 FORMATS = "prompt-json,xml"
 
 
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.fixture
@@ -55,12 +54,7 @@ def suite(tmp_path: Path) -> Path:
 
 
 def run(fake: FakeOpenAI, tmp: Path, suite: Path, out: str, *extra: str) -> int:
-    return run_cli([
-        "run", "--models", "openai/fake", "--formats", FORMATS, "--samples", "2",
-        "--scenarios", str(suite), "--api-base", fake.base_url,
-        "--out", str(tmp / out), "--cassettes", str(tmp / "cas"),
-        "--quiet", "--no-report", *extra,
-    ])  # fmt: skip
+    return run_fake(fake, tmp, suite, "--samples", "2", *extra, out=out, formats=FORMATS)
 
 
 def keys(run_dir: Path) -> set[tuple[str, str, str, int]]:
@@ -155,7 +149,7 @@ def test_shards_run_and_merge_into_the_whole_run(
     assert all(parts) and sum(map(len, parts)) == len(keys(tmp_path / "whole")) == 24
     info = read_info(tmp_path / "s2")
     assert info is not None and info.shard == Shard(index=2, count=3, trials=len(parts[1]))
-    assert list(info.scenario_hashes.values()) == [scenario_hashes([str(suite)]).popitem()[1]]
+    assert scenario_contents(info) == {"six.yaml": file_sha256(suite)}
 
     rc = run_cli(["merge", *(str(tmp_path / f"s{k}") for k in (3, 1, 2)),
                   "-o", str(tmp_path / "merged")])  # fmt: skip
@@ -213,7 +207,8 @@ def _version(_: Path) -> None:
 
 def _scenarios(_: Path) -> None:
     info = json.loads((Path("s2") / "run.json").read_text())
-    edit_info(Path("s2"), scenario_hashes={k: "0" * 64 for k in info["scenario_hashes"]})
+    files = [{**f, "sha256": "0" * 64} for f in info["scenario_files"]]
+    edit_info(Path("s2"), scenario_files=files)
 
 
 def _stranger(_: Path) -> None:
@@ -239,8 +234,8 @@ def _matrix(_: Path) -> None:
          "error: merge: s2/run.json: toolbench_version (0.0.9) differs from s1/run.json ({v}); "
          "merge runs of one toolbench version"),
         (["s1", "s2", "s3"], _scenarios,
-         "error: merge: s2/run.json: scenario_hashes differ from s1/run.json (first at "
-         "{scen}); merge runs of the same scenario files"),
+         "error: merge: s2/run.json: scenario_files differ from s1/run.json (first at "
+         "six.yaml); merge runs of the same scenario files"),
         (["s1", "s2", "s3"], _matrix,
          "error: merge: s3/run.json: samples (3) differs from s1/run.json (2); "
          "only runs of one matrix merge"),
@@ -264,7 +259,6 @@ def test_merge_of_shards_refuses_with_one_line(
     first = next(iter_results(Path("s1")))
     want = error.format(
         n=held, t=info.shard.trials if info.shard else None, v=__version__,
-        scen=shards / "scen" / "six.yaml",
         first=f"{first.model} / {first.format} / {first.scenario_id} #{first.sample}",
     )  # fmt: skip
     capsys.readouterr()
@@ -299,4 +293,88 @@ def test_a_schema_2_run_json_reads_as_a_whole_run_without_hashes(tmp_path: Path)
         "merged_from": [],
     }))  # fmt: skip
     info = read_info(tmp_path)
-    assert info is not None and (info.shard, info.scenario_hashes) == (None, {})
+    assert info is not None and (info.shard, info.scenario_files) == (None, [])
+
+
+# --------------------------------------------------------------------------- scenario files
+
+
+def test_shards_from_different_checkouts_merge(
+    fake: FakeOpenAI, tmp_path: Path, suite: Path
+) -> None:
+    """Scenario files are compared by their path relative to the run's scenario
+    directory: the same files checked out at two places merge."""
+    elsewhere = tmp_path / "checkout-2" / "scen" / "six.yaml"
+    elsewhere.parent.mkdir(parents=True)
+    shutil.copy(suite, elsewhere)
+    assert run(fake, tmp_path, suite, "s1", "--shard", "1/2") == 0
+    assert run(fake, tmp_path, elsewhere, "s2", "--shard", "2/2") == 0
+    a, b = read_info(tmp_path / "s1"), read_info(tmp_path / "s2")
+    assert a is not None and b is not None
+    assert a.scenario_files[0].path != b.scenario_files[0].path
+    assert merge_runs([tmp_path / "s1", tmp_path / "s2"], tmp_path / "m").trials == 24
+
+
+def test_a_scenario_file_of_another_name_is_refused(shards: Path) -> None:
+    info = json.loads(Path("s3/run.json").read_text())
+    files = [
+        {**f, "path": f["path"].replace("six.yaml", "seven.yaml")} for f in info["scenario_files"]
+    ]
+    edit_info(Path("s3"), scenario_files=files)
+    with pytest.raises(
+        UserError,
+        match=r"^merge: s3/run.json: scenario_files differ from "
+        r"s1/run.json \(first at seven.yaml\); merge runs of the same scenario files$",
+    ):
+        merge_runs(["s1", "s2", "s3"], "m")
+
+
+def as_schema_3(run_dir: Path, hashes: dict[str, str] | None = None) -> None:
+    """Rewrite a run as toolbench wrote it at schema 3: ``run.json`` with
+    ``scenario_hashes`` beside ``scenario_files``, every trial line at version 3."""
+    info = json.loads((run_dir / "run.json").read_text())
+    if hashes is None:
+        hashes = {f["path"]: f["sha256"] for f in info["scenario_files"] if f["ids"]}
+    edit_info(run_dir, schema_version=3, scenario_hashes=hashes)
+    lines = (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    old = [json.dumps({**json.loads(line), "schema_version": 3}) + "\n" for line in lines]
+    (run_dir / "results.jsonl").write_text("".join(old), encoding="utf-8")
+
+
+def test_schema_3_shards_load_merge_resume_and_rescore(
+    fake: FakeOpenAI, shards: Path, suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for k in (1, 2, 3):
+        as_schema_3(Path(f"s{k}"))
+    info = read_info(Path("s1"))
+    assert info is not None and info.schema_version == RESULTS_SCHEMA_VERSION == 4
+    assert "scenario_hashes" not in info.model_dump()
+    assert scenario_contents(info) == {"six.yaml": file_sha256(suite)}
+
+    assert merge_runs(["s1", "s2", "s3"], "m").trials == 24
+    merged = json.loads(Path("m/run.json").read_text())
+    assert merged["schema_version"] == 4 and "scenario_hashes" not in merged
+
+    drop_last_line(Path("s2"))  # a partial schema-3 shard, completed by --resume
+    assert run(fake, shards, suite, "s2", "--resume", "--record", "none") == 0
+    resumed = read_info(Path("s2"))  # resume leaves run.json as it was: read migrated
+    assert resumed is not None and resumed.shard is not None
+    assert len(keys(Path("s2"))) == resumed.shard.trials
+    assert {t.schema_version for t in iter_results(Path("s2"))} == {4}
+
+    capsys.readouterr()
+    assert run_cli(["rescore", "s1", "-o", "s1-re"]) == 0
+    assert keys(Path("s1-re")) == keys(Path("s1"))
+
+
+def test_schema_3_shards_of_other_scenario_contents_are_still_refused(shards: Path) -> None:
+    """The hashes a schema-3 run.json held twice are read from ``scenario_files``."""
+    info = json.loads(Path("s2/run.json").read_text())
+    files = [{**f, "sha256": "0" * 64} for f in info["scenario_files"]]
+    edit_info(Path("s2"), scenario_files=files)
+    for k in (1, 2, 3):
+        as_schema_3(Path(f"s{k}"))
+    with pytest.raises(
+        UserError, match=r"scenario_files differ from s1/run.json \(first at six.yaml\)"
+    ):
+        merge_runs(["s1", "s2", "s3"], "m")

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax, literal_tokens, tokens
+from toolbench.sparse import SparseModel
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
@@ -29,10 +30,11 @@ Message = dict[str, Any]
 ParseStatus = Literal["strict", "repaired", "failed", "no_call"]
 
 
-class ToolCall(BaseModel):
+class ToolCall(SparseModel):
     """A call read back from a reply."""
 
     model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("notes",)
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
@@ -45,13 +47,6 @@ class ToolCall(BaseModel):
     arguments sent as null or as the string ``"null"`` were read as ``{}``). Left out of
     the serialized call when empty, so stored results only change where a note applies."""
 
-    @model_serializer(mode="wrap")
-    def _without_empty_notes(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and not data.get("notes"):
-            data.pop("notes", None)
-        return data
-
 
 class ParseIssue(BaseModel):
     """A typed parse error: parse failures are data, never exceptions."""
@@ -62,7 +57,7 @@ class ParseIssue(BaseModel):
     message: str
 
 
-class ParseResult(BaseModel):
+class ParseResult(SparseModel):
     """What a format read from one reply.
 
     ``status`` keeps strict and lenient outcomes apart: ``strict`` means every call the reply
@@ -73,6 +68,7 @@ class ParseResult(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("via",)
 
     calls: list[ToolCall] = Field(default_factory=list)
     content: str = ""
@@ -93,13 +89,6 @@ class ParseResult(BaseModel):
     ``fallback`` when the primary found no call and the fallback's parser read calls.
     None for a plain format; left out of the serialized result then, so stored results
     only change where a composition ran."""
-
-    @model_serializer(mode="wrap")
-    def _without_empty_via(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("via") is None:
-            data.pop("via", None)
-        return data
 
     def codes(self) -> list[str]:
         return [e.code for e in self.errors]

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass
@@ -175,8 +175,44 @@ def _function(call: Mapping[str, Any]) -> dict[str, str]:
     return {"name": call["name"], "arguments": args if isinstance(args, str) else json.dumps(args)}
 
 
-class FakeServer:
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 and its lifecycle, shared by every fake
+    (this one and the per-protocol fakes of the provider tests):
+    ``with server: ... server.base_url ...``. A subclass builds its request handler and
+    calls :meth:`serve` from its ``__init__``."""
+
+    url_prefix = ""
+    """The path the base URL ends with (``/v1`` for OpenAI's)."""
+
+    def serve(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
+        """Bind ``handler`` to ``port`` (0: a free one); the thread starts on ``with``."""
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.server.daemon_threads = True
+        # A client that timed out and left is expected here, not an error to print.
+        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.url_prefix}"
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FakeServer(LocalServer):
     """The server: ``with FakeServer(respond) as s: ... s.base_url ...``."""
+
+    url_prefix = "/v1"
 
     def __init__(
         self, respond: Responder | None = None, delay_s: float = 0.0, default: Reply = "Hello."
@@ -191,11 +227,7 @@ class FakeServer:
         self.props: dict[str, Any] | None = None
         """What ``GET /props`` answers (llama-server's template and capabilities), if set."""
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        # A client that timed out and left is expected here, not an error to print.
-        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.serve(self._handler())
 
     def reply_for(self, body: dict[str, Any]) -> Reply:
         """The reply to one request (called once per request, under a lock)."""
@@ -306,18 +338,6 @@ class FakeServer:
             parts.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
         parts.append(b"data: [DONE]\n\n")
         return parts
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def serve_forever(delay_s: float, default: str) -> None:

@@ -8,7 +8,6 @@ scenario would mix two experiments silently.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,10 +16,7 @@ from toolbench.results import RunInfo, ScenarioFile
 from toolbench.scenarios.loader import TOOLS_DIRNAME, load_file
 from toolbench.scenarios.model import Scenario
 from toolbench.scenarios.yamlfile import read_yaml
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+from toolbench.store.shards import file_sha256
 
 
 def scenario_files(scenarios: Sequence[Scenario]) -> list[ScenarioFile]:

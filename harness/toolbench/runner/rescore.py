@@ -40,6 +40,7 @@ from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import builtin_markers, compile_markers
 from toolbench.store import NewResults, copy_info, iter_results, read_info, results_path
 from toolbench.streaming.stats import DisplayPolicy
+from toolbench.streaming.trial import measure
 
 
 class Scorer(Protocol):
@@ -136,8 +137,6 @@ def rescore_trial(
     scores = scorer(scenario, fmt, turns)
     new = trial.model_copy(update={"turns": turns, "scores": scores})
     if is_streamed(fmt):  # measured again from the stored deltas (under --display)
-        from toolbench.streaming.trial import measure
-
         measure(fmt, new, scenario.tools, display)
     return new
 

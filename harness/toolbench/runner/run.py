@@ -77,7 +77,7 @@ from toolbench.store import (
     results_path,
     write_info,
 )
-from toolbench.store.shards import scenario_hashes, shard_of
+from toolbench.store.shards import shard_of
 
 DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
 """The four formats, plus prompt-json with two examples: small models differ most there."""
@@ -399,7 +399,6 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         retry_on_parse_error=cfg.retry_on_parse_error,
         markers=marker_texts(plan.markers) if plan.markers else None,
         auto_formats=plan.auto, shard=plan.shard, display=cfg.display,
-        scenario_hashes=scenario_hashes([s.source for s in plan.scenarios]),
         cells={m: [f.spec for f in fmts] for m, fmts in plan.by_model.items()},
         format_options={f.spec: f.options.model_dump() for f in plan.formats},
         scenario_files=scenario_files(plan.scenarios),

@@ -2,8 +2,10 @@
 
 The conversation itself (render, parse, scripted results, the turn limit, the retry
 after a parse error) is :mod:`toolbench.engine`; this module gives it a ``complete`` that
-goes through the trial's cassette to the provider, stores the effective settings on the
-trial, and scores it with them and the run's marker set (:func:`score_trial`).
+goes through the trial's cassette to the provider (a streamed format's, ``xml:stream``:
+its SSE cassette and the provider kind's ``stream``), stores the effective settings on
+the trial, and scores it with them and the run's marker set (:func:`score_trial`); a
+streamed trial is then measured (:func:`toolbench.streaming.trial.measure`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from toolbench.runner.cassettes import (
 )
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
+from toolbench.streaming.sse import use_sse_cassette
+from toolbench.streaming.trial import measure
 
 BASE_SEED = 1234
 
@@ -224,10 +228,8 @@ async def _run_trial(
         )
     except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
         return _harness(base, codes.HARNESS_SCORING, exc)
-    if is_streamed(spec.fmt):
-        from toolbench.streaming.trial import finish_streamed
-
-        finish_streamed(spec, base)
+    if is_streamed(spec.fmt):  # its stream stats and stream.* codes
+        measure(spec.fmt, base, spec.scenario.tools)
     lat = [t.latency_s for t in turns]
     base.latency_s = None if any(x is None for x in lat) else round(sum(x or 0.0 for x in lat), 4)
     base.prompt_tokens = _total([t.prompt_tokens for t in turns])
@@ -243,13 +245,40 @@ async def _drive(
     recorded: list[float],
 ) -> list[TurnRecord]:  # fmt: skip
     if is_streamed(spec.fmt):
-        from toolbench.streaming.trial import drive_streamed
-
-        return await drive_streamed(spec, endpoint_for, base, notes)
+        return await _drive_streamed(spec, endpoint_for, base, notes)
     with use_cassette(spec.cassette, spec.record) as tc:
         notes.extend(tc.notes)
         api, endpoint = await endpoint_for(spec.model, spec.fmt)
         return await _conversation(spec, api, endpoint, tc, base, recorded)
+
+
+async def _drive_streamed(
+    spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
+) -> list[TurnRecord]:
+    """A streamed trial's conversation through its SSE cassette, each turn sent by the
+    provider kind's :meth:`~toolbench.providers.base.ModelAPI.stream`; each turn keeps
+    its stream record (deltas and offsets)."""
+    seed = BASE_SEED + spec.sample
+    with use_sse_cassette(spec.cassette, spec.record) as tc:
+        notes.extend(tc.notes)
+        api, endpoint = await endpoint_for(spec.model, spec.fmt)
+
+        async def send(req: RenderedRequest, turn: int) -> Exchange:
+            before = tc.played()
+            request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
+            done, record = await api.stream(request)
+            merge_params(base, done.params)
+            latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
+            return Exchange(
+                reply=done.reply, request=done.request, latency_s=latency,
+                prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
+                cost=done.cost, stream=record,
+            )  # fmt: skip
+
+        try:
+            return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
+        finally:
+            notes.extend(n for n in tc.notes if n not in notes)
 
 
 def _blank(spec: TrialSpec) -> TrialResult:

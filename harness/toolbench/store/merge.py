@@ -10,7 +10,8 @@ reached the model (status ``ok``) replaces one that did not (an infra, cassette 
 harness error), so re-running failed trials and merging the re-run repairs a run.
 Runs whose matrices differ are refused, naming the field and both runs; so are runs
 written by different toolbench versions or from scenario files whose contents differ
-(``run.json`` ``scenario_hashes``, compared when both runs recorded them). Trials keep
+(``run.json`` ``scenario_files``: their SHA-256 by path relative to the run's scenario
+directory, compared when both runs recorded them). Trials keep
 their ``run_id`` (the run that produced them); the merged ``run.json`` lists the runs
 in ``merged_from``. Output order: run by run as given, each in its file order.
 
@@ -33,7 +34,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from toolbench import __version__
@@ -123,16 +124,27 @@ def check_same_origin(infos: Sequence[tuple[Path, RunInfo]]) -> None:
                 f"differs from {info_path(first_dir)} ({first.toolbench_version}); "
                 "merge runs of one toolbench version"
             )
-        a, b = first.scenario_hashes, info.scenario_hashes
-        if a and b and sorted(a.values()) != sorted(b.values()):
-            theirs = set(b.values())
-            path = next((p for p, h in a.items() if h not in theirs), None)
-            if path is None:
-                path = next(p for p, h in b.items() if h not in set(a.values()))
+        a, b = scenario_contents(first), scenario_contents(info)
+        if a and b and a != b:
+            path = next(p for p in sorted(a.keys() | b.keys()) if a.get(p) != b.get(p))
             raise UserError(
-                f"merge: {info_path(run_dir)}: scenario_hashes differ from "
+                f"merge: {info_path(run_dir)}: scenario_files differ from "
                 f"{info_path(first_dir)} (first at {path}); merge runs of the same scenario files"
             )
+
+
+def scenario_contents(info: RunInfo) -> dict[str, str]:
+    """The run's scenario files (tool sets included) as path -> SHA-256, each path relative
+    to the directory that holds them all: runs made in different checkouts (shards on
+    several machines) name the same files alike, whatever their absolute paths."""
+    paths = [PurePath(f.path) for f in info.scenario_files]
+    if not paths:
+        return {}
+    root = PurePath(os.path.commonpath([p.parent for p in paths]))
+    return {
+        p.relative_to(root).as_posix(): f.sha256
+        for p, f in zip(paths, info.scenario_files, strict=True)
+    }
 
 
 def check_shards(infos: Sequence[tuple[Path, RunInfo]]) -> None:

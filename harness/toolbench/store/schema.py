@@ -109,7 +109,25 @@ def _trial_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
 def _run_2_to_3(record: dict[str, Any]) -> dict[str, Any]:
     """Schema 3 ``run.json`` adds ``cells``, ``format_options``, ``scenario_files``,
     ``model_params``, ``api_base``, ``cassette_api_base``, ``cassette_dir``, ``shard``,
-    ``scenario_hashes`` and ``display``; each has a default meaning "not recorded" (resume
-    then takes the command line, rescore needs ``--scenarios``, merge cannot compare
-    hashes; ``careful``, what a schema-2 run, which streamed nothing, meant)."""
+    ``scenario_hashes`` (dropped again in 4) and ``display``; each has a default meaning
+    "not recorded" (resume then takes the command line, rescore needs ``--scenarios``,
+    merge cannot compare hashes; ``careful``, what a schema-2 run, which streamed
+    nothing, meant)."""
+    return record
+
+
+@migration("trial", 3)
+def _trial_3_to_4(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4 changed only ``run.json``: a schema-3 line is a valid schema-4 line."""
+    return record
+
+
+@migration("run", 3)
+def _run_3_to_4(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4 ``run.json`` drops ``scenario_hashes``: it repeated ``scenario_files``
+    (each file's SHA-256, keyed by its path relative to the working directory), which
+    resume, rescore and now merge read. A schema-3 run wrote both from the same files, so
+    nothing is lost; one that recorded hashes without files (never written by toolbench)
+    reads as a run whose files were not recorded, like a schema-2 run."""
+    record.pop("scenario_hashes", None)
     return record

@@ -20,7 +20,7 @@ from pathlib import Path
 from toolbench.errors import UserError
 from toolbench.results import Shard
 
-__all__ = ["Shard", "file_sha256", "parse_shard", "scenario_hashes", "shard_of"]
+__all__ = ["Shard", "file_sha256", "parse_shard", "shard_of"]
 
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*\Z")
 
@@ -53,26 +53,3 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 16), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def scenario_hashes(sources: list[str | None]) -> dict[str, str]:
-    """``run.json`` ``scenario_hashes``: each scenario file a run loaded -> its SHA-256.
-
-    Paths are shown relative to the working directory when under it (so shards checked
-    out at different places still read alike); ``merge`` compares the hashes, so runs
-    whose scenario files differ in content are refused whatever their paths.
-    """
-    out: dict[str, str] = {}
-    cwd = Path.cwd()
-    for src in dict.fromkeys(s for s in sources if s):
-        path = Path(src)
-        try:
-            digest = file_sha256(path)
-        except OSError:
-            continue  # a file gone since it was loaded: nothing to pin
-        try:
-            shown = str(path.resolve().relative_to(cwd.resolve()))
-        except ValueError:
-            shown = str(path)
-        out[shown] = digest
-    return dict(sorted(out.items()))

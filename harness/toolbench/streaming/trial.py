@@ -1,61 +1,21 @@
-"""The streamed side of a trial: its SSE cassette, streamed exchanges, measurements.
+"""What a streamed trial measured: its :class:`~toolbench.results.StreamStats` and its
+``stream.*`` codes, from the stream records of its turns.
 
-:mod:`toolbench.runner.trial` hands a trial whose format is streamed (``xml:stream``)
-here; the conversation engine, scoring and the trial record are the same as for any
-trial. Each turn keeps its stream record (deltas and offsets) and the trial its
-:class:`~toolbench.results.StreamStats`.
+:mod:`toolbench.runner.trial` drives a streamed trial (``xml:stream``) through its SSE
+cassette (:mod:`toolbench.streaming.sse`) and calls :func:`measure` after scoring;
+``rescore`` calls it after re-scoring. Driving a trial is the runner's (its spec, seed
+and parameter record live there); this layer only knows streams, so it imports nothing
+from the runner.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from toolbench.engine import Exchange, converse
-from toolbench.formats.base import Format, RenderedRequest
-from toolbench.providers.base import CompletionRequest
-from toolbench.results import TrialResult, TurnRecord
-from toolbench.streaming.sse import use_sse_cassette
+from toolbench.formats.base import Format
+from toolbench.results import TrialResult
 from toolbench.streaming.stats import DisplayPolicy, summarize
 from toolbench.tools import ToolDef
-
-if TYPE_CHECKING:
-    from toolbench.runner.trial import EndpointFor, TrialSpec
-
-
-async def drive_streamed(
-    spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
-) -> list[TurnRecord]:
-    """Run a streamed trial's conversation through its SSE cassette, each turn sent by
-    the provider kind's :meth:`~toolbench.providers.base.ModelAPI.stream`."""
-    from toolbench.runner.trial import BASE_SEED, merge_params, settings_of
-
-    seed = BASE_SEED + spec.sample
-    with use_sse_cassette(spec.cassette, spec.record) as tc:
-        notes.extend(tc.notes)
-        api, endpoint = await endpoint_for(spec.model, spec.fmt)
-
-        async def send(req: RenderedRequest, turn: int) -> Exchange:
-            before = tc.played()
-            request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
-            done, record = await api.stream(request)
-            merge_params(base, done.params)
-            latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
-            return Exchange(
-                reply=done.reply, request=done.request, latency_s=latency,
-                prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
-                cost=done.cost, stream=record,
-            )  # fmt: skip
-
-        try:
-            return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
-        finally:
-            notes.extend(n for n in tc.notes if n not in notes)
-
-
-def finish_streamed(spec: TrialSpec, base: TrialResult) -> None:
-    """Measure a scored streamed trial and add its ``stream.*`` codes to its errors."""
-    measure(spec.fmt, base, spec.scenario.tools)
 
 
 def measure(

@@ -1,5 +1,6 @@
-"""The HTTP half every fake shares: a threaded server on 127.0.0.1 that hands each
-request to a protocol function and keeps what it received for assertions."""
+"""The HTTP half every protocol fake shares: a handler that hands each request to a
+protocol function and keeps what it received for assertions. The server's lifecycle
+(thread, port, base URL, ``with``) is :class:`toolbench.providers.fake.LocalServer`'s."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from toolbench.providers.fake import LocalServer
 
 
 @dataclass
@@ -38,7 +41,7 @@ def error(status: int, message: str, kind: str = "invalid_request_error") -> Res
 Handler = Callable[[Request], Response]
 
 
-class FakeServer:
+class FakeServer(LocalServer):
     """Serve ``handler`` on 127.0.0.1 (a free port, or ``port``) in a daemon thread.
 
     ``override``, when set, answers a request instead of the protocol whenever it returns
@@ -48,7 +51,7 @@ class FakeServer:
 
     def __init__(self, handler: Handler, port: int = 0, prefix: str = "") -> None:
         self.handler = handler
-        self.prefix = prefix
+        self.url_prefix = prefix
         self.received: list[Request] = []
         self.override: Callable[[Request], Response | None] | None = None
         self._lock = threading.Lock()
@@ -93,23 +96,4 @@ class FakeServer:
 
             do_GET = do_POST = _serve
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), _H)
-        self.server.daemon_threads = True
-        self.server.handle_error = lambda *_: None  # type: ignore[method-assign]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def port(self) -> int:
-        return int(self.server.server_address[1])
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{self.prefix}"
-
-    def __enter__(self) -> FakeServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.serve(_H, port)
