@@ -166,6 +166,18 @@ def context_free(pattern: str) -> bool:
     return _LOOKS_BEHIND.search(pattern) is None
 
 
+@lru_cache(maxsize=256)
+def context_width(pattern: str, most: int) -> int:
+    """How many characters before a position can change a match of ``pattern`` there:
+    0 (context free), 1 (it looks behind only with ``^``, which depends on the one
+    character before: a newline, or none at the start), else ``most`` (all the context a
+    reader keeps). A held tail is remembered with this much of its context, so a tail
+    that almost forms a line-anchored opener after ever different text is still known."""
+    if context_free(pattern):
+        return 0
+    return 1 if context_free(pattern.replace("^", "")) else most
+
+
 def overlap(s: str, closer: str) -> int:
     """The length of the longest end of ``s`` that is a proper beginning of ``closer``
     (tried only where the closer's first character is, in the last ``len(closer) - 1``)."""
