@@ -24,7 +24,13 @@ from toolbench.formats.incremental import (
     observe_stream,
 )
 from toolbench.formats.registry import builtin_format_names, get_format
-from toolbench.formats.scanning import Brackets, context_free, overlap
+from toolbench.formats.scanning import (
+    Brackets,
+    context_free,
+    context_width,
+    line_first_chars,
+    overlap,
+)
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
 from toolbench.formats.xml import call_text as hermes_call
@@ -525,3 +531,108 @@ OVERLAPS = [
 @pytest.mark.parametrize(("text", "closer", "want"), OVERLAPS)
 def test_overlap(text: str, closer: str, want: int) -> None:
     assert overlap(text, closer) == want
+
+
+# (opener pattern, characters of context a match there can depend on)
+CONTEXT_WIDTH = [
+    ("<tool_call>|<response>", 0),
+    (r"^[ \t]{0,16}Action(?: Input)?[ \t]{0,16}:", 1),
+    (r"(?P<r0>^Action:)|(?P<r1><tool_call>)", 1),
+    (r"[^<]x", 1),  # a negated class looks at its own character only
+    (r"(?<=\n)Action:", 8),
+    (r"^\bAction", 8),
+    (r"(?w)^Action", 8),
+]
+
+
+@pytest.mark.parametrize(("pattern", "width"), CONTEXT_WIDTH, ids=[c[0] for c in CONTEXT_WIDTH])
+def test_context_width(pattern: str, width: int) -> None:
+    assert context_width(pattern, 8) == width
+
+
+# (pattern, characters whose presence sends a chunk that begins a line to the engine)
+LINE_FIRSTS: list[tuple[str, set[str] | None]] = [
+    (r"^[ \t]{0,16}Action:", {"\n", " ", "\t", "A"}),
+    (r"^Action:|<tool_call>", {"\n", "A", "<"}),
+    (r"<tool_call>", {"<"}),
+    (r"x*", None),  # matches the empty string anywhere: no fast path
+]
+
+
+@pytest.mark.parametrize(("pattern", "chars"), LINE_FIRSTS, ids=[c[0] for c in LINE_FIRSTS])
+def test_line_first_chars(pattern: str, chars: set[str] | None) -> None:
+    got = line_first_chars(pattern)
+    assert (None if got is None else set(got.chars)) == chars
+
+
+def test_a_line_that_cannot_begin_an_opener_is_shown_without_a_search() -> None:
+    """react's opener is anchored at line starts: after a newline, a chunk with none of
+    the characters that begin it there (``Thou``) is shown at once, as a search shows it."""
+    fmt = get_format("react")
+    text = "Thought: ab\n" * 60  # each newline ends a chunk
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
+    assert counting.searches <= len(chunks) // 2  # without: every chunk after a newline
+    assert [(e.kind, e.text) for e in events[:-1]] == [("text", c) for c in chunks]
+
+
+def test_a_line_anchored_near_opener_after_changing_text_is_held_without_a_search() -> None:
+    """react's opener looks behind only for a newline: a held ``Actio`` is remembered
+    with that one character, so after ever different numbers it is still known (one
+    character at a time)."""
+    fmt = get_format("react")
+    text = "".join(f"{i}\nActio" for i in range(300))
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert counting.searches <= len(text) // 2
+    assert "".join(e.text for e in events if e.kind == "text") == text
+    assert reader.result == fmt.parse(text)
+
+
+def test_an_opener_that_never_looks_behind_reads_no_context() -> None:
+    """xml's openers are context free: a search after chunks that went by the fast path
+    does not read the text before them again."""
+    fmt = get_format("xml")
+    text = "Some prose, then <tool_ca and <b> more prose.\n" * 30
+    reader = fmt.reader()
+    reads = 0
+    tail_before = reader._tail_before  # type: ignore[attr-defined]
+
+    def counted(*args: Any) -> str:
+        nonlocal reads
+        reads += 1
+        return str(tail_before(*args))
+
+    reader._tail_before = counted  # type: ignore[attr-defined]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert reads == 0
+    assert "".join(e.text for e in events if e.kind == "text") == text
+
+
+def test_an_apostrophe_in_a_json_string_is_kept_without_the_bracket_counter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside a double-quoted string only ``"`` and a backslash can change the count: a
+    chunk holding an apostrophe there goes by the fast path (one character at a time)."""
+    fmt = get_format("prompt-json")
+    text = 'Ok {"tool": "get_weather", "arguments": {"city": "it\'s Paris, isn\'t it"}} bye'
+    scanned: list[str] = []
+    scan = Brackets.scan
+
+    def counted(self: Brackets, chunk: str) -> int:
+        scanned.append(chunk)
+        return scan(self, chunk)
+
+    monkeypatch.setattr(Brackets, "scan", counted)
+    reader = fmt.reader()
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert "'" not in scanned and '"' in scanned
+    assert [e.kind for e in events] == ["text"] * 3 + ["call_started", "call_complete"] + [
+        "text"
+    ] * 4 + ["final"]
+    assert reader.result == fmt.parse(text)

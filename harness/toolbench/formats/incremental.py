@@ -43,6 +43,7 @@ from toolbench.formats.scanning import (
     compiled,
     context_width,
     first_chars,
+    line_first_chars,
     literal_firsts,
     openers,
     overlap,
@@ -98,7 +99,7 @@ class IncrementalReader(Protocol):
 
 _tuple_new = tuple.__new__
 """Builds an :class:`Event` without the named tuple's Python-level ``__new__`` (the fast
-path makes one per character of text)."""
+path makes one per character of text; all six fields are given, in order)."""
 
 
 _HOLDS_MAX = 4096
@@ -132,6 +133,9 @@ class _Plan(NamedTuple):
 
     open: regex.Pattern[str] | None
     open_first: Firsts | None
+    armed_first: Firsts | None
+    """What a chunk must hold to need a search after one that ended on a possible start
+    (a line start, for an opener anchored with ``^``); None: every such chunk is searched."""
     holds: Holds
     width: int
     groups: dict[str, int]
@@ -147,7 +151,10 @@ def _plan(syntax: StreamSyntax) -> _Plan:
     pattern, first = openers(syntax)
     holds, width = _holds_of(pattern)
     groups = {f"r{i}": i for i in range(len(syntax.regions))}
-    made = _Plan(pattern, first, holds, width, groups)
+    armed = first if width == 0 else None
+    if pattern is not None and width == 1:
+        armed = line_first_chars(pattern.pattern)
+    made = _Plan(pattern, first, armed, holds, width, groups)
     if len(_PLANS) >= 256:
         _PLANS.clear()
     _PLANS[id(syntax)] = (syntax, made)
@@ -170,7 +177,7 @@ class MarkerReader:
         self._early_calls = early_calls
         self._regions = syntax.regions
         plan = _plan(syntax)
-        self._open, self._open_first, self._holds, self._width, self._groups = plan
+        self._open, self._open_first, armed_first, self._holds, self._width, self._groups = plan
         self._armed = True
         """The last search ended on a possible start (or nothing was searched yet, or a
         region just ended): the next chunk must be searched."""
@@ -192,10 +199,14 @@ class MarkerReader:
         self._hctx = ""
         """The held tail's context as the remembered holds key it (``_width`` characters)."""
         self._text_fast = NEVER if self._open is None else self._open_first
-        self._armed_fast = self._text_fast if not self._width else None
-        """In text, nothing held: the fast path (after a search that ended on a possible
-        start, only an opener that never looks behind keeps one: it can begin only at
-        one of its first characters, whatever came before)."""
+        self._armed_fast = NEVER if self._open is None else armed_first
+        """In text, nothing held: the fast path, and the one after a search that ended on
+        a possible start with nothing held (the reply's start, a line start, a region's
+        end): an opener that never looks behind can begin only at one of its first
+        characters, whatever came before; one anchored with ``^`` also at a character
+        that begins it at a line start. The armed one is kept until a search, on the
+        safe side (a later chunk that could begin the opener at a line start is searched
+        even when it does not begin a line)."""
         self._fast: Firsts | None = self._armed_fast
 
     # -- public ------------------------------------------------------------------------
@@ -253,7 +264,8 @@ class MarkerReader:
             i = brackets.scan(chunk)
             self._rparts.append(chunk)
             if i < 0:
-                self._fast = None if brackets.escape else IN_STRING if brackets.quote else IN_CODE
+                quote = brackets.quote
+                self._fast = None if brackets.escape else IN_STRING[quote] if quote else IN_CODE
                 return events
             self._end_region(at + i, events)
             rest, at = chunk[i:], at + i
@@ -284,7 +296,7 @@ class MarkerReader:
         self._holding = False
         answer = self._result.final_answer
         text = answer if answer is not None else self._result.content
-        events.append(Event("final", text, 0, self._fed, result=self._result))
+        events.append(_tuple_new(Event, ("final", text, 0, self._fed, (), self._result)))
         return events
 
     def _fast_path(self) -> Firsts | None:
@@ -307,7 +319,7 @@ class MarkerReader:
             return None if self._armed else first_chars(region.close_pattern)
         brackets = self._brackets
         if region.close == "balanced" and not brackets.escape:
-            return IN_STRING if brackets.quote else IN_CODE
+            return IN_STRING[brackets.quote] if brackets.quote else IN_CODE
         return None
 
     def _earlier_partial(self, s: str, base: int, m: regex.Match[str]) -> regex.Match[str]:
@@ -367,7 +379,7 @@ class MarkerReader:
 
     def _text(self, text: str, start: int, events: list[Event]) -> None:
         if text:
-            events.append(Event("text", text, start, start + len(text)))
+            events.append(_tuple_new(Event, ("text", text, start, start + len(text), (), None)))
 
     def _scan_text(self, new: str, at: int, events: list[Event]) -> tuple[str | None, int]:
         if self._open is None:
@@ -449,7 +461,9 @@ class MarkerReader:
         self._rparts = [opener]
         self._win = ""
         if region.call:
-            events.append(Event("call_started", opener, start, start + len(opener)))
+            events.append(
+                _tuple_new(Event, ("call_started", opener, start, start + len(opener), (), None))
+            )
         if region.close == "none":
             self._end_region(start + len(opener), events)
         elif region.close == "balanced":
@@ -524,14 +538,16 @@ class MarkerReader:
         if region.call:
             early = self._early_calls and block
             calls = tuple(self._fmt.parse(block, self._tools).calls) if early else ()
-            events.append(Event("call_complete", block, self._rstart, end, calls=calls))
+            events.append(
+                _tuple_new(Event, ("call_complete", block, self._rstart, end, calls, None))
+            )
             return
         if region.call_when and not closing and compiled(region.call_when).search(block):
-            events.append(Event("call_started", block, self._rstart, end))
+            events.append(_tuple_new(Event, ("call_started", block, self._rstart, end, (), None)))
             self._region = _header_call(region.call_close)
             self._rparts = [block]
             return
-        events.append(Event("markup", block, self._rstart, end))
+        events.append(_tuple_new(Event, ("markup", block, self._rstart, end, (), None)))
 
 
 @lru_cache(maxsize=64)

@@ -111,6 +111,31 @@ def first_chars(pattern: str) -> Firsts | None:
             if m is not None and m.start() == len(ctx):
                 found.add(c if ctx in ("x", " ") else "\n")
                 break
+    return _firsts(found)
+
+
+@lru_cache(maxsize=256)
+def line_first_chars(pattern: str) -> Firsts | None:
+    """:func:`first_chars`, plus every character a match can begin with at the start of
+    a line (or of the reply): what a chunk must hold to need a search when it begins a
+    line. For ``^[ \\t]{0,16}Action:``, a space, a tab, ``A`` and the newline: a line that
+    begins ``Thought`` is shown without the pattern engine."""
+    base = first_chars(pattern)
+    if base is None:
+        return None
+    compiled = regex.compile(pattern, regex.M)
+    alphabet = {chr(i) for i in range(128)} | set(pattern) | set(SAMPLES_NON_ASCII)
+    found = set(base.chars) | (set(SAMPLES_NON_ASCII) if base.non_ascii else set())
+    for c in alphabet:
+        for ctx in ("\n", ""):
+            m = compiled.search(ctx + c, len(ctx), partial=True)
+            if m is not None and m.start() == len(ctx):
+                found.add(c)
+                break
+    return _firsts(found)
+
+
+def _firsts(found: set[str]) -> Firsts | None:
     if len(found) > 64:
         return None
     non_ascii = bool(set(SAMPLES_NON_ASCII) & found)
@@ -144,8 +169,13 @@ def openers(syntax: StreamSyntax) -> Openers:
 
 
 IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
-IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
-"""What can change the bracket count of a ``balanced`` region, outside and inside a string."""
+IN_STRING = {
+    '"': Firsts(re.compile(r'["\\]'), frozenset('"\\'), non_ascii=False),
+    "'": Firsts(re.compile(r"['\\]"), frozenset("'\\"), non_ascii=False),
+}
+"""What can change the bracket count of a ``balanced`` region: outside a string, and
+inside a string of each quote kind (only its own quote, or a backslash, can end it: an
+apostrophe inside a JSON string sends no chunk to the counter)."""
 
 
 @lru_cache(maxsize=256)
