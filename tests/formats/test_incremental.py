@@ -474,6 +474,11 @@ BRACKETS = [
     (["f(x=')'", ", y=[1])"], [-1, 8]),
     (["{", '"\\\\"', "}"], [-1, -1, 1]),  # an escaped backslash ends before the quote
     (["{", "", "}"], [-1, -1, 1]),
+    (["[[[[", "]]]", "]]"], [-1, -1, 1]),  # the balancing closer inside a run
+    (["{[(", ")]}x}"], [-1, 3]),
+    (["]]"], [1]),  # nothing open: the first closer ends it, as one at a time
+    (["[[ ]]]]"], [5]),
+    (["[[", "'a[[' ]", "]"], [-1, -1, 1]),
 ]
 
 

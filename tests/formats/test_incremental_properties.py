@@ -19,6 +19,7 @@ from test_properties import FRAGMENTS
 
 from toolbench.formats.incremental import ByteReader, _holds_of
 from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.scanning import Brackets
 
 SPECS = [*builtin_format_names(), "native|xml", "xml|prompt-json", "prompt-json|react"]
 FORMATS = {spec: get_format(spec) for spec in SPECS}
@@ -153,3 +154,48 @@ def test_what_is_shown_and_held_after_a_prefix_does_not_depend_on_its_split(
     _holds_of(FORMATS[spec].reader()._open)[0].clear()  # type: ignore[attr-defined]
     by_char = _shown_and_held(spec, list(head))  # with no held tail remembered yet
     assert by_char == [_shown_and_held(spec, [head[: i + 1]])[0] for i in range(len(head))]
+
+
+def _brackets_by_character(chunks: list[str]) -> list[int]:
+    """The bracket counter's contract, a character at a time (the reference)."""
+    depth, quote, escape, out = 0, "", False, []
+    for chunk in chunks:
+        got = -1
+        for i, c in enumerate(chunk):
+            if escape:
+                escape = False
+            elif quote:
+                if c == "\\":
+                    escape = True
+                elif c == quote:
+                    quote = ""
+            elif c in "\"'":
+                quote = c
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+                if depth <= 0:
+                    got = i + 1
+                    break
+        out.append(got)
+        if got >= 0:
+            break
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(alphabet="[]{}()\"'\\ab ", max_size=60),
+    cuts=st.lists(st.integers(min_value=0, max_value=60), max_size=8),
+)
+def test_the_bracket_counter_jumps_as_a_character_walk_would_go(text: str, cuts: list[int]) -> None:
+    """Runs of brackets are taken in one step; where the count balances does not move."""
+    chunks = split_at(text, cuts)
+    counter = Brackets()
+    got = []
+    for chunk in chunks:
+        got.append(counter.scan(chunk))
+        if got[-1] >= 0:
+            break
+    assert got == _brackets_by_character(chunks), chunks

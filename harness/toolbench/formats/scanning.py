@@ -16,7 +16,8 @@ import regex
 
 from toolbench.formats.streamsyntax import StreamSyntax
 
-_CODE_SIGN = re.compile(r"[\"'()\[\]{}]")
+_CODE_SIGN = re.compile(r"[\"']|[(\[{]+|[)\]}]+")
+"""A quote, or a run of opening or of closing brackets (one step for ``[[[[...``)."""
 _OPENING = frozenset("([{")
 
 
@@ -33,9 +34,10 @@ class Brackets:
     def scan(self, text: str) -> int:
         """The index just after the bracket that closes the outermost one, or -1.
 
-        Jumps from one character that matters to the next (a quote or a bracket; in a
-        string, its own quote or a backslash) with a search or a ``str.find``: the runs
-        between them are never walked a character at a time in Python."""
+        Jumps from one thing that matters to the next (a quote, or a run of brackets of
+        one direction; in a string, its own quote or a backslash) with a search or a
+        ``str.find``: the runs between them, and the brackets of a run, are never walked
+        a character at a time in Python."""
         i, n = 0, len(text)
         if self.escape:
             if not n:
@@ -62,16 +64,18 @@ class Brackets:
             m = code(text, i)
             if m is None:
                 return -1
-            i = m.end()
-            c = text[i - 1]
+            start, i = m.span()
+            c = text[start]
             if c == '"' or c == "'":
                 self.quote = c
             elif c in _OPENING:
-                self.depth += 1
+                self.depth += i - start
             else:
-                self.depth -= 1
-                if self.depth <= 0:
-                    return i
+                depth = self.depth
+                if depth - (i - start) <= 0:  # the closer that balances is in this run
+                    self.depth = depth - max(1, depth)
+                    return start + max(1, depth)
+                self.depth = depth - (i - start)
         return -1
 
 
