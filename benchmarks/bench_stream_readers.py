@@ -188,19 +188,20 @@ def ratios(repeat: int) -> None:
     worst = dict.fromkeys((*sizes, -4), 0.0)
     for spec, replies in sorted(texts.items()):
         fmt = get_format(spec)
-        par = best(lambda fmt=fmt, r=replies: whole(fmt, r), repeat + 3)  # type: ignore[misc]
+        # parse and reads alternate, so that a change of load touches both alike
+        runs: dict[int | str, list[float]] = {k: [] for k in (*sizes, "whole", "early")}
+        for _ in range(repeat + 3):
+            runs["whole"].append(whole(fmt, replies))
+            for size in sizes:
+                runs[size].append(streamed(fmt, replies, size))
+            runs["early"].append(streamed(fmt, replies, 4, early=True))
+        par = min(runs["whole"])
         cells = []
         for size in sizes:
-            inc = best(
-                lambda fmt=fmt, r=replies, size=size: streamed(fmt, r, size),  # type: ignore[misc]
-                repeat + 3,
-            )
+            inc = min(runs[size])
             worst[size] = max(worst[size], inc / par)
             cells.append(f"{inc / par:5.2f}")
-        early = best(
-            lambda fmt=fmt, r=replies: streamed(fmt, r, 4, early=True),  # type: ignore[misc]
-            repeat + 3,
-        )
+        early = min(runs["early"])
         worst[-4] = max(worst[-4], early / par)
         n = sum(map(len, replies))
         print(
