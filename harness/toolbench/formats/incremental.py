@@ -316,7 +316,8 @@ class MarkerReader:
         if region.close_text:
             return literal_firsts(region.close_text[0])
         if region.close == "marker":
-            return None if self._armed else first_chars(region.close_pattern)
+            _, first, armed = _closer(region.close_pattern)
+            return armed if self._armed else first
         brackets = self._brackets
         if region.close == "balanced" and not brackets.escape:
             return IN_STRING[brackets.quote] if brackets.quote else IN_CODE
@@ -485,20 +486,28 @@ class MarkerReader:
             return new[i:], at + i
         if region.close_text:
             return self._scan_literal(region.close_text, new, at, events)
-        self._fresh_context(at)
-        s = self._ctx + self._win + new
-        base = len(self._ctx)
+        width = _closer(region.close_pattern)[0]
+        if width < _CTX:  # as in _scan_text: only the context the closer can look at
+            ctx = self._tail_before(self._fed - at + len(self._win), width) if width else ""
+            self._stale = True
+        else:
+            self._fresh_context(at)
+            ctx = self._ctx
+        s = ctx + self._win + new
+        base = len(ctx)
         abs0 = at - len(self._win) - base
         self._keep(new)
         m = compiled(region.close_pattern).search(s, base, partial=True)
         self._armed = pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
-            self._ctx = s[max(0, cut - _CTX) : cut]
+            if width == _CTX:
+                self._ctx = s[max(0, cut - _CTX) : cut]
             self._win = s[cut:]
             return None, at
         end = m.end()
-        self._ctx = s[max(0, end - _CTX) : end]
+        if width == _CTX:
+            self._ctx = s[max(0, end - _CTX) : end]
         self._win = ""
         self._end_region(abs0 + end, events)
         if self._region is not None:  # a header that turned out to open a call
@@ -548,6 +557,16 @@ class MarkerReader:
             self._rparts = [block]
             return
         events.append(_tuple_new(Event, ("markup", block, self._rstart, end, (), None)))
+
+
+@lru_cache(maxsize=256)
+def _closer(pattern: str) -> tuple[int, Firsts | None, Firsts | None]:
+    """A closing pattern's context width, its first characters, and what a chunk must hold
+    to need a search after a line start (see ``MarkerReader._armed_fast``)."""
+    width = context_width(pattern, _CTX)
+    first = first_chars(pattern)
+    armed = first if width == 0 else line_first_chars(pattern) if width == 1 else None
+    return width, first, armed
 
 
 @lru_cache(maxsize=64)
