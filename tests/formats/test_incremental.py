@@ -641,3 +641,38 @@ def test_an_apostrophe_in_a_json_string_is_kept_without_the_bracket_counter(
         "text"
     ] * 4 + ["final"]
     assert reader.result == fmt.parse(text)
+
+
+def test_inside_a_react_call_a_line_that_cannot_end_it_is_kept_without_a_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """react's call ends before ``Thought:`` at a line start: after a newline, a chunk
+    that cannot begin that there (``Obs:``) is kept in the call without the engine."""
+    import toolbench.formats.incremental as incremental
+
+    fmt = get_format("react")
+    searches = 0
+    closers = incremental.compiled
+
+    class Counted:
+        def __init__(self, pattern: str) -> None:
+            self.inner = closers(pattern)
+
+        def search(self, *args: Any, **kwargs: Any) -> Any:
+            nonlocal searches
+            searches += 1
+            return self.inner.search(*args, **kwargs)
+
+    monkeypatch.setattr(incremental, "compiled", Counted)
+    text = "Action: get\n" + "Obs: abcdefghijklmnopqrstuvwxyz\n" * 40 + "Thought: ok\n"
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    reader = fmt.reader()
+    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
+    assert searches <= len(chunks) * 3 // 16  # without: each newline's chunk and the next
+    assert [e.kind for e in events if e.kind != "text"] == [
+        "call_started",
+        "call_complete",
+        "final",
+    ]
+    assert events[1].text + events[2].text[len(events[1].text) :] == text[: -len("Thought: ok\n")]
+    assert reader.result == fmt.parse(text)

@@ -204,10 +204,13 @@ class MarkerReader:
         a possible start with nothing held (the reply's start, a line start, a region's
         end): an opener that never looks behind can begin only at one of its first
         characters, whatever came before; one anchored with ``^`` also at a character
-        that begins it at a line start. The armed one is kept until a search, on the
-        safe side (a later chunk that could begin the opener at a line start is searched
-        even when it does not begin a line)."""
+        that begins it at a line start (kept until a chunk needs a search; see
+        :attr:`_armed_at`)."""
         self._fast: Firsts | None = self._armed_fast
+        self._armed_at = 0
+        """Where the search that left the reader armed ended (at a line start, for an
+        opener anchored with ``^``); once chunks went by the fast path, it is no longer
+        armed."""
 
     # -- public ------------------------------------------------------------------------
 
@@ -240,6 +243,12 @@ class MarkerReader:
                 self._rparts.append(chunk)
                 return []
             return [_tuple_new(Event, ("text", chunk, at, end, (), None))]
+        if fast is not None and self._armed and self._fed != self._armed_at:
+            # Chunks went by since the search that ended on a line start: this one begins
+            # no line, and only the characters that begin a match anywhere matter.
+            self._armed = False
+            self._fast = self._fast_path()
+            return self.feed(chunk)
         if self._holding:
             held = self._win + chunk
             if (self._hctx, held) in self._holds:
@@ -278,6 +287,7 @@ class MarkerReader:
             self._fast = self._armed_fast if self._armed else self._text_fast
         else:
             self._fast = self._fast_path()
+        self._armed_at = self._fed
         return events
 
     def close(self) -> list[Event]:
