@@ -26,6 +26,7 @@ from toolbench.formats.incremental import (
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import (
     Brackets,
+    after_newline_firsts,
     context_free,
     context_width,
     line_first_chars,
@@ -675,4 +676,42 @@ def test_inside_a_react_call_a_line_that_cannot_end_it_is_kept_without_a_search(
         "final",
     ]
     assert events[1].text + events[2].text[len(events[1].text) :] == text[: -len("Thought: ok\n")]
+    assert reader.result == fmt.parse(text)
+
+
+# (react's opener or closer, a chunk that begins no line, whether it needs a search)
+AFTER_NEWLINE = [
+    ("opener", "ok\nThou", False),
+    ("opener", "ok\nAct", True),
+    ("opener", "ok\n Act", True),  # indented
+    ("opener", "ok\n", True),  # the next chunk begins a line
+    ("opener", "\n\nX", True),
+    ("opener", "Action", False),  # not at a line start
+    ("closer", "x\nObs", False),
+    ("closer", "x\nThought", True),
+    ("closer", "x\nFinal", True),
+]
+
+
+@pytest.mark.parametrize(("which", "chunk", "search"), AFTER_NEWLINE)
+def test_after_newline_firsts(which: str, chunk: str, search: bool) -> None:
+    regions = get_format("react").stream_syntax().regions
+    pattern = regions[0].open if which == "opener" else regions[0].close_pattern
+    got = after_newline_firsts(pattern)
+    assert got is not None
+    assert (got.pattern.search(chunk) is not None) is search
+
+
+def test_a_newline_followed_by_what_cannot_begin_a_line_needs_no_search() -> None:
+    """react, chunks of four: a chunk holding a newline goes to the engine only if the
+    next character could begin ``Action`` at the line start (or the newline ends it)."""
+    fmt = get_format("react")
+    text = "Thought: abc\nThought: abc\nThought: abc\n" * 10  # newlines mid-chunk
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
+    assert counting.searches <= len(chunks) // 8
+    assert [(e.kind, e.text) for e in events[:-1]] == [("text", c) for c in chunks]
     assert reader.result == fmt.parse(text)

@@ -40,6 +40,7 @@ from toolbench.formats.scanning import (
     NEVER,
     Brackets,
     Firsts,
+    after_newline_firsts,
     compiled,
     context_width,
     first_chars,
@@ -154,6 +155,7 @@ def _plan(syntax: StreamSyntax) -> _Plan:
     armed = first if width == 0 else None
     if pattern is not None and width == 1:
         armed = line_first_chars(pattern.pattern)
+        first = after_newline_firsts(pattern.pattern) or first
     made = _Plan(pattern, first, armed, holds, width, groups)
     if len(_PLANS) >= 256:
         _PLANS.clear()
@@ -576,6 +578,8 @@ def _closer(pattern: str) -> tuple[int, Firsts | None, Firsts | None]:
     width = context_width(pattern, _CTX)
     first = first_chars(pattern)
     armed = first if width == 0 else line_first_chars(pattern) if width == 1 else None
+    if width == 1:
+        first = after_newline_firsts(pattern) or first
     return width, first, armed
 
 

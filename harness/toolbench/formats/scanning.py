@@ -139,6 +139,30 @@ def line_first_chars(pattern: str) -> Firsts | None:
     return _firsts(found)
 
 
+@lru_cache(maxsize=256)
+def after_newline_firsts(pattern: str) -> Firsts | None:
+    """:func:`first_chars` of a pattern that looks behind only with ``^``, sharpened for
+    chunks of several characters: a newline needs a search only when the character after
+    it (in the chunk) can begin a match at a line start, or when it ends the chunk. For
+    react, ``"ok\\nThou"`` needs no search; ``"ok\\nAct"`` and ``"ok\\n"`` do. A one-character
+    chunk is tested against the characters, newline included, as before. None: no such
+    sharpening (the newline can begin a match itself, or the classes are too broad)."""
+    base, line = first_chars(pattern), line_first_chars(pattern)
+    if base is None or line is None:
+        return None
+    compiled = regex.compile(pattern, regex.M)
+    for ctx in ("x", " "):
+        m = compiled.search(ctx + "\n", len(ctx), partial=True)
+        if m is not None and m.start() == len(ctx):
+            return None  # a newline begins a match wherever it is
+    others = sorted(base.chars - {"\n"})
+    alternatives = [f"[{re.escape(''.join(others))}]"] if others else []
+    if base.non_ascii:
+        alternatives.append("[^\\x00-\\x7f]")
+    alternatives.append(f"\\n(?:{line.pattern.pattern}|\\Z)")
+    return Firsts(re.compile("|".join(alternatives)), base.chars, base.non_ascii)
+
+
 def _firsts(found: set[str]) -> Firsts | None:
     if len(found) > 64:
         return None
