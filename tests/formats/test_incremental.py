@@ -30,6 +30,7 @@ from toolbench.formats.scanning import (
     context_free,
     context_width,
     line_first_chars,
+    line_start_firsts,
     overlap,
 )
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
@@ -715,3 +716,25 @@ def test_a_newline_followed_by_what_cannot_begin_a_line_needs_no_search() -> Non
     assert counting.searches <= len(chunks) // 8
     assert [(e.kind, e.text) for e in events[:-1]] == [("text", c) for c in chunks]
     assert reader.result == fmt.parse(text)
+
+
+# (react's opener or closer, a chunk that begins a line, whether it needs a search)
+LINE_START = [
+    ("opener", "The ", False),  # a space further on begins no line
+    ("opener", " Act", True),  # indentation before Action
+    ("opener", "Act", True),
+    ("opener", "Thou", False),
+    ("opener", "ok\nA", True),
+    ("closer", "Obs ", False),
+    ("closer", "Thou", True),
+    ("closer", "  Fi", True),
+]
+
+
+@pytest.mark.parametrize(("which", "chunk", "search"), LINE_START)
+def test_line_start_firsts(which: str, chunk: str, search: bool) -> None:
+    regions = get_format("react").stream_syntax().regions
+    pattern = regions[0].open if which == "opener" else regions[0].close_pattern
+    got = line_start_firsts(pattern)
+    assert got is not None
+    assert (got.pattern.search(chunk) is not None) is search

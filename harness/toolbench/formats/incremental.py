@@ -44,7 +44,7 @@ from toolbench.formats.scanning import (
     compiled,
     context_width,
     first_chars,
-    line_first_chars,
+    line_start_firsts,
     literal_firsts,
     openers,
     overlap,
@@ -154,7 +154,7 @@ def _plan(syntax: StreamSyntax) -> _Plan:
     groups = {f"r{i}": i for i in range(len(syntax.regions))}
     armed = first if width == 0 else None
     if pattern is not None and width == 1:
-        armed = line_first_chars(pattern.pattern)
+        armed = line_start_firsts(pattern.pattern)
         first = after_newline_firsts(pattern.pattern) or first
     made = _Plan(pattern, first, armed, holds, width, groups)
     if len(_PLANS) >= 256:
@@ -577,7 +577,7 @@ def _closer(pattern: str) -> tuple[int, Firsts | None, Firsts | None]:
     to need a search after a line start (see ``MarkerReader._armed_fast``)."""
     width = context_width(pattern, _CTX)
     first = first_chars(pattern)
-    armed = first if width == 0 else line_first_chars(pattern) if width == 1 else None
+    armed = first if width == 0 else line_start_firsts(pattern) if width == 1 else None
     if width == 1:
         first = after_newline_firsts(pattern) or first
     return width, first, armed

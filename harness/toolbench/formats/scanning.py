@@ -163,6 +163,19 @@ def after_newline_firsts(pattern: str) -> Firsts | None:
     return Firsts(re.compile("|".join(alternatives)), base.chars, base.non_ascii)
 
 
+@lru_cache(maxsize=256)
+def line_start_firsts(pattern: str) -> Firsts | None:
+    """What a chunk that begins a line must hold to need a search, for a pattern that looks
+    behind only with ``^``: at its first character, one that begins a match at a line
+    start; further on, what :func:`after_newline_firsts` looks for (react: ``"The "`` at a
+    line start needs no search, ``" Act"`` does). One-character chunks: the characters."""
+    line, later = line_first_chars(pattern), after_newline_firsts(pattern)
+    if line is None or later is None:
+        return line
+    both = f"\\A(?:{line.pattern.pattern})|{later.pattern.pattern}"
+    return Firsts(re.compile(both), line.chars, line.non_ascii)
+
+
 def _firsts(found: set[str]) -> Firsts | None:
     if len(found) > 64:
         return None
