@@ -403,7 +403,12 @@ class MarkerReader:
             # The opener never looks behind, or only at the one character before (``^``):
             # no more is searched again, and the whole context (which a region's closer
             # may need) is read when it is needed.
-            ctx = self._tail_before(self._fed - at + len(self._win), width) if width else ""
+            if not width:
+                ctx = ""
+            elif self._win:  # a held tail: its context is the one remembered with it
+                ctx = self._hctx
+            else:
+                ctx = self._tail_before(self._fed - at, width)
             self._stale = True
         elif self._stale:
             self._ctx = ctx = self._tail_before(self._fed - at)
