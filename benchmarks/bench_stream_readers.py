@@ -15,7 +15,9 @@ Run: ``python benchmarks/bench_stream_readers.py`` (``--quick``: 200 KB, one rep
   reader runs as :func:`observe_stream` runs it (``early_calls=False``); the figure
   with each call block also parsed as it completes is printed beside it.
   Target: at most 2x. CPU time of this process (``time.process_time``), so that other
-  work on a shared machine disturbs the figures less.
+  work on a shared machine disturbs the figures less. The chunks are cut before the
+  clock starts (they arrive cut); ``--harness DIR`` times another checkout's readers
+  with this same benchmark (an A/B on the same load).
 
 Timing lives here rather than in the tests so the suite never depends on machine speed.
 """
@@ -29,7 +31,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(
+    0,
+    sys.argv[sys.argv.index("--harness") + 1]  # the package to time (an A/B)
+    if "--harness" in sys.argv[:-1]
+    else str(Path(__file__).resolve().parents[1] / "harness"),
+)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "formats"))
 
 from toolbench.formats.base import Format
@@ -58,7 +65,7 @@ HOSTILE = {
 engine with a held-back tail (the slow path), for reference next to the realistic text."""
 
 
-def varied(unit: str, size: int) -> str:
+def vary(unit: str, size: int) -> str:
     """``unit`` again and again, each time after a different number (no period: what a
     reader remembers of the text before a held tail does not come round again)."""
     parts: list[str] = []
@@ -73,9 +80,10 @@ def varied(unit: str, size: int) -> str:
 
 def feed_one_by_one(fmt: Format, text: str) -> float:
     reader = fmt.reader()
+    feed = reader.feed
     start = time.process_time()
     for ch in text:
-        reader.feed(ch)
+        feed(ch)
     reader.close()
     return time.process_time() - start
 
@@ -99,13 +107,25 @@ LOOPS = 10
 short to time on a shared machine)."""
 
 
-def streamed(fmt: Format, texts: list[str], size: int = 4, early: bool = False) -> float:
-    start = time.process_time()
-    for text in texts * LOOPS:
-        reader = fmt.reader(early_calls=early)
+def cut(texts: list[str], size: int) -> list[list[str]]:
+    """Each reply as the chunks a server would send (``size`` 0: one chunk)."""
+    out = []
+    for text in texts:
         step = size or max(1, len(text))
-        for i in range(0, len(text), step):
-            reader.feed(text[i : i + step])
+        out.append([text[i : i + step] for i in range(0, len(text), step)])
+    return out
+
+
+def streamed(fmt: Format, texts: list[str], size: int = 4, early: bool = False) -> float:
+    """The reader's time: the chunks arrive already cut (as from a socket), so cutting
+    them is not timed."""
+    replies = cut(texts, size) * LOOPS
+    start = time.process_time()
+    for chunks in replies:
+        reader = fmt.reader(early_calls=early)
+        feed = reader.feed
+        for chunk in chunks:
+            feed(chunk)
         reader.close()
     return time.process_time() - start
 
@@ -120,10 +140,24 @@ def whole(fmt: Format, texts: list[str]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="200 KB and one repeat")
+    ap.add_argument("--harness", default="", help="time the toolbench package under DIR")
+    ap.add_argument("--only", default="", help="comma-separated parts: mb,hostile,varied,ratio")
     args = ap.parse_args()
     size, repeat = (200_000, 1) if args.quick else (1_000_000, 2)
     specs = [*builtin_format_names(), "native|xml"]
+    parts = set(args.only.split(",")) if args.only else {"mb", "hostile", "varied", "ratio"}
+    if "mb" in parts:
+        one_at_a_time(specs, size, repeat)
+    if "hostile" in parts:
+        hostile(size, repeat, varied=False)
+    if "varied" in parts:
+        hostile(size, repeat, varied=True)
+    if "ratio" in parts:
+        ratios(repeat)
+    return 0
 
+
+def one_at_a_time(specs: list[str], size: int, repeat: int) -> None:
     print(f"one character at a time, {size:,} characters (best of {repeat}); target < 2 s")
     worst = 0.0
     for spec in specs:
@@ -134,53 +168,53 @@ def main() -> int:
         print(f"  {spec:<14} {secs:6.2f} s  ({len(text) / secs / 1e6:5.2f} M chars/s)")
     print(f"  worst: {worst:.2f} s")
 
-    print(f"\nhostile: an opener that almost forms, repeated, {size:,} characters one at a time")
+
+def hostile(size: int, repeat: int, varied: bool) -> None:
+    if varied:
+        print(f"\nhostile, varied: the same after ever different text, {size:,} characters")
+    else:
+        print(f"\nhostile: an opener that almost forms, repeated, {size:,} characters, one by one")
     for spec, unit in HOSTILE.items():
         fmt = get_format(spec)
-        text = unit * (size // len(unit))
+        text = vary(unit, size) if varied else unit * (size // len(unit))
         secs = best(lambda fmt=fmt, text=text: feed_one_by_one(fmt, text), repeat)  # type: ignore[misc]
         print(f"  {spec:<14} {unit!r:<14} {secs:6.2f} s")
 
-    print(f"\nhostile, varied: the same after ever different text, {size:,} characters")
-    for spec, unit in HOSTILE.items():
-        fmt = get_format(spec)
-        text = varied(unit, size)
-        secs = best(lambda fmt=fmt, text=text: feed_one_by_one(fmt, text), repeat)  # type: ignore[misc]
-        print(f"  {spec:<14} {unit!r:<14} {secs:6.2f} s")
 
+def ratios(repeat: int) -> None:
     print("\nincremental (chunks of N characters, then close) vs whole parse; target <= 2x")
     texts = corpus_by_format()
-    sizes = (4, 16, 0)  # 0: the whole reply as one chunk (the reader's own overhead)
+    sizes = (1, 4, 8, 16, 0)  # 0: the whole reply as one chunk (the reader's own overhead)
     worst = dict.fromkeys((*sizes, -4), 0.0)
     for spec, replies in sorted(texts.items()):
         fmt = get_format(spec)
-        par = best(lambda fmt=fmt, r=replies: whole(fmt, r), repeat + 3)  # type: ignore[misc]
+        # parse and reads alternate, so that a change of load touches both alike
+        runs: dict[int | str, list[float]] = {k: [] for k in (*sizes, "whole", "early")}
+        for _ in range(repeat + 3):
+            runs["whole"].append(whole(fmt, replies))
+            for size in sizes:
+                runs[size].append(streamed(fmt, replies, size))
+            runs["early"].append(streamed(fmt, replies, 4, early=True))
+        par = min(runs["whole"])
         cells = []
         for size in sizes:
-            inc = best(
-                lambda fmt=fmt, r=replies, size=size: streamed(fmt, r, size),  # type: ignore[misc]
-                repeat + 3,
-            )
+            inc = min(runs[size])
             worst[size] = max(worst[size], inc / par)
             cells.append(f"{inc / par:5.2f}")
-        early = best(
-            lambda fmt=fmt, r=replies: streamed(fmt, r, 4, early=True),  # type: ignore[misc]
-            repeat + 3,
-        )
+        early = min(runs["early"])
         worst[-4] = max(worst[-4], early / par)
         n = sum(map(len, replies))
         print(
             f"  {spec:<14} {len(replies):4d} replies {n:8,d} chars"
             f"  whole {par * 1e3 / LOOPS:6.1f} ms"
-            f"  ratio at 4 / 16 / whole: {' / '.join(cells)}"
+            f"  ratio at 1 / 4 / 8 / 16 / whole: {' / '.join(cells)}"
             f"  (4, early calls: {early / par:5.2f})"
         )
     print(
-        "  worst ratio at 4 / 16 / whole: "
+        "  worst ratio at 1 / 4 / 8 / 16 / whole: "
         + " / ".join(f"{worst[s]:.2f}" for s in sizes)
         + f"  (4, early calls: {worst[-4]:.2f})"
     )
-    return 0
 
 
 if __name__ == "__main__":

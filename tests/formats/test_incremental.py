@@ -24,7 +24,15 @@ from toolbench.formats.incremental import (
     observe_stream,
 )
 from toolbench.formats.registry import builtin_format_names, get_format
-from toolbench.formats.scanning import Brackets, context_free, overlap
+from toolbench.formats.scanning import (
+    Brackets,
+    after_newline_firsts,
+    context_free,
+    context_width,
+    line_first_chars,
+    line_start_firsts,
+    overlap,
+)
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
 from toolbench.formats.xml import call_text as hermes_call
@@ -468,6 +476,11 @@ BRACKETS = [
     (["f(x=')'", ", y=[1])"], [-1, 8]),
     (["{", '"\\\\"', "}"], [-1, -1, 1]),  # an escaped backslash ends before the quote
     (["{", "", "}"], [-1, -1, 1]),
+    (["[[[[", "]]]", "]]"], [-1, -1, 1]),  # the balancing closer inside a run
+    (["{[(", ")]}x}"], [-1, 3]),
+    (["]]"], [1]),  # nothing open: the first closer ends it, as one at a time
+    (["[[ ]]]]"], [5]),
+    (["[[", "'a[[' ]", "]"], [-1, -1, 1]),
 ]
 
 
@@ -525,3 +538,203 @@ OVERLAPS = [
 @pytest.mark.parametrize(("text", "closer", "want"), OVERLAPS)
 def test_overlap(text: str, closer: str, want: int) -> None:
     assert overlap(text, closer) == want
+
+
+# (opener pattern, characters of context a match there can depend on)
+CONTEXT_WIDTH = [
+    ("<tool_call>|<response>", 0),
+    (r"^[ \t]{0,16}Action(?: Input)?[ \t]{0,16}:", 1),
+    (r"(?P<r0>^Action:)|(?P<r1><tool_call>)", 1),
+    (r"[^<]x", 1),  # a negated class looks at its own character only
+    (r"(?<=\n)Action:", 8),
+    (r"^\bAction", 8),
+    (r"(?w)^Action", 8),
+]
+
+
+@pytest.mark.parametrize(("pattern", "width"), CONTEXT_WIDTH, ids=[c[0] for c in CONTEXT_WIDTH])
+def test_context_width(pattern: str, width: int) -> None:
+    assert context_width(pattern, 8) == width
+
+
+# (pattern, characters whose presence sends a chunk that begins a line to the engine)
+LINE_FIRSTS: list[tuple[str, set[str] | None]] = [
+    (r"^[ \t]{0,16}Action:", {"\n", " ", "\t", "A"}),
+    (r"^Action:|<tool_call>", {"\n", "A", "<"}),
+    (r"<tool_call>", {"<"}),
+    (r"x*", None),  # matches the empty string anywhere: no fast path
+]
+
+
+@pytest.mark.parametrize(("pattern", "chars"), LINE_FIRSTS, ids=[c[0] for c in LINE_FIRSTS])
+def test_line_first_chars(pattern: str, chars: set[str] | None) -> None:
+    got = line_first_chars(pattern)
+    assert (None if got is None else set(got.chars)) == chars
+
+
+def test_a_line_that_cannot_begin_an_opener_is_shown_without_a_search() -> None:
+    """react's opener is anchored at line starts: after a newline, a chunk with none of
+    the characters that begin it there (``Thou``) is shown at once, as a search shows it."""
+    fmt = get_format("react")
+    text = "Thought: ab\n" * 60  # each newline ends a chunk
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
+    assert counting.searches <= len(chunks) // 2  # without: every chunk after a newline
+    assert [(e.kind, e.text) for e in events[:-1]] == [("text", c) for c in chunks]
+
+
+def test_a_line_anchored_near_opener_after_changing_text_is_held_without_a_search() -> None:
+    """react's opener looks behind only for a newline: a held ``Actio`` is remembered
+    with that one character, so after ever different numbers it is still known (one
+    character at a time)."""
+    fmt = get_format("react")
+    text = "".join(f"{i}\nActio" for i in range(300))
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert counting.searches <= len(text) // 2
+    assert "".join(e.text for e in events if e.kind == "text") == text
+    assert reader.result == fmt.parse(text)
+
+
+def test_an_opener_that_never_looks_behind_reads_no_context() -> None:
+    """xml's openers are context free: a search after chunks that went by the fast path
+    does not read the text before them again."""
+    fmt = get_format("xml")
+    text = "Some prose, then <tool_ca and <b> more prose.\n" * 30
+    reader = fmt.reader()
+    reads = 0
+    tail_before = reader._tail_before  # type: ignore[attr-defined]
+
+    def counted(*args: Any) -> str:
+        nonlocal reads
+        reads += 1
+        return str(tail_before(*args))
+
+    reader._tail_before = counted  # type: ignore[attr-defined]
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert reads == 0
+    assert "".join(e.text for e in events if e.kind == "text") == text
+
+
+def test_an_apostrophe_in_a_json_string_is_kept_without_the_bracket_counter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside a double-quoted string only ``"`` and a backslash can change the count: a
+    chunk holding an apostrophe there goes by the fast path (one character at a time)."""
+    fmt = get_format("prompt-json")
+    text = 'Ok {"tool": "get_weather", "arguments": {"city": "it\'s Paris, isn\'t it"}} bye'
+    scanned: list[str] = []
+    scan = Brackets.scan
+
+    def counted(self: Brackets, chunk: str) -> int:
+        scanned.append(chunk)
+        return scan(self, chunk)
+
+    monkeypatch.setattr(Brackets, "scan", counted)
+    reader = fmt.reader()
+    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
+    assert "'" not in scanned and '"' in scanned
+    assert [e.kind for e in events] == ["text"] * 3 + ["call_started", "call_complete"] + [
+        "text"
+    ] * 4 + ["final"]
+    assert reader.result == fmt.parse(text)
+
+
+def test_inside_a_react_call_a_line_that_cannot_end_it_is_kept_without_a_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """react's call ends before ``Thought:`` at a line start: after a newline, a chunk
+    that cannot begin that there (``Obs:``) is kept in the call without the engine."""
+    import toolbench.formats.incremental as incremental
+
+    fmt = get_format("react")
+    searches = 0
+    closers = incremental.compiled
+
+    class Counted:
+        def __init__(self, pattern: str) -> None:
+            self.inner = closers(pattern)
+
+        def search(self, *args: Any, **kwargs: Any) -> Any:
+            nonlocal searches
+            searches += 1
+            return self.inner.search(*args, **kwargs)
+
+    monkeypatch.setattr(incremental, "compiled", Counted)
+    text = "Action: get\n" + "Obs: abcdefghijklmnopqrstuvwxyz\n" * 40 + "Thought: ok\n"
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    reader = fmt.reader()
+    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
+    assert searches <= len(chunks) * 3 // 16  # without: each newline's chunk and the next
+    assert [e.kind for e in events if e.kind != "text"] == [
+        "call_started",
+        "call_complete",
+        "final",
+    ]
+    assert events[1].text + events[2].text[len(events[1].text) :] == text[: -len("Thought: ok\n")]
+    assert reader.result == fmt.parse(text)
+
+
+# (react's opener or closer, a chunk that begins no line, whether it needs a search)
+AFTER_NEWLINE = [
+    ("opener", "ok\nThou", False),
+    ("opener", "ok\nAct", True),
+    ("opener", "ok\n Act", True),  # indented
+    ("opener", "ok\n", True),  # the next chunk begins a line
+    ("opener", "\n\nX", True),
+    ("opener", "Action", False),  # not at a line start
+    ("closer", "x\nObs", False),
+    ("closer", "x\nThought", True),
+    ("closer", "x\nFinal", True),
+]
+
+
+@pytest.mark.parametrize(("which", "chunk", "search"), AFTER_NEWLINE)
+def test_after_newline_firsts(which: str, chunk: str, search: bool) -> None:
+    regions = get_format("react").stream_syntax().regions
+    pattern = regions[0].open if which == "opener" else regions[0].close_pattern
+    got = after_newline_firsts(pattern)
+    assert got is not None
+    assert (got.pattern.search(chunk) is not None) is search
+
+
+def test_a_newline_followed_by_what_cannot_begin_a_line_needs_no_search() -> None:
+    """react, chunks of four: a chunk holding a newline goes to the engine only if the
+    next character could begin ``Action`` at the line start (or the newline ends it)."""
+    fmt = get_format("react")
+    text = "Thought: abc\nThought: abc\nThought: abc\n" * 10  # newlines mid-chunk
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
+    assert counting.searches <= len(chunks) // 8
+    assert [(e.kind, e.text) for e in events[:-1]] == [("text", c) for c in chunks]
+    assert reader.result == fmt.parse(text)
+
+
+# (react's opener or closer, a chunk that begins a line, whether it needs a search)
+LINE_START = [
+    ("opener", "The ", False),  # a space further on begins no line
+    ("opener", " Act", True),  # indentation before Action
+    ("opener", "Act", True),
+    ("opener", "Thou", False),
+    ("opener", "ok\nA", True),
+    ("closer", "Obs ", False),
+    ("closer", "Thou", True),
+    ("closer", "  Fi", True),
+]
+
+
+@pytest.mark.parametrize(("which", "chunk", "search"), LINE_START)
+def test_line_start_firsts(which: str, chunk: str, search: bool) -> None:
+    regions = get_format("react").stream_syntax().regions
+    pattern = regions[0].open if which == "opener" else regions[0].close_pattern
+    got = line_start_firsts(pattern)
+    assert got is not None
+    assert (got.pattern.search(chunk) is not None) is search

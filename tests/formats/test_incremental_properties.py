@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from stream_corpus import CONFORMANCE, corpus, misplaced, read_all, split_at, stream, trace
 from test_properties import FRAGMENTS
 
-from toolbench.formats.incremental import ByteReader
+from toolbench.formats.incremental import ByteReader, _holds_of
 from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.scanning import Brackets
 
 SPECS = [*builtin_format_names(), "native|xml", "xml|prompt-json", "prompt-json|react"]
 FORMATS = {spec: get_format(spec) for spec in SPECS}
@@ -116,3 +117,85 @@ def test_bytes_cut_in_the_middle_of_every_character() -> None:
     shown.extend(e.text for e in reader.close() if e.kind == "text")
     assert "".join(shown) == "Je vérifie.\n"
     assert reader.result.calls[0].arguments == {"city": "東京"}
+
+
+def _shown_and_held(spec: str, chunks: list[str]) -> list[tuple[str, int]]:
+    """After each chunk: the text shown so far and how much is held back."""
+    reader = FORMATS[spec].reader(TOOLS)
+    shown, out = "", []
+    for chunk in chunks:
+        shown += "".join(e.text for e in reader.feed(chunk) if e.kind == "text")
+        out.append((shown, reader.held))
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    index=st.integers(min_value=0),
+    extra=soup,
+    spec=st.sampled_from(SPECS),
+    cuts=st.lists(st.integers(min_value=0, max_value=100_000), max_size=12),
+)
+def test_what_is_shown_and_held_after_a_prefix_does_not_depend_on_its_split(
+    index: int, extra: str, spec: str, cuts: list[int]
+) -> None:
+    """The display at every point of a stream: after any chunk, a reader has shown and
+    holds back exactly what a reader fed the same prefix as one chunk has (the fast
+    paths and remembered holds change the work, never the hold-back)."""
+    text = REPLIES[index % len(REPLIES)].text + extra
+    chunks = split_at(text, [c % (len(text) + 1) for c in cuts])
+    prefixes = list(itertools.accumulate(chunks))
+    at_once = [_shown_and_held(spec, [p])[0] for p in prefixes]
+    assert _shown_and_held(spec, chunks) == at_once, (spec, chunks)
+    one_by_one = _shown_and_held(spec, list(text))
+    ends = list(itertools.accumulate(map(len, chunks)))
+    assert [one_by_one[n - 1] if n else ("", 0) for n in ends] == at_once, spec
+    head = text[-240:]  # and at every character of a tail (each prefix fed at once),
+    _holds_of(FORMATS[spec].reader()._open)[0].clear()  # type: ignore[attr-defined]
+    by_char = _shown_and_held(spec, list(head))  # with no held tail remembered yet
+    assert by_char == [_shown_and_held(spec, [head[: i + 1]])[0] for i in range(len(head))]
+
+
+def _brackets_by_character(chunks: list[str]) -> list[int]:
+    """The bracket counter's contract, a character at a time (the reference)."""
+    depth, quote, escape, out = 0, "", False, []
+    for chunk in chunks:
+        got = -1
+        for i, c in enumerate(chunk):
+            if escape:
+                escape = False
+            elif quote:
+                if c == "\\":
+                    escape = True
+                elif c == quote:
+                    quote = ""
+            elif c in "\"'":
+                quote = c
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+                if depth <= 0:
+                    got = i + 1
+                    break
+        out.append(got)
+        if got >= 0:
+            break
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(alphabet="[]{}()\"'\\ab ", max_size=60),
+    cuts=st.lists(st.integers(min_value=0, max_value=60), max_size=8),
+)
+def test_the_bracket_counter_jumps_as_a_character_walk_would_go(text: str, cuts: list[int]) -> None:
+    """Runs of brackets are taken in one step; where the count balances does not move."""
+    chunks = split_at(text, cuts)
+    counter = Brackets()
+    got = []
+    for chunk in chunks:
+        got.append(counter.scan(chunk))
+        if got[-1] >= 0:
+            break
+    assert got == _brackets_by_character(chunks), chunks

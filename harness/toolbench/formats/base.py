@@ -22,7 +22,7 @@ from toolbench.sparse import SparseModel
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
-    from toolbench.formats.incremental import IncrementalReader
+    from toolbench.formats.incremental import IncrementalReader, MarkerReader
 
 Message = dict[str, Any]
 """An OpenAI-style chat message (``role``, ``content``, and for native ``tool_calls``...)."""
@@ -160,6 +160,15 @@ class Requirements:
 
 
 @cache
+def _marker_reader() -> type[MarkerReader]:
+    """The reader class, imported once (``incremental`` imports this module; an import
+    statement per reader costs a microsecond, about a tenth of a short reply's reading)."""
+    from toolbench.formats.incremental import MarkerReader
+
+    return MarkerReader
+
+
+@cache
 def _class_syntax(cls: type[Format]) -> StreamSyntax:
     """Worked out once per class: a reader is made per reply."""
     toks = () if cls.visible_markup else literal_tokens(cls.markers)
@@ -239,9 +248,7 @@ class Format(ABC):
         its result after ``close()`` is exactly ``self.parse(whole text, tools)``.
         ``early_calls``: each ``call_complete`` event carries its block's calls (one more
         parse of each call block; a measurement that only needs positions turns it off)."""
-        from toolbench.formats.incremental import MarkerReader
-
-        return MarkerReader(self, tools, self.stream_syntax(), early_calls=early_calls)
+        return _marker_reader()(self, tools, self.stream_syntax(), early_calls=early_calls)
 
     @abstractmethod
     def continue_conversation(

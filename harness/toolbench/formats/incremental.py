@@ -40,9 +40,11 @@ from toolbench.formats.scanning import (
     NEVER,
     Brackets,
     Firsts,
+    after_newline_firsts,
     compiled,
-    context_free,
+    context_width,
     first_chars,
+    line_start_firsts,
     literal_firsts,
     openers,
     overlap,
@@ -98,18 +100,19 @@ class IncrementalReader(Protocol):
 
 _tuple_new = tuple.__new__
 """Builds an :class:`Event` without the named tuple's Python-level ``__new__`` (the fast
-path makes one per character of text)."""
+path makes one per character of text; all six fields are given, in order)."""
 
 
 _HOLDS_MAX = 4096
 Holds = dict[tuple[str, str], None]
-_HOLDS: dict[int, tuple[object, Holds, bool]] = {}
+_HOLDS: dict[int, tuple[object, Holds, int]] = {}
 
 
-def _holds_of(pattern: regex.Pattern[str] | None) -> tuple[Holds, bool]:
+def _holds_of(pattern: regex.Pattern[str] | None) -> tuple[Holds, int]:
     """The (context, held tail) pairs an opener's search found to be still the beginning
     of an opener, shared by every reader of that opener (bounded: cleared when full), and
-    whether the context can be left out of the pairs (the opener never looks behind).
+    how much of the context the pairs keep (:func:`~toolbench.formats.scanning.context_width`:
+    none when the opener never looks behind, one character when only ``^`` does).
 
     A search's outcome depends only on the searched text, so a pair seen once needs no
     search again: a tail that almost forms an opener, again and again, is held at the
@@ -120,9 +123,44 @@ def _holds_of(pattern: regex.Pattern[str] | None) -> tuple[Holds, bool]:
     if len(_HOLDS) >= 256:
         _HOLDS.clear()
     made: Holds = {}
-    free = pattern is not None and context_free(pattern.pattern)
-    _HOLDS[id(pattern)] = (pattern, made, free)
-    return made, free
+    width = context_width(pattern.pattern, _CTX) if pattern is not None else _CTX
+    _HOLDS[id(pattern)] = (pattern, made, width)
+    return made, width
+
+
+class _Plan(NamedTuple):
+    """What every reader of one syntax shares, worked out once (a reader is made per
+    reply, and most replies are short: its set-up is part of the cost per reply)."""
+
+    open: regex.Pattern[str] | None
+    open_first: Firsts | None
+    armed_first: Firsts | None
+    """What a chunk must hold to need a search after one that ended on a possible start
+    (a line start, for an opener anchored with ``^``); None: every such chunk is searched."""
+    holds: Holds
+    width: int
+    groups: dict[str, int]
+
+
+_PLANS: dict[int, tuple[StreamSyntax, _Plan]] = {}
+
+
+def _plan(syntax: StreamSyntax) -> _Plan:
+    got = _PLANS.get(id(syntax))
+    if got is not None and got[0] is syntax:
+        return got[1]
+    pattern, first = openers(syntax)
+    holds, width = _holds_of(pattern)
+    groups = {f"r{i}": i for i in range(len(syntax.regions))}
+    armed = first if width == 0 else None
+    if pattern is not None and width == 1:
+        armed = line_start_firsts(pattern.pattern)
+        first = after_newline_firsts(pattern.pattern) or first
+    made = _Plan(pattern, first, armed, holds, width, groups)
+    if len(_PLANS) >= 256:
+        _PLANS.clear()
+    _PLANS[id(syntax)] = (syntax, made)
+    return made
 
 
 class MarkerReader:
@@ -140,7 +178,8 @@ class MarkerReader:
         self._hold = syntax.max_hold
         self._early_calls = early_calls
         self._regions = syntax.regions
-        self._open, self._open_first = openers(syntax)
+        plan = _plan(syntax)
+        self._open, self._open_first, armed_first, self._holds, self._width, self._groups = plan
         self._armed = True
         """The last search ended on a possible start (or nothing was searched yet, or a
         region just ended): the next chunk must be searched."""
@@ -157,10 +196,23 @@ class MarkerReader:
         self._brackets = Brackets()
         self._result: ParseResult | None = None
         self._holding = False
-        """A tail of text is held with its context fresh (``feed`` may extend it without
-        a search when :attr:`_holds` knows the longer tail)."""
-        self._holds, self._ctx_free = _holds_of(self._open)
-        self._fast = self._fast_path()
+        """A tail of text is held (``feed`` may extend it without a search when
+        :attr:`_holds` knows the longer tail after :attr:`_hctx`)."""
+        self._hctx = ""
+        """The held tail's context as the remembered holds key it (``_width`` characters)."""
+        self._text_fast = NEVER if self._open is None else self._open_first
+        self._armed_fast = NEVER if self._open is None else armed_first
+        """In text, nothing held: the fast path, and the one after a search that ended on
+        a possible start with nothing held (the reply's start, a line start, a region's
+        end): an opener that never looks behind can begin only at one of its first
+        characters, whatever came before; one anchored with ``^`` also at a character
+        that begins it at a line start (kept until a chunk needs a search; see
+        :attr:`_armed_at`)."""
+        self._fast: Firsts | None = self._armed_fast
+        self._armed_at = 0
+        """Where the search that left the reader armed ended (at a line start, for an
+        opener anchored with ``^``); once chunks went by the fast path, it is no longer
+        armed."""
 
     # -- public ------------------------------------------------------------------------
 
@@ -193,9 +245,15 @@ class MarkerReader:
                 self._rparts.append(chunk)
                 return []
             return [_tuple_new(Event, ("text", chunk, at, end, (), None))]
+        if fast is not None and self._armed and self._fed != self._armed_at:
+            # Chunks went by since the search that ended on a line start: this one begins
+            # no line, and only the characters that begin a match anywhere matter.
+            self._armed = False
+            self._fast = self._fast_path()
+            return self.feed(chunk)
         if self._holding:
             held = self._win + chunk
-            if ("" if self._ctx_free else self._ctx, held) in self._holds:
+            if (self._hctx, held) in self._holds:
                 # The held tail grows and is still the beginning of an opener, as a
                 # search of this very context and tail found before: no search again.
                 self._win = held
@@ -217,7 +275,8 @@ class MarkerReader:
             i = brackets.scan(chunk)
             self._rparts.append(chunk)
             if i < 0:
-                self._fast = None if brackets.escape else IN_STRING if brackets.quote else IN_CODE
+                quote = brackets.quote
+                self._fast = None if brackets.escape else IN_STRING[quote] if quote else IN_CODE
                 return events
             self._end_region(at + i, events)
             rest, at = chunk[i:], at + i
@@ -226,7 +285,11 @@ class MarkerReader:
                 rest, at = self._scan_text(rest, at, events)
             else:
                 rest, at = self._scan_region(rest, at, events)
-        self._fast = self._fast_path()
+        if self._region is None and not self._win:  # _fast_path's usual case, inline
+            self._fast = self._armed_fast if self._armed else self._text_fast
+        else:
+            self._fast = self._fast_path()
+        self._armed_at = self._fed
         return events
 
     def close(self) -> list[Event]:
@@ -245,7 +308,7 @@ class MarkerReader:
         self._holding = False
         answer = self._result.final_answer
         text = answer if answer is not None else self._result.content
-        events.append(Event("final", text, 0, self._fed, result=self._result))
+        events.append(_tuple_new(Event, ("final", text, 0, self._fed, (), self._result)))
         return events
 
     def _fast_path(self) -> Firsts | None:
@@ -259,18 +322,17 @@ class MarkerReader:
         if self._result is not None or self._win:
             return None
         if region is None:
-            if self._open is None:
-                return NEVER
-            return None if self._armed else self._open_first
+            return self._armed_fast if self._armed else self._text_fast
         if region.close == "end":
             return NEVER
         if region.close_text:
             return literal_firsts(region.close_text[0])
         if region.close == "marker":
-            return None if self._armed else first_chars(region.close_pattern)
+            _, first, armed = _closer(region.close_pattern)
+            return armed if self._armed else first
         brackets = self._brackets
         if region.close == "balanced" and not brackets.escape:
-            return IN_STRING if brackets.quote else IN_CODE
+            return IN_STRING[brackets.quote] if brackets.quote else IN_CODE
         return None
 
     def _earlier_partial(self, s: str, base: int, m: regex.Match[str]) -> regex.Match[str]:
@@ -302,9 +364,20 @@ class MarkerReader:
             self._ctx = self._tail_before(self._fed - at)
             self._stale = False
 
-    def _tail_before(self, skip: int) -> str:
-        """The last few characters fed before the last ``skip`` ones (the scan's context)."""
-        need = _CTX + skip
+    def _tail_before(self, skip: int, keep: int = _CTX) -> str:
+        """The last ``keep`` characters fed before the last ``skip`` ones (the scan's
+        context; fewer at the start of the reply)."""
+        parts = self._parts
+        if parts:
+            last = parts[-1]
+            n = len(last)
+            if n >= skip + keep:
+                return last[n - skip - keep : n - skip]
+            if n == skip and len(parts) > 1 and len(parts[-2]) >= keep:
+                # the usual case: the context ends with the chunk before this one
+                before = parts[-2]
+                return before[len(before) - keep :]
+        need = keep + skip
         got: list[str] = []
         n = 0
         for part in reversed(self._parts):
@@ -319,17 +392,31 @@ class MarkerReader:
 
     def _text(self, text: str, start: int, events: list[Event]) -> None:
         if text:
-            events.append(Event("text", text, start, start + len(text)))
+            events.append(_tuple_new(Event, ("text", text, start, start + len(text), (), None)))
 
     def _scan_text(self, new: str, at: int, events: list[Event]) -> tuple[str | None, int]:
         if self._open is None:
             self._text(new, at, events)
             return None, at
-        if self._stale:
-            self._ctx = self._tail_before(self._fed - at)
+        width = self._width
+        if width < _CTX:
+            # The opener never looks behind, or only at the one character before (``^``):
+            # no more is searched again, and the whole context (which a region's closer
+            # may need) is read when it is needed.
+            if not width:
+                ctx = ""
+            elif self._win:  # a held tail: its context is the one remembered with it
+                ctx = self._hctx
+            else:
+                ctx = self._tail_before(self._fed - at, width)
+            self._stale = True
+        elif self._stale:
+            self._ctx = ctx = self._tail_before(self._fed - at)
             self._stale = False
-        s = self._ctx + self._win + new
-        base = len(self._ctx)
+        else:
+            ctx = self._ctx
+        s = ctx + self._win + new
+        base = len(ctx)
         abs0 = at - len(self._win) - base
         m = self._open.search(s, base, partial=True)
         n = len(s)
@@ -339,7 +426,8 @@ class MarkerReader:
             if n > base:
                 shown = ("text", s[base:], abs0 + base, abs0 + n, (), None)
                 events.append(_tuple_new(Event, shown))
-            self._ctx = s[n - _CTX :] if n > _CTX else s
+            if width == _CTX:
+                self._ctx = s[n - _CTX :] if n > _CTX else s
             self._win = ""
             self._win_start = abs0 + n
             self._holding = False
@@ -351,26 +439,34 @@ class MarkerReader:
             self._win_start = abs0 + base
             self._armed = True
             self._holding = True
+            self._hctx = hctx = ctx[-width:] if width else ""
             holds = self._holds
             if len(holds) >= _HOLDS_MAX:
                 holds.clear()
-            holds["" if self._ctx_free else self._ctx, self._win] = None
+            holds[hctx, self._win] = None
             return None, at
         if m is not None and not m.partial:
             m = self._earlier_partial(s, base, m)
         self._armed = pending(m, s)
         if m is None or m.partial:
-            cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
+            cut = n if m is None else max(m.start(), n - self._syntax.max_hold)
             self._text(s[base:cut], abs0 + base, events)
-            self._ctx = s[max(0, cut - _CTX) : cut]
+            if width == _CTX:
+                self._ctx = s[max(0, cut - _CTX) : cut]
+            if width:
+                self._hctx = s[max(0, cut - width) : cut]
             self._win = s[cut:]
             self._win_start = abs0 + cut
-            self._holding = cut < len(s)
+            self._holding = cut < n
             return None, at
         self._text(s[base : m.start()], abs0 + base, events)
-        index = next(i for i in range(len(self._regions)) if m.group(f"r{i}") is not None)
+        # the region's group closes last, so it is the match's last group
+        index = self._groups.get(m.lastgroup or "", -1)
+        if index < 0:
+            index = next(i for i in range(len(self._regions)) if m.group(f"r{i}") is not None)
         end = m.end()
-        self._ctx = s[max(0, end - _CTX) : end]
+        if width == _CTX:
+            self._ctx = s[max(0, end - _CTX) : end]
         self._win = ""
         self._begin_region(self._regions[index], m.group(0), abs0 + m.start(), events)
         return s[end:], abs0 + end
@@ -383,7 +479,9 @@ class MarkerReader:
         self._rparts = [opener]
         self._win = ""
         if region.call:
-            events.append(Event("call_started", opener, start, start + len(opener)))
+            events.append(
+                _tuple_new(Event, ("call_started", opener, start, start + len(opener), (), None))
+            )
         if region.close == "none":
             self._end_region(start + len(opener), events)
         elif region.close == "balanced":
@@ -405,20 +503,28 @@ class MarkerReader:
             return new[i:], at + i
         if region.close_text:
             return self._scan_literal(region.close_text, new, at, events)
-        self._fresh_context(at)
-        s = self._ctx + self._win + new
-        base = len(self._ctx)
+        width = _closer(region.close_pattern)[0]
+        if width < _CTX:  # as in _scan_text: only the context the closer can look at
+            ctx = self._tail_before(self._fed - at + len(self._win), width) if width else ""
+            self._stale = True
+        else:
+            self._fresh_context(at)
+            ctx = self._ctx
+        s = ctx + self._win + new
+        base = len(ctx)
         abs0 = at - len(self._win) - base
         self._keep(new)
         m = compiled(region.close_pattern).search(s, base, partial=True)
         self._armed = pending(m, s)
         if m is None or m.partial:
             cut = len(s) if m is None else max(m.start(), len(s) - self._syntax.max_hold)
-            self._ctx = s[max(0, cut - _CTX) : cut]
+            if width == _CTX:
+                self._ctx = s[max(0, cut - _CTX) : cut]
             self._win = s[cut:]
             return None, at
         end = m.end()
-        self._ctx = s[max(0, end - _CTX) : end]
+        if width == _CTX:
+            self._ctx = s[max(0, end - _CTX) : end]
         self._win = ""
         self._end_region(abs0 + end, events)
         if self._region is not None:  # a header that turned out to open a call
@@ -458,14 +564,28 @@ class MarkerReader:
         if region.call:
             early = self._early_calls and block
             calls = tuple(self._fmt.parse(block, self._tools).calls) if early else ()
-            events.append(Event("call_complete", block, self._rstart, end, calls=calls))
+            events.append(
+                _tuple_new(Event, ("call_complete", block, self._rstart, end, calls, None))
+            )
             return
         if region.call_when and not closing and compiled(region.call_when).search(block):
-            events.append(Event("call_started", block, self._rstart, end))
+            events.append(_tuple_new(Event, ("call_started", block, self._rstart, end, (), None)))
             self._region = _header_call(region.call_close)
             self._rparts = [block]
             return
-        events.append(Event("markup", block, self._rstart, end))
+        events.append(_tuple_new(Event, ("markup", block, self._rstart, end, (), None)))
+
+
+@lru_cache(maxsize=256)
+def _closer(pattern: str) -> tuple[int, Firsts | None, Firsts | None]:
+    """A closing pattern's context width, its first characters, and what a chunk must hold
+    to need a search after a line start (see ``MarkerReader._armed_fast``)."""
+    width = context_width(pattern, _CTX)
+    first = first_chars(pattern)
+    armed = first if width == 0 else line_start_firsts(pattern) if width == 1 else None
+    if width == 1:
+        first = after_newline_firsts(pattern) or first
+    return width, first, armed
 
 
 @lru_cache(maxsize=64)

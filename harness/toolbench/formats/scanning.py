@@ -16,7 +16,8 @@ import regex
 
 from toolbench.formats.streamsyntax import StreamSyntax
 
-_CODE_SIGN = re.compile(r"[\"'()\[\]{}]")
+_CODE_SIGN = re.compile(r"[\"']|[(\[{]+|[)\]}]+")
+"""A quote, or a run of opening or of closing brackets (one step for ``[[[[...``)."""
 _OPENING = frozenset("([{")
 
 
@@ -33,9 +34,10 @@ class Brackets:
     def scan(self, text: str) -> int:
         """The index just after the bracket that closes the outermost one, or -1.
 
-        Jumps from one character that matters to the next (a quote or a bracket; in a
-        string, its own quote or a backslash) with a search or a ``str.find``: the runs
-        between them are never walked a character at a time in Python."""
+        Jumps from one thing that matters to the next (a quote, or a run of brackets of
+        one direction; in a string, its own quote or a backslash) with a search or a
+        ``str.find``: the runs between them, and the brackets of a run, are never walked
+        a character at a time in Python."""
         i, n = 0, len(text)
         if self.escape:
             if not n:
@@ -62,16 +64,18 @@ class Brackets:
             m = code(text, i)
             if m is None:
                 return -1
-            i = m.end()
-            c = text[i - 1]
+            start, i = m.span()
+            c = text[start]
             if c == '"' or c == "'":
                 self.quote = c
             elif c in _OPENING:
-                self.depth += 1
+                self.depth += i - start
             else:
-                self.depth -= 1
-                if self.depth <= 0:
-                    return i
+                depth = self.depth
+                if depth - (i - start) <= 0:  # the closer that balances is in this run
+                    self.depth = depth - max(1, depth)
+                    return start + max(1, depth)
+                self.depth = depth - (i - start)
         return -1
 
 
@@ -111,6 +115,68 @@ def first_chars(pattern: str) -> Firsts | None:
             if m is not None and m.start() == len(ctx):
                 found.add(c if ctx in ("x", " ") else "\n")
                 break
+    return _firsts(found)
+
+
+@lru_cache(maxsize=256)
+def line_first_chars(pattern: str) -> Firsts | None:
+    """:func:`first_chars`, plus every character a match can begin with at the start of
+    a line (or of the reply): what a chunk must hold to need a search when it begins a
+    line. For ``^[ \\t]{0,16}Action:``, a space, a tab, ``A`` and the newline: a line that
+    begins ``Thought`` is shown without the pattern engine."""
+    base = first_chars(pattern)
+    if base is None:
+        return None
+    compiled = regex.compile(pattern, regex.M)
+    alphabet = {chr(i) for i in range(128)} | set(pattern) | set(SAMPLES_NON_ASCII)
+    found = set(base.chars) | (set(SAMPLES_NON_ASCII) if base.non_ascii else set())
+    for c in alphabet:
+        for ctx in ("\n", ""):
+            m = compiled.search(ctx + c, len(ctx), partial=True)
+            if m is not None and m.start() == len(ctx):
+                found.add(c)
+                break
+    return _firsts(found)
+
+
+@lru_cache(maxsize=256)
+def after_newline_firsts(pattern: str) -> Firsts | None:
+    """:func:`first_chars` of a pattern that looks behind only with ``^``, sharpened for
+    chunks of several characters: a newline needs a search only when the character after
+    it (in the chunk) can begin a match at a line start, or when it ends the chunk. For
+    react, ``"ok\\nThou"`` needs no search; ``"ok\\nAct"`` and ``"ok\\n"`` do. A one-character
+    chunk is tested against the characters, newline included, as before. None: no such
+    sharpening (the newline can begin a match itself, or the classes are too broad)."""
+    base, line = first_chars(pattern), line_first_chars(pattern)
+    if base is None or line is None:
+        return None
+    compiled = regex.compile(pattern, regex.M)
+    for ctx in ("x", " "):
+        m = compiled.search(ctx + "\n", len(ctx), partial=True)
+        if m is not None and m.start() == len(ctx):
+            return None  # a newline begins a match wherever it is
+    others = sorted(base.chars - {"\n"})
+    alternatives = [f"[{re.escape(''.join(others))}]"] if others else []
+    if base.non_ascii:
+        alternatives.append("[^\\x00-\\x7f]")
+    alternatives.append(f"\\n(?:{line.pattern.pattern}|\\Z)")
+    return Firsts(re.compile("|".join(alternatives)), base.chars, base.non_ascii)
+
+
+@lru_cache(maxsize=256)
+def line_start_firsts(pattern: str) -> Firsts | None:
+    """What a chunk that begins a line must hold to need a search, for a pattern that looks
+    behind only with ``^``: at its first character, one that begins a match at a line
+    start; further on, what :func:`after_newline_firsts` looks for (react: ``"The "`` at a
+    line start needs no search, ``" Act"`` does). One-character chunks: the characters."""
+    line, later = line_first_chars(pattern), after_newline_firsts(pattern)
+    if line is None or later is None:
+        return line
+    both = f"\\A(?:{line.pattern.pattern})|{later.pattern.pattern}"
+    return Firsts(re.compile(both), line.chars, line.non_ascii)
+
+
+def _firsts(found: set[str]) -> Firsts | None:
     if len(found) > 64:
         return None
     non_ascii = bool(set(SAMPLES_NON_ASCII) & found)
@@ -144,8 +210,13 @@ def openers(syntax: StreamSyntax) -> Openers:
 
 
 IN_CODE = Firsts(re.compile(r"[\"'\\()\[\]{}]"), frozenset("\"'\\()[]{}"), non_ascii=False)
-IN_STRING = Firsts(re.compile(r"[\"'\\]"), frozenset("\"'\\"), non_ascii=False)
-"""What can change the bracket count of a ``balanced`` region, outside and inside a string."""
+IN_STRING = {
+    '"': Firsts(re.compile(r'["\\]'), frozenset('"\\'), non_ascii=False),
+    "'": Firsts(re.compile(r"['\\]"), frozenset("'\\"), non_ascii=False),
+}
+"""What can change the bracket count of a ``balanced`` region: outside a string, and
+inside a string of each quote kind (only its own quote, or a backslash, can end it: an
+apostrophe inside a JSON string sends no chunk to the counter)."""
 
 
 @lru_cache(maxsize=256)
@@ -164,6 +235,18 @@ def context_free(pattern: str) -> bool:
     """Whether a match of ``pattern`` starting at a position never depends on the text
     before it (conservative: a pattern that might is not)."""
     return _LOOKS_BEHIND.search(pattern) is None
+
+
+@lru_cache(maxsize=256)
+def context_width(pattern: str, most: int) -> int:
+    """How many characters before a position can change a match of ``pattern`` there:
+    0 (context free), 1 (it looks behind only with ``^``, which depends on the one
+    character before: a newline, or none at the start), else ``most`` (all the context a
+    reader keeps). A held tail is remembered with this much of its context, so a tail
+    that almost forms a line-anchored opener after ever different text is still known."""
+    if context_free(pattern):
+        return 0
+    return 1 if context_free(pattern.replace("^", "")) else most
 
 
 def overlap(s: str, closer: str) -> int:
