@@ -54,6 +54,8 @@ def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
                 errors=sorted(s.errors),
                 reasons=sorted(s.reasons),
             )
+        if r.stream is not None:  # streamed trials: timings and what the user saw
+            row["stream"] = r.stream.model_dump(mode="json")
         rows.append(row)
     return rows
 
