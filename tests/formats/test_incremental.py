@@ -8,6 +8,7 @@ The split invariance of every reader (any split ends where a whole parse does) i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import pytest
@@ -414,6 +415,16 @@ class _CountingSearch:
         return self.inner.match(*args, **kwargs)
 
 
+def _counted_read(fmt: Any, chunks: Iterable[str]) -> tuple[int, list[Any], MarkerReader]:
+    """Feed ``chunks`` to ``fmt``'s marker reader and close it, counting the opener's
+    searches: (searches, every event, the reader)."""
+    reader = MarkerReader(fmt, None, fmt.stream_syntax())
+    counting = _CountingSearch(reader._open)
+    reader._open = counting  # type: ignore[assignment]
+    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
+    return counting.searches, events, reader
+
+
 # (format, an opener that almost forms, repeated)
 NEAR_OPENERS = [
     ("xml", "<tool_ca"),
@@ -431,11 +442,8 @@ def test_a_held_tail_seen_before_is_held_without_a_search(spec: str, unit: str) 
     case of the 1 MB benchmark); what is shown and the result do not change."""
     fmt = get_format(spec)
     text = unit * 200
-    reader = MarkerReader(fmt, None, fmt.stream_syntax())
-    counting = _CountingSearch(reader._open)
-    reader._open = counting  # type: ignore[assignment]
-    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
-    assert counting.searches <= len(text) // 2  # without remembered holds: one a character
+    searches, events, reader = _counted_read(fmt, text)
+    assert searches <= len(text) // 2  # without remembered holds: one a character
     assert "".join(e.text for e in events if e.kind == "text") == text
     assert reader.result == fmt.parse(text)
 
@@ -514,11 +522,8 @@ def test_a_near_opener_in_changing_context_is_held_without_a_search() -> None:
     still known (one character at a time, ``<tool_ca`` after ever different words)."""
     fmt = get_format("xml")
     text = "".join(f"w{i}<tool_ca" for i in range(300))
-    reader = MarkerReader(fmt, None, fmt.stream_syntax())
-    counting = _CountingSearch(reader._open)
-    reader._open = counting  # type: ignore[assignment]
-    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
-    assert counting.searches <= len(text) // 2
+    searches, events, _ = _counted_read(fmt, text)
+    assert searches <= len(text) // 2
     assert "".join(e.text for e in events if e.kind == "text") == text
 
 
@@ -577,12 +582,9 @@ def test_a_line_that_cannot_begin_an_opener_is_shown_without_a_search() -> None:
     the characters that begin it there (``Thou``) is shown at once, as a search shows it."""
     fmt = get_format("react")
     text = "Thought: ab\n" * 60  # each newline ends a chunk
-    reader = MarkerReader(fmt, None, fmt.stream_syntax())
-    counting = _CountingSearch(reader._open)
-    reader._open = counting  # type: ignore[assignment]
     chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
-    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
-    assert counting.searches <= len(chunks) // 2  # without: every chunk after a newline
+    searches, events, _ = _counted_read(fmt, chunks)
+    assert searches <= len(chunks) // 2  # without: every chunk after a newline
     assert [(e.kind, e.text) for e in events[:-1]] == [("text", c) for c in chunks]
 
 
@@ -592,11 +594,8 @@ def test_a_line_anchored_near_opener_after_changing_text_is_held_without_a_searc
     character at a time)."""
     fmt = get_format("react")
     text = "".join(f"{i}\nActio" for i in range(300))
-    reader = MarkerReader(fmt, None, fmt.stream_syntax())
-    counting = _CountingSearch(reader._open)
-    reader._open = counting  # type: ignore[assignment]
-    events = [e for ch in text for e in reader.feed(ch)] + reader.close()
-    assert counting.searches <= len(text) // 2
+    searches, events, reader = _counted_read(fmt, text)
+    assert searches <= len(text) // 2
     assert "".join(e.text for e in events if e.kind == "text") == text
     assert reader.result == fmt.parse(text)
 
@@ -694,11 +693,15 @@ AFTER_NEWLINE = [
 ]
 
 
+def _react_pattern(which: str) -> str:
+    """react's region opener or closer, the patterns the line-start prefilters are built from."""
+    region = get_format("react").stream_syntax().regions[0]
+    return region.open if which == "opener" else region.close_pattern
+
+
 @pytest.mark.parametrize(("which", "chunk", "search"), AFTER_NEWLINE)
 def test_after_newline_firsts(which: str, chunk: str, search: bool) -> None:
-    regions = get_format("react").stream_syntax().regions
-    pattern = regions[0].open if which == "opener" else regions[0].close_pattern
-    got = after_newline_firsts(pattern)
+    got = after_newline_firsts(_react_pattern(which))
     assert got is not None
     assert (got.pattern.search(chunk) is not None) is search
 
@@ -708,12 +711,9 @@ def test_a_newline_followed_by_what_cannot_begin_a_line_needs_no_search() -> Non
     next character could begin ``Action`` at the line start (or the newline ends it)."""
     fmt = get_format("react")
     text = "Thought: abc\nThought: abc\nThought: abc\n" * 10  # newlines mid-chunk
-    reader = MarkerReader(fmt, None, fmt.stream_syntax())
-    counting = _CountingSearch(reader._open)
-    reader._open = counting  # type: ignore[assignment]
     chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
-    events = [e for c in chunks for e in reader.feed(c)] + reader.close()
-    assert counting.searches <= len(chunks) // 8
+    searches, events, reader = _counted_read(fmt, chunks)
+    assert searches <= len(chunks) // 8
     assert [(e.kind, e.text) for e in events[:-1]] == [("text", c) for c in chunks]
     assert reader.result == fmt.parse(text)
 
@@ -733,8 +733,6 @@ LINE_START = [
 
 @pytest.mark.parametrize(("which", "chunk", "search"), LINE_START)
 def test_line_start_firsts(which: str, chunk: str, search: bool) -> None:
-    regions = get_format("react").stream_syntax().regions
-    pattern = regions[0].open if which == "opener" else regions[0].close_pattern
-    got = line_start_firsts(pattern)
+    got = line_start_firsts(_react_pattern(which))
     assert got is not None
     assert (got.pattern.search(chunk) is not None) is search
