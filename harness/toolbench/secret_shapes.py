@@ -50,13 +50,13 @@ TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("basic credentials", re.compile(r"\bBasic\s+(?P<v>[A-Za-z0-9+/]{12,}={0,2})")),
     (
         "secret query parameter",
-        re.compile(rf"[?&;]{SECRET_PARAM}=(?P<v>[^&\s\"'<>#\\]{{6,}})", re.IGNORECASE),
+        re.compile(rf"[?&;]{SECRET_PARAM}=(?P<v>[^&\s\"'`<>#\\]{{6,}})", re.IGNORECASE),
     ),
     (
         "secret assignment",
         re.compile(
             rf"(?:(?<![A-Za-z0-9_-]){SECRET_PARAM}|(?<![A-Za-z0-9_-])(?:[A-Za-z0-9]+_)*{STRONG})"
-            r"\s*=\s*[\"']?(?P<v>[^\s\"'&,;<>\\(){}\[\]]{6,})(?![\w(])",
+            r"\s*=\s*[\"'`]?(?P<v>[^\s\"'`&,;<>\\(){}\[\]]{6,})(?![\w(])",
             re.IGNORECASE,
         ),
     ),
@@ -82,7 +82,8 @@ _PLACEHOLDER = re.compile(
     r"|(?i:(?:your|my|the|some|example|dummy|fake)(?:[_-][a-z]+)*|null|none|undefined))$"
 )
 """What models and docs write where a key goes: ``YOUR_API_KEY``, ``<key>``, ``${TOKEN}``."""
-_CUT = re.compile(r"[\s&\"'\\,;]")
+_CUT = re.compile(r"[\s&\"'`\\,;]")
+"""Where a keyword's value ends: quotes (a backtick too: code and Markdown quote with it)."""
 
 
 @dataclass(frozen=True)

@@ -360,6 +360,34 @@ def test_each_planted_shape_is_redacted(row: Row, clean_env: None) -> None:
         assert row.secret not in redact_error(f"error: {row.plain} (status 400)")
 
 
+NOT_SECRETS = [
+    ("authorization as a tool schema property",
+     "body:\n  json:\n    tools:\n    - properties:\n        Authorization:\n"
+     "          type: string\n          description: 'Bearer {token}'"),
+    ("placeholder key in backtick-quoted code",
+     _body("fetch(`https://api.example/v2?api_key=your_api_key_here`);\n"
+           "const api_key = `your_api_key_here`;")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "fragment"), NOT_SECRETS, ids=[n for n, _ in NOT_SECRETS])
+def test_what_models_and_tool_schemas_write_is_not_a_finding(
+    name: str, fragment: str, tmp_path: Path, clean_env: None
+) -> None:
+    """Found in BFCL recordings: a REST tool's ``Authorization`` parameter and a model's
+    ``your_api_key_here`` inside JavaScript backticks are neither header nor key."""
+    path = _cassette(tmp_path, Row(name, fragment, 0, frozenset(), "", "text"))
+    assert audit(path) == []
+
+
+def test_a_header_key_in_a_file_that_is_not_yaml_is_still_a_finding(
+    tmp_path: Path, clean_env: None
+) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("headers:\n  Authorization:\n  - x\n   : [unclosed\n", encoding="utf-8")
+    assert [(f.line, f.kind) for f in audit(path)] == [(2, "secret header")]
+
+
 def test_a_committed_cassette_dir_audits_clean(clean_env: None) -> None:
     """The shapes are strict enough for real model output (no false positives)."""
     root = Path(__file__).parents[2] / "cassettes"

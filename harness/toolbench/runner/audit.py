@@ -85,16 +85,26 @@ def audit_file(path: Path, values: tuple[str, ...]) -> list[Finding]:
     except OSError:
         return []
     found: set[Finding] = set()
+    header_keys: set[Finding] = set()
     for n, line in enumerate(text.splitlines(), 1):
         found.update(Finding(path, n, kind) for kind in _scan_text(line, values))
         key = _KEY_LINE.match(line)
         if key and key.group(1).lower() in SECRET_HEADERS:
-            found.add(Finding(path, n, "secret header"))
+            header_keys.add(Finding(path, n, "secret header"))
+    docs: list[yaml.Node | None] = []
+    parsed = False
     if path.suffix in _YAML_SUFFIXES:
         try:
             docs = list(yaml.compose_all(text, Loader=_Loader))
+            parsed = True
         except yaml.YAMLError:
             docs = []  # not YAML after all: the raw lines were scanned
+    if not parsed:
+        # A header name on a raw line counts only where YAML cannot say what it is under:
+        # in a parsed cassette, ``Authorization:`` is a header under ``headers`` and a
+        # property name in a tool's JSON Schema (BFCL's REST tools have one) elsewhere.
+        found |= header_keys
+    if docs:
         for doc in docs:
             if doc is None:
                 continue
