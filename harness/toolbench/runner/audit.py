@@ -92,27 +92,25 @@ def audit_file(path: Path, values: tuple[str, ...]) -> list[Finding]:
         if key and key.group(1).lower() in SECRET_HEADERS:
             header_keys.add(Finding(path, n, "secret header"))
     docs: list[yaml.Node | None] = []
-    parsed = False
-    if path.suffix in _YAML_SUFFIXES:
+    parsed = path.suffix in _YAML_SUFFIXES
+    if parsed:
         try:
             docs = list(yaml.compose_all(text, Loader=_Loader))
-            parsed = True
         except yaml.YAMLError:
-            docs = []  # not YAML after all: the raw lines were scanned
+            parsed = False  # not YAML after all: the raw lines were scanned
     if not parsed:
         # A header name on a raw line counts only where YAML cannot say what it is under:
         # in a parsed cassette, ``Authorization:`` is a header under ``headers`` and a
         # property name in a tool's JSON Schema (BFCL's REST tools have one) elsewhere.
         found |= header_keys
-    if docs:
-        for doc in docs:
-            if doc is None:
+    for doc in docs:
+        if doc is None:
+            continue
+        for at, scalar, _under in _scalars(doc):
+            if scalar == "\0secret header":
+                found.add(Finding(path, at, "secret header"))
                 continue
-            for at, scalar, _under in _scalars(doc):
-                if scalar == "\0secret header":
-                    found.add(Finding(path, at, "secret header"))
-                    continue
-                found.update(Finding(path, at, kind) for kind in _scan_text(scalar, values))
+            found.update(Finding(path, at, kind) for kind in _scan_text(scalar, values))
     return sorted(found)
 
 
