@@ -1,8 +1,10 @@
-"""The committed expected summary of replaying the committed cassettes.
+"""The committed expected summaries of replaying the committed cassettes.
 
-``python -m tests.runner.replay_summary RUN_DIR`` rewrites ``tests/data/expected_replay.json``
-from a replay run; do that only after re-recording cassettes or a deliberate parser or
-scorer change, and review the diff: it is the behaviour CI holds the project to.
+``python -m tests.runner.replay_summary RUN_DIR [OUT]`` rewrites ``OUT`` (default
+``tests/data/expected_replay.json``, the recorded suite; ``tests/data/expected_replay_bfcl.json``
+holds the ``bfcl-smoke`` selection) from a replay run; do that only after re-recording
+cassettes or a deliberate parser or scorer change, and review the diff: it is the behaviour
+CI holds the project to.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import Any
 
 from toolbench.results import TrialResult, load_results
 
-EXPECTED = Path(__file__).resolve().parents[1] / "data" / "expected_replay.json"
+DATA = Path(__file__).resolve().parents[1] / "data"
+EXPECTED = DATA / "expected_replay.json"
+EXPECTED_BFCL = DATA / "expected_replay_bfcl.json"
 
 
 def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
@@ -60,11 +64,11 @@ def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
     return rows
 
 
-def main(run_dir: str) -> None:
+def main(run_dir: str, out: Path = EXPECTED) -> None:
     rows = summarize(load_results(run_dir))
-    EXPECTED.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(rows)} rows to {EXPECTED}")
+    out.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {len(rows)} rows to {out}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], *(Path(a) for a in sys.argv[2:3]))

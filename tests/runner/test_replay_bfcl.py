@@ -1,0 +1,38 @@
+"""The ``bfcl-smoke`` selection replays offline from its committed cassettes: both
+embedded models, all five formats, 100 imported BFCL entries each, into exactly the
+committed expected results. This is the "replay within CI's budget" the README measures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.runner.replay_summary import EXPECTED_BFCL, summarize
+from toolbench.cli.app import run_cli
+from toolbench.results import load_results
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = "local/smollm2-135m,local/gemma3-270m"
+FORMATS = "prompt-json,prompt-json:shots=2,react,xml,native"
+
+
+@pytest.mark.skipif(not EXPECTED_BFCL.is_file(), reason="no expected bfcl replay committed")
+def test_bfcl_smoke_replays_to_expected_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    rc = run_cli([
+        "run", "--record", "none", "--quiet", "--no-report", "--scenarios", "bfcl-smoke",
+        "--models", MODELS, "--formats", FORMATS, "--out", str(tmp_path / "r"),
+    ])  # fmt: skip
+    assert rc == 0
+    results = load_results(tmp_path / "r")
+    assert len(results) == 2 * 5 * 100
+    assert all(r.status == "ok" for r in results), [r.key for r in results if r.status != "ok"]
+    got = summarize(results)
+    expected = json.loads(EXPECTED_BFCL.read_text(encoding="utf-8"))
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g == e
