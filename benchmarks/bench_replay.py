@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from toolbench.cassettes import ReadableSerializer
 from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
-from toolbench.runner.cassettes import ReadableSerializer
 
 
 def _replies(cassette: Path) -> list[ModelReply]:

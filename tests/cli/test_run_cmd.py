@@ -10,9 +10,9 @@ import pytest
 from tests.runner.conftest import SCENARIO
 from tests.support.fake_openai import FakeOpenAI
 
+from toolbench.cassettes import LOCAL_HOST
 from toolbench.cli.app import run_cli
 from toolbench.results import load_results
-from toolbench.runner.cassettes import LOCAL_HOST
 
 
 @pytest.fixture

@@ -115,7 +115,7 @@ def test_replay_ignores_only_an_empty_echoed_extras_field() -> None:
 
     from vcr.request import Request
 
-    from toolbench.runner.cassettes import json_body
+    from toolbench.cassettes import json_body
 
     def body(extras: dict[str, object] | None) -> Request:
         msg: dict[str, object] = {"role": "assistant", "content": ""}

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 
 from tests.support.fake_openai import FakeOpenAI
+from toolbench.cassettes import recordable, reply_fault
 from toolbench.errors import InfraError
 from toolbench.formats.base import RenderedRequest
 from toolbench.providers.litellm_api import Endpoint, complete, retry_after
-from toolbench.runner.cassettes import recordable, reply_fault
 
 REQ = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
 

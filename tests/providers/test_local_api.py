@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
+from toolbench.cassettes import LOCAL_BASE
 from toolbench.formats.registry import get_format
 from toolbench.providers.base import ProviderSettings
 from toolbench.providers.litellm_api import REPLAY_KEY, LiteLLMAPI
 from toolbench.providers.local_api import LOCAL_MAX_TOKENS, LOCAL_TIMEOUT_S, LocalAPI
-from toolbench.runner.cassettes import LOCAL_BASE
 
 
 def test_a_replay_endpoint_needs_no_server_and_uses_the_recorded_address() -> None:

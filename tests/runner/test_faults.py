@@ -183,7 +183,7 @@ def test_a_failed_save_keeps_the_old_cassette_whole(
     def no_replace(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("toolbench.runner.cassettes.os.replace", no_replace)
+    monkeypatch.setattr("toolbench.cassettes.persist.os.replace", no_replace)
     _script(fake, ['{"tool": "get_weather", "arguments": {"city": "Rome"}}'], "Another joke.")
     out = str(tmp_path / "all")
     assert run_fake(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 3

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from tests.support.fake_openai import FakeOpenAI
+from toolbench import cassettes
+from toolbench.cassettes import router, use_cassette
 from toolbench.providers import litellm_api
-from toolbench.runner import cassettes
-from toolbench.runner.cassettes import router, use_cassette
 
 
 @pytest.mark.parametrize("record", ["all", "new"])
@@ -28,7 +28,7 @@ def test_a_recorded_request_is_scrubbed_once_for_vcrpy_s_three_asks(
         seen.append(request)
         return real(request, values)
 
-    monkeypatch.setattr(cassettes, "scrub_request", counted)
+    monkeypatch.setattr(cassettes.trial, "scrub_request", counted)
     cas = tmp_path / "c.yaml"
     with router(), use_cassette(cas, record), httpx.Client() as client:
         client.post(fake.base_url + "/chat/completions", json={"a": 1},

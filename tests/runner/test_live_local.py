@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from toolbench.cassettes import LOCAL_HOST
 from toolbench.cli.app import run_cli
 from toolbench.providers.local_server import server_available
 from toolbench.results import load_results
-from toolbench.runner.cassettes import LOCAL_HOST
 
 pytestmark = pytest.mark.live
 

@@ -212,7 +212,7 @@ def test_a_5mb_reply_is_stored_once_and_capped_but_scored_in_full(
 
 
 def test_cassettes_are_saved_atomically_with_ordinary_permissions(tmp_path: Path) -> None:
-    from toolbench.runner.cassettes import ReadableSerializer, SafePersister
+    from toolbench.cassettes import ReadableSerializer, SafePersister
 
     target = tmp_path / "d" / "c.yaml"
     SafePersister.save_cassette(target, {"requests": [], "responses": []}, ReadableSerializer)

@@ -17,10 +17,10 @@ import pytest
 
 from tests.runner.conftest import GOOD_CALL, run_fake
 from tests.support.fake_openai import FakeOpenAI
+from toolbench.cassettes import API_HOST
 from toolbench.cli.app import run_cli
 from toolbench.redaction import forget_registered_secrets
 from toolbench.results import load_results
-from toolbench.runner.cassettes import API_HOST
 
 SECRET = "sk-test-header-secret-0123456789"
 HEADERS = json.dumps({"Authorization": f"Bearer {SECRET}", "X-Team": "evals"})

@@ -20,6 +20,7 @@ from vcr.request import Request as VcrRequest
 
 from tests.runner.conftest import GOOD_CALL
 from tests.support.fake_openai import FakeOpenAI, Fault
+from toolbench.cassettes import scrub_request, scrub_response
 from toolbench.cli.app import run_cli
 from toolbench.redaction import (
     forget_registered_secrets,
@@ -31,7 +32,6 @@ from toolbench.redaction import (
 )
 from toolbench.results import load_results
 from toolbench.runner.audit import audit
-from toolbench.runner.cassettes import scrub_request, scrub_response
 
 
 def _b64url(obj: object) -> str:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# The cassette layer records the server's address as this placeholder; a replay sends
+# its requests there, never to a real port.
+from toolbench.cassettes import LOCAL_BASE
 from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
 from toolbench.providers.base import (
@@ -24,10 +27,6 @@ from toolbench.providers.base import (
 from toolbench.providers.litellm_api import classify, complete, litellm
 from toolbench.providers.local_server import LOCAL_MODELS, LocalServerPool
 from toolbench.results import StreamTurn
-
-# The cassette layer (still under runner/) records the server's address as this
-# placeholder; a replay sends its requests there, never to a real port.
-from toolbench.runner.cassettes import LOCAL_BASE
 
 LOCAL_KEY = "toolbench-local"
 LOCAL_MAX_TOKENS = 256

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolbench import codes
+from toolbench.cassettes import register_local_model_path, register_local_netloc
 from toolbench.errors import InfraError, UserError
 from toolbench.providers.llama_server import LlamaServer, binary_path
 
@@ -109,8 +110,6 @@ class LocalServerPool:
         self._lock = asyncio.Lock()
 
     async def base_url(self, model: str) -> str:
-        from toolbench.runner.cassettes import register_local_model_path, register_local_netloc
-
         spec = LOCAL_MODELS[model]
         async with self._lock:
             if model in self._failed:  # failed once: fail its other trials at once

@@ -1,1 +1,2 @@
-"""Running the matrix: providers through LiteLLM, cassettes, embedded local models."""
+"""Running the matrix: plan, shards, resume, lock; each trial through its provider and
+its cassette (:mod:`toolbench.cassettes`, the layer below)."""

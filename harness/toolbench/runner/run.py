@@ -37,6 +37,12 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from toolbench import __version__
+from toolbench.cassettes import (
+    RecordOption,
+    cassette_api_base,
+    register_api_base,
+    router,
+)
 from toolbench.errors import UserError
 from toolbench.formats.auto import AUTO, resolve_formats
 from toolbench.formats.base import Format
@@ -49,12 +55,6 @@ from toolbench.providers.local_server import DEFAULT_MODELS, is_local, server_av
 from toolbench.providers.registry import Providers, api_class, kind_of
 from toolbench.redaction import redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult
-from toolbench.runner.cassettes import (
-    RecordOption,
-    cassette_api_base,
-    register_api_base,
-    router,
-)
 from toolbench.runner.compact import compact
 from toolbench.runner.lock import RunLock
 from toolbench.runner.model_params import CONFIG_FILE, ModelParams, model_params

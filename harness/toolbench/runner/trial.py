@@ -21,6 +21,12 @@ from pathlib import Path
 from typing import Literal
 
 from toolbench import __version__, codes
+from toolbench.cassettes import (
+    RecordOption,
+    TrialCassette,
+    record_command,
+    use_cassette,
+)
 from toolbench.engine import Exchange, converse, effective_settings
 from toolbench.errors import (
     CassetteMissingError,
@@ -33,12 +39,6 @@ from toolbench.formats.base import Format, RenderedRequest
 from toolbench.formats.streamed import is_streamed, split_stream
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
-from toolbench.runner.cassettes import (
-    RecordOption,
-    TrialCassette,
-    record_command,
-    use_cassette,
-)
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
 from toolbench.streaming.sse import use_sse_cassette

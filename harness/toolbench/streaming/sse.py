@@ -35,10 +35,10 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from vcr.request import Request as VcrRequest
 
+from toolbench import cassettes as vcr_side
 from toolbench import codes
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError, CassetteWriteError
 from toolbench.redaction import redact, secret_values
-from toolbench.runner import cassettes as vcr_side
 from toolbench.streaming.assemble import Assembler
 
 SSE_CASSETTE_VERSION = 1
@@ -304,7 +304,7 @@ class _Recording(httpx.AsyncByteStream):
 
 
 def _same_body(a: Any, b: Any) -> bool:
-    strip = vcr_side._without_echo_extras
+    strip = vcr_side.without_echo_extras
     return bool(strip(a) == strip(b))
 
 
@@ -409,7 +409,7 @@ class SseTrialCassette:
         # Plain bytes on the wire: a compressed stream could be neither read nor redacted.
         request.headers["accept-encoding"] = "identity"
         t0 = time.perf_counter()
-        response: httpx.Response = await vcr_side._real_async(transport, request)
+        response: httpx.Response = await vcr_side.real_async(transport, request)
         status = response.status_code
         if not 200 <= status < 300:
             if not 400 <= status < 500 or status in (408, 429):
@@ -444,7 +444,7 @@ class SseTrialCassette:
     ) -> SseExchange:
         values = self._values
         headers: dict[str, Any] = {k: v for k, v in response.headers.items()}
-        vcr_side._scrub_headers(headers, values)
+        vcr_side.scrub_headers(headers, values)
         vreq = VcrRequest(request.method, str(request.url), content_of(body), dict(request.headers))
         scrubbed = vcr_side.scrub_request(vreq, values)
         # llama-server's GGUF path in each chunk's ``model`` field, recorded as the alias.

@@ -1,0 +1,69 @@
+"""Per-trial cassettes with vcrpy: record, replay, scrub, match.
+
+The layer below ``providers/`` and ``runner/``: it imports only ground modules (errors,
+redaction). Cassettes store request and response bodies as decoded JSON so they read and
+diff like data (:mod:`.serializer`); requests match on method, host, port, path and the
+JSON body compared as data (:mod:`.match`); this machine's hosts and model paths are
+recorded as placeholders (:mod:`.hosts`), secrets never (:mod:`.scrub`); only complete
+replies are recorded (:mod:`.faults`), saved atomically (:mod:`.persist`); one httpx patch
+routes each request to its trial's cassette (:mod:`.route`, :mod:`.cassette`,
+:mod:`.trial`).
+"""
+
+from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
+from toolbench.cassettes.faults import recordable, reply_fault
+from toolbench.cassettes.hosts import (
+    API_HOST,
+    LOCAL_BASE,
+    LOCAL_HOST,
+    cassette_api_base,
+    normalise_local_model,
+    register_api_base,
+    register_local_model_path,
+    register_local_netloc,
+)
+from toolbench.cassettes.match import MATCH_ON, json_body, without_echo_extras
+from toolbench.cassettes.persist import SafePersister, move_aside
+from toolbench.cassettes.route import (
+    StreamRoute,
+    real_async,
+    reset_stream_route,
+    router,
+    set_stream_route,
+)
+from toolbench.cassettes.scrub import scrub_headers, scrub_request, scrub_response
+from toolbench.cassettes.serializer import ReadableSerializer
+from toolbench.cassettes.trial import DEFAULT_CASSETTES, RecordOption, record_command, use_cassette
+
+__all__ = [
+    "API_HOST",
+    "DEFAULT_CASSETTES",
+    "LOCAL_BASE",
+    "LOCAL_HOST",
+    "MATCH_ON",
+    "ReadableSerializer",
+    "RecordOption",
+    "ReplayOnlyCassette",
+    "SafePersister",
+    "StreamRoute",
+    "TrialCassette",
+    "cassette_api_base",
+    "json_body",
+    "move_aside",
+    "normalise_local_model",
+    "real_async",
+    "record_command",
+    "recordable",
+    "register_api_base",
+    "register_local_model_path",
+    "register_local_netloc",
+    "reply_fault",
+    "reset_stream_route",
+    "router",
+    "scrub_headers",
+    "scrub_request",
+    "scrub_response",
+    "set_stream_route",
+    "use_cassette",
+    "without_echo_extras",
+]

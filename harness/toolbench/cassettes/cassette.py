@@ -1,0 +1,158 @@
+"""One trial's cassette: what it recorded and replayed, its latencies and request keys,
+and the replay-only cassette of ``--record none``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from vcr.cassette import Cassette
+from vcr.persisters.filesystem import CassetteNotFoundError
+from vcr.record_mode import RecordMode
+from vcr.request import Request as VcrRequest
+
+from toolbench.cassettes.faults import reply_fault
+from toolbench.errors import CassetteMissingError
+
+
+@dataclass
+class TrialCassette:
+    """The cassette a trial records into or replays from, plus what happened to it."""
+
+    path: Path
+    cassette: Any
+    unmatched: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What happened to the cassette that the trial should report (moved aside, ...)."""
+    current_path: str = ""
+    """URL path of the exchange in flight (the recording decision depends on it)."""
+    last_fault: str | None = None
+    """Why the last response was not a complete reply (None: it was one)."""
+    last_replayed: bool = False
+    last_provider_s: float | None = None
+    """The provider's time of the last live exchange: request written to last byte."""
+    _recorded_at: int | None = None
+
+    LATENCY_KEY = "toolbench_latency_s"
+    REQUEST_KEYS = "toolbench_request_keys"
+    """Metadata: toolbench's own key of each recorded interaction's request (by index;
+    None for interactions recorded before keys), for replay at the provider boundary."""
+
+    def begin(self, request: httpx.Request) -> tuple[int, int]:
+        self.current_path = request.url.path
+        self.last_fault, self.last_replayed, self._recorded_at = None, False, None
+        return self.played(), len(self.cassette.data)
+
+    def finish(self, status: int, content: bytes, before: tuple[int, int]) -> None:
+        """Note what the exchange just routed was: replayed or live, recorded, well-formed."""
+        self.last_replayed = self.played() > before[0]
+        self._recorded_at = before[1] if len(self.cassette.data) > before[1] else None
+        self.last_fault = reply_fault(status, content, self.current_path)
+
+    def forget_last(self) -> None:
+        """Drop the interaction the last exchange recorded (a fault the trial did not act on)."""
+        if self._recorded_at is not None:
+            del self.cassette.data[self._recorded_at :]
+            keys = self.cassette._metadata.get(self.REQUEST_KEYS)
+            if isinstance(keys, list):
+                del keys[self._recorded_at :]
+            self._recorded_at = None
+
+    def remember_key(self, key: str) -> None:
+        """Record toolbench's request ``key`` with the interaction the last exchange recorded."""
+        at = self._recorded_at
+        if at is None:
+            return
+        meta: dict[str, Any] = self.cassette._metadata
+        old = meta.get(self.REQUEST_KEYS)
+        keys: list[str | None] = list(old) if isinstance(old, list) else []
+        keys = (keys + [None] * (at + 1))[: max(len(keys), at + 1)]
+        keys[at] = key
+        meta[self.REQUEST_KEYS] = keys
+        self.cassette.dirty = True
+
+    def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
+        """The recorded 2xx JSON body answering a request, found without HTTP: by
+        toolbench's request ``key`` when the cassette holds keys, else by ``wire`` (the
+        predicted HTTP request), matched as vcrpy matches (:data:`MATCH_ON`). Counts as a
+        play; None when nothing recorded answers it here (the full path then decides)."""
+        self.last_fault, self.last_replayed, self._recorded_at = None, False, None
+        cas = self.cassette
+        if cas is None or cas.record_mode == RecordMode.ALL:
+            return None
+        keys = cas._metadata.get(self.REQUEST_KEYS)
+        index: int | None = None
+        if isinstance(keys, list) and key in keys:
+            index = keys.index(key)
+        elif wire is not None:
+            req = VcrRequest(wire.method, wire.uri, json.dumps(wire.body).encode(), {})
+            index = next((i for i, _ in cas._responses(req)), None)
+        if index is None or index >= len(cas.data):
+            return None
+        response = cas.data[index][1]
+        if int(response["status"]["code"]) // 100 != 2:
+            return None  # a recorded refusal: the full path acts on it
+        try:
+            body = json.loads(response["body"]["string"] or b"null")
+        except (KeyError, TypeError, ValueError):
+            return None
+        if not isinstance(body, dict):
+            return None
+        cas.play_counts[index] += 1
+        self.last_replayed = True
+        return body
+
+    def gap(self, request: httpx.Request) -> CassetteMissingError:
+        """Note a request replay cannot answer, and the error that says so."""
+        self.unmatched.append(f"{request.method} {request.url.path}")
+        return CassetteMissingError(
+            f"cassette {self.path} has no recorded response for this request"
+        )
+
+    def played(self) -> int:
+        """Responses replayed so far (a call that raised this replayed, not live)."""
+        return int(self.cassette.play_count)
+
+    def latency(self, index: int, measured: float, replayed: bool) -> float | None:
+        """The model's latency for the ``index``-th exchange of this trial.
+
+        Live: the measured time, kept in the cassette's metadata. Replayed: the time
+        recorded with it (None where an older cassette has none), never the replay's
+        own few milliseconds, which would pass for a very fast model.
+        """
+        meta: dict[str, Any] = self.cassette._metadata
+        recorded = meta.get(self.LATENCY_KEY)
+        if replayed:
+            if isinstance(recorded, list) and index < len(recorded):
+                value = recorded[index]
+                return None if value is None else float(value)
+            return None
+        values = list(recorded) if isinstance(recorded, list) else []
+        values = [*(values + [None] * index)[:index], round(measured, 4)]
+        meta[self.LATENCY_KEY] = values
+        self.cassette.dirty = True
+        return measured
+
+
+class ReplayOnlyCassette(Cassette):  # type: ignore[misc]
+    """A cassette opened for replay only (``--record none``): its interactions are taken
+    as they were recorded (scrubbed then), not put through the recording hooks again.
+    vcrpy's load copies and re-redacts every request and response, which cost as much as
+    reading the YAML itself; nothing is written back, so nothing needs it."""
+
+    def _load(self) -> None:
+        try:
+            requests, responses, *metadata = self._persister.load_cassette(
+                self._path, serializer=self._serializer
+            )
+        except CassetteNotFoundError:
+            return
+        self.data = list(zip(requests, responses, strict=True))
+        self._old_interactions = list(self.data)
+        self._loaded_count = len(self.data)
+        self.dirty = False
+        self.rewound = True
+        self._metadata = metadata[0] if metadata else {}

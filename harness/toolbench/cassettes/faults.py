@@ -1,0 +1,88 @@
+"""What is recorded: a reply is kept only when it is complete and well-formed (or a 4xx
+refusal the trial may act on); the protocol checks of each provider's reply shape."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def reply_fault(status: int, content: bytes, path: str) -> str | None:
+    """Why a response is not a complete, well-formed reply (None when it is one).
+
+    Any reply must be 2xx with a JSON object body; a chat completion (its path ends in
+    ``/chat/completions``, or its body has ``choices``) also needs a non-empty
+    ``choices`` list whose first entry has a ``message`` object. An HTML page, an empty
+    body or ``{}`` with status 200 is a provider fault, never a model's answer.
+    """
+    if not 200 <= status < 300:
+        return f"HTTP {status}"
+    try:
+        data = json.loads(content)
+    except ValueError:
+        head = content[:60].decode("utf-8", "replace").strip()
+        return "empty body" if not head else f"body is not JSON ({head!r}...)"
+    if not isinstance(data, dict):
+        return "body is not a JSON object"
+    protocol_fault = _protocol_fault(data, path.rstrip("/"))
+    if protocol_fault is not None:
+        return protocol_fault
+    if path.rstrip("/").endswith("/chat/completions") or "choices" in data:
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return "chat completion without choices"
+        first = choices[0]
+        if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
+            return "chat completion whose first choice has no message"
+    return None
+
+
+ANTHROPIC_BLOCKS = frozenset({"text", "tool_use", "server_tool_use", "thinking",
+                              "redacted_thinking", "compaction"})  # fmt: skip
+"""The content blocks of an Anthropic message that LiteLLM 1.106 reads (and every
+``*_tool_result``); it drops any other block without a word, so a reply made only of
+them would pass for an empty answer of the model."""
+
+
+def _protocol_fault(data: dict[str, Any], path: str) -> str | None:
+    """Why a 2xx JSON body of a non-OpenAI protocol is not a reply (found by the provider
+    round trips, tests/providers/test_bad_input.py): an Anthropic message with a block
+    LiteLLM cannot read, a Gemini ``generateContent`` reply without candidates (a
+    blocked prompt). A candidate without content (``finishReason`` SAFETY,
+    MALFORMED_FUNCTION_CALL) is the model's empty answer, as LiteLLM reads it: scored."""
+    if path.endswith("/v1/messages") and data.get("type") == "message":
+        content = data.get("content")
+        if not isinstance(content, list):
+            return "Anthropic message without a content list"
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if not isinstance(kind, str):
+                return "Anthropic message with a content block without a type"
+            if kind not in ANTHROPIC_BLOCKS and not kind.endswith("_tool_result"):
+                return f"Anthropic message with an unknown content block type {kind!r}"
+    elif path.endswith(":generateContent"):
+        candidates = data.get("candidates")
+        if not isinstance(candidates, list) or not candidates:
+            feedback = data.get("promptFeedback")
+            reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+            why = f" (blockReason {reason})" if reason else ""
+            return f"Gemini reply without candidates{why}"
+    return None
+
+
+def recordable(response: dict[str, Any], path: str) -> bool:
+    """The recording decision: only complete replies, and 4xx answers.
+
+    A 4xx is kept provisionally: a refusal the trial acts on (a model that rejects
+    ``stop``, a provider without tool support) must replay the same way, so it stays;
+    any other 4xx ends the trial as an infra error and the provider forgets it
+    (:meth:`TrialCassette.forget_last`), so ``--record new`` asks the server again.
+    Timeouts (408), 429, 5xx, redirects and malformed 2xx bodies are never recorded.
+    """
+    status = int(response.get("status", {}).get("code", 200))
+    if 400 <= status < 500:
+        return status not in (408, 429)
+    body = response.get("body", {}).get("string", b"")
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    return reply_fault(status, body or b"", path) is None

@@ -1,0 +1,97 @@
+"""Cassette files on disk: atomic saves, loud typed load failures, unreadable files moved
+aside."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from vcr.persisters.filesystem import CassetteNotFoundError
+from vcr.serialize import deserialize, serialize
+
+from toolbench.errors import CassetteUnreadableError, CassetteWriteError
+
+
+def _check_loaded(requests: Any, responses: Any) -> None:
+    for resp in responses:
+        if not isinstance(resp, dict):
+            raise ValueError("an interaction's response is not a mapping")
+        int(resp["status"]["code"])
+        if not isinstance(resp.get("headers", {}), dict):
+            raise ValueError("response headers are not a mapping")
+        if not isinstance(resp["body"], dict) or "string" not in resp["body"]:
+            raise ValueError("response body has no string")
+    if len(requests) != len(responses):
+        raise ValueError("requests and responses differ in number")
+
+
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+class SafePersister:
+    """vcrpy's file persister, made safe: atomic saves and loud, typed load failures.
+
+    vcrpy writes a cassette in place (a kill mid-write leaves it torn) and treats an
+    undecodable one as empty. Here a save goes to a temporary file in the same directory
+    and is renamed over the cassette (:func:`os.replace` is atomic), and a cassette that
+    cannot be read raises :class:`~toolbench.errors.CassetteUnreadableError`.
+    """
+
+    @staticmethod
+    def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
+        path = Path(cassette_path)
+        if not path.is_file():
+            raise CassetteNotFoundError()
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
+        except OSError as exc:
+            raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+        if not text.strip():
+            raise CassetteUnreadableError(str(path), "empty file")
+        try:
+            loaded = deserialize(text, serializer)
+            _check_loaded(loaded[0], loaded[1])
+        except Exception as exc:  # any parse or shape error: the file is unreadable
+            first = (str(exc).splitlines() or [""])[0][:200]
+            raise CassetteUnreadableError(str(path), f"{type(exc).__name__}: {first}") from None
+        return loaded
+
+    @staticmethod
+    def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
+        data = serialize(cassette_dict, serializer)
+        path = Path(cassette_path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Not *.yaml: a temporary file left by a kill is never taken for a cassette.
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(data)
+                os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; a cassette is data
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise CassetteWriteError(
+                f"cannot write cassette {path}: {exc.strerror or exc}"
+            ) from None
+
+
+def move_aside(path: Path) -> Path:
+    """Rename an unreadable cassette out of the way (kept for inspection, never replayed)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.unreadable-{stamp}")
+    os.replace(path, aside)
+    return aside

@@ -1,0 +1,104 @@
+"""Scrubbing what is recorded: secrets out of requests and responses, local hosts as
+placeholders, transient faults not recorded at all."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from vcr.request import Request as VcrRequest
+
+from toolbench.cassettes.hosts import normalise_local_body, placeholder
+from toolbench.redaction import is_secret_header, redact, redact_error, redact_uri, secret_values
+
+
+def scrub_headers(headers: dict[str, Any], values: list[str]) -> None:
+    """Drop secret-bearing headers by name; redact values and shapes in every other one."""
+    for name in list(headers):
+        if is_secret_header(name):
+            del headers[name]
+            continue
+        value = headers[name]
+        if isinstance(value, str):
+            headers[name] = redact_error(value, values)
+        elif isinstance(value, list):
+            headers[name] = [redact_error(v, values) if isinstance(v, str) else v for v in value]
+
+
+def _scrub_body(body: Any, values: list[str], shapes: bool = False) -> Any:
+    if not body:
+        return body
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+    scrubbed = redact_error(text, values) if shapes else redact(text, values)
+    if scrubbed == text:
+        return body
+    return scrubbed.encode("utf-8") if isinstance(body, bytes) else scrubbed
+
+
+def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:
+    """Drop secret headers, userinfo and secret query keys, redact secret values, normalise
+    the local host."""
+    req = _copy_request(request)
+    values = secret_values() if values is None else values
+    scrub_headers(req.headers, values)
+    parts = urlsplit(req.uri)
+    netloc = parts.netloc.rpartition("@")[2]
+    scheme = parts.scheme
+    host = placeholder(netloc)
+    if host is not None:
+        netloc, scheme = host, "http"
+    req.uri = redact_uri(
+        urlunsplit((scheme, netloc, parts.path, parts.query, parts.fragment)), values
+    )
+    if "host" in req.headers:
+        req.headers["host"] = netloc
+    req.body = _scrub_body(req.body, values)
+    return req
+
+
+def _copy_request(request: VcrRequest) -> VcrRequest:
+    """A copy of ``request`` that scrubbing may change without touching the original.
+
+    Scrubbing replaces the uri and the body and edits the headers in place: a shallow copy
+    with its own headers is enough. ``copy.deepcopy`` walked every header and the parsed
+    uri: 88 us against 35 us for an OpenAI SDK request (15 headers, vcrpy 9.4)."""
+    req = copy.copy(request)
+    req.headers = dict(request.headers.items())  # vcrpy's HeadersDict of str values
+    return req
+
+
+def scrub_response(
+    response: dict[str, Any], values: list[str] | None = None
+) -> dict[str, Any] | None:
+    """Drop secret headers, redact secret values a server may echo back (and, in an error
+    reply, anything shaped like a secret).
+
+    Transient faults (429, 5xx, a truncated or non-JSON body) are not recorded (None):
+    a retry must reach the server again, not replay the fault.
+    """
+    status = int(response.get("status", {}).get("code", 200))
+    if status == 429 or status >= 500 or not _complete_json(response):
+        return None
+    resp = copy.deepcopy(response)
+    values = secret_values() if values is None else values
+    scrub_headers(resp.get("headers", {}), values)
+    if "body" in resp and "string" in resp["body"]:
+        body = _scrub_body(resp["body"]["string"], values, shapes=status >= 400)
+        resp["body"]["string"] = normalise_local_body(body)
+    return resp
+
+
+def _complete_json(response: dict[str, Any]) -> bool:
+    headers = {k.lower(): v for k, v in response.get("headers", {}).items()}
+    ctype = headers.get("content-type", [""])
+    ctype = ctype[0] if isinstance(ctype, list) and ctype else str(ctype)
+    if "json" not in ctype:
+        return True
+    body = response.get("body", {}).get("string", b"")
+    try:
+        json.loads(body or b"null")
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,113 @@
+"""A trial's cassette opened for ``--record none | new | all``, and the command that
+records a missing one."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from vcr.cassette import Cassette
+from vcr.record_mode import RecordMode
+from vcr.request import Request as VcrRequest
+
+from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
+from toolbench.cassettes.faults import recordable
+from toolbench.cassettes.match import MATCH_ON
+from toolbench.cassettes.persist import SafePersister, move_aside
+from toolbench.cassettes.route import reset_trial_cassette, set_trial_cassette
+from toolbench.cassettes.scrub import scrub_request, scrub_response
+from toolbench.cassettes.serializer import ReadableSerializer
+from toolbench.errors import CassetteMissingError, CassetteUnreadableError
+from toolbench.redaction import redact_uri, secret_values
+
+RecordOption = Literal["none", "new", "all"]
+
+
+DEFAULT_CASSETTES = Path("cassettes")
+
+
+def record_command(
+    model: str,
+    fmt: str,
+    scenario: str,
+    api_base: str | None = None,
+    cassette_dir: Path | None = None,
+) -> str:
+    """The command that records a missing cassette (shell-quoted: ``native|xml``), with
+    the run's ``--api-base`` and ``--cassettes`` when it had them (else it would record
+    elsewhere)."""
+    m, f, s = (shlex.quote(x) for x in (model, fmt, scenario))
+    command = f"toolbench run --models {m} --formats {f} --scenarios {s}"
+    if api_base:
+        command += f" --api-base {shlex.quote(redact_uri(api_base))}"
+    if cassette_dir is not None and cassette_dir != DEFAULT_CASSETTES:
+        command += f" --cassettes {shlex.quote(str(cassette_dir))}"
+    return command + " --record new"
+
+
+@contextmanager
+def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
+    """Route this task's HTTP through the cassette at ``path``.
+
+    ``none``: replay only (a missing file raises :class:`CassetteMissingError`, an
+    unreadable one :class:`CassetteUnreadableError`); ``new``: replay what is recorded,
+    record what is missing (an unreadable file is moved aside and recorded again);
+    ``all``: re-record (the old file is replaced only when the new one is saved).
+    Only complete replies are recorded (:func:`recordable`); saves are atomic.
+    """
+    if record == "none" and not path.is_file():
+        raise CassetteMissingError(f"no cassette {path}")
+    values = secret_values()  # once per trial, not once per request hook
+    mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
+    tc = TrialCassette(path=path, cassette=None)
+
+    def before_record_response(r: dict[str, Any]) -> dict[str, Any] | None:
+        return scrub_response(r, values) if recordable(r, tc.current_path) else None
+
+    scrubbed: list[tuple[VcrRequest, VcrRequest]] = []
+
+    def before_record_request(r: VcrRequest) -> VcrRequest:
+        # vcrpy scrubs the request of an exchange to ask whether it can play it, then
+        # again to record it (a copy and a redaction scan of the body each time).
+        # Nothing changes the request in between: the copy made the first time serves.
+        for seen, out in scrubbed:
+            if seen is r:
+                return out
+        out = scrub_request(r, values)
+        scrubbed[:] = [*scrubbed[-1:], (r, out)]  # the request and vcrpy's copy of it
+        return out
+
+    options: dict[str, Any] = dict(
+        path=str(path),
+        record_mode=mode,
+        match_on=MATCH_ON,
+        before_record_request=before_record_request,
+        before_record_response=before_record_response,
+        serializer=ReadableSerializer,
+        persister=SafePersister,
+        allow_playback_repeats=True,
+    )
+    if record == "all":
+        tc.cassette = Cassette(**options)
+    elif record == "none":
+        tc.cassette = ReplayOnlyCassette.load(**options)
+    else:
+        try:
+            tc.cassette = Cassette.load(**options)
+        except CassetteUnreadableError as exc:
+            if record != "new":
+                raise
+            aside = move_aside(path)
+            tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")
+            tc.cassette = Cassette.load(**options)
+    token = set_trial_cassette(tc)
+    try:
+        yield tc
+    finally:
+        reset_trial_cassette(token)
+        # Nothing to keep (every exchange was a fault it forgot): write no empty cassette.
+        if record != "none" and tc.cassette.dirty and tc.cassette.data:
+            tc.cassette._save()
