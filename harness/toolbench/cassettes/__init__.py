@@ -23,7 +23,7 @@ from toolbench.cassettes.hosts import (
     register_local_netloc,
 )
 from toolbench.cassettes.match import MATCH_ON, json_body, without_echo_extras
-from toolbench.cassettes.persist import SafePersister, move_aside
+from toolbench.cassettes.persist import SafePersister, move_aside, write_atomically
 from toolbench.cassettes.route import (
     StreamRoute,
     real_async,
@@ -66,4 +66,5 @@ __all__ = [
     "set_stream_route",
     "use_cassette",
     "without_echo_extras",
+    "write_atomically",
 ]

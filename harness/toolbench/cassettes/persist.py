@@ -70,23 +70,30 @@ class SafePersister:
     @staticmethod
     def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
         data = serialize(cassette_dict, serializer)
-        path = Path(cassette_path)
+        write_atomically(Path(cassette_path), data, 0o666 & ~_UMASK)  # a cassette is data
+
+
+def write_atomically(path: Path, text: str, mode: int) -> None:
+    """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``
+    (:func:`os.replace` is atomic: a kill mid-write never leaves a torn cassette).
+
+    The temporary name does not end in ``.yaml`` or ``.json``: one left by a kill is never
+    taken for a cassette. ``mode``: the file's permissions (``mkstemp`` makes it 0600).
+    Any failure is a :class:`~toolbench.errors.CassetteWriteError`.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Not *.yaml: a temporary file left by a kill is never taken for a cassette.
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(data)
-                os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; a cassette is data
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-        except OSError as exc:
-            raise CassetteWriteError(
-                f"cannot write cassette {path}: {exc.strerror or exc}"
-            ) from None
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise CassetteWriteError(f"cannot write cassette {path}: {exc.strerror or exc}") from None
 
 
 def move_aside(path: Path) -> Path:

@@ -23,8 +23,6 @@ from __future__ import annotations
 import base64
 import contextvars
 import json
-import os
-import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -37,7 +35,7 @@ from vcr.request import Request as VcrRequest
 
 from toolbench import cassettes as vcr_side
 from toolbench import codes
-from toolbench.errors import CassetteMissingError, CassetteUnreadableError, CassetteWriteError
+from toolbench.errors import CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import redact, secret_values
 from toolbench.streaming.assemble import Assembler
 
@@ -136,20 +134,7 @@ def load(path: Path) -> SseCassette:
 
 def save(path: Path, cassette: SseCassette) -> None:
     """Write atomically (a temporary file renamed over the cassette)."""
-    text = cassette.model_dump_json(indent=1, exclude_none=True)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise CassetteWriteError(f"cannot write cassette {path}: {exc.strerror or exc}") from None
+    vcr_side.write_atomically(path, cassette.model_dump_json(indent=1, exclude_none=True), 0o644)
 
 
 # --------------------------------------------------------------------------- streams
