@@ -64,6 +64,17 @@ def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
     return rows
 
 
+def assert_replays_to(results: list[TrialResult], expected_path: Path) -> None:
+    """Every replayed trial is ``ok`` and its summary row equals the committed one."""
+    assert all(r.status == "ok" for r in results), [r.key for r in results if r.status != "ok"]
+    got = summarize(results)
+    expected = json.loads(expected_path.read_text(encoding="utf-8"))
+    assert {r["scenario"] for r in got} == {r["scenario"] for r in expected}
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g == e
+
+
 def main(run_dir: str, out: Path = EXPECTED) -> None:
     rows = summarize(load_results(run_dir))
     out.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

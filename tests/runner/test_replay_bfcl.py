@@ -4,12 +4,11 @@ committed expected results. This is the "replay within CI's budget" the README m
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.runner.replay_summary import EXPECTED_BFCL, summarize
+from tests.runner.replay_summary import EXPECTED_BFCL, assert_replays_to
 from toolbench.cli.app import run_cli
 from toolbench.results import load_results
 
@@ -30,9 +29,4 @@ def test_bfcl_smoke_replays_to_expected_results(
     assert rc == 0
     results = load_results(tmp_path / "r")
     assert len(results) == 2 * 5 * 100
-    assert all(r.status == "ok" for r in results), [r.key for r in results if r.status != "ok"]
-    got = summarize(results)
-    expected = json.loads(EXPECTED_BFCL.read_text(encoding="utf-8"))
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected, strict=True):
-        assert g == e
+    assert_replays_to(results, EXPECTED_BFCL)

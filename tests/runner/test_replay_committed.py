@@ -6,12 +6,11 @@ are held to what the recording measured."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.runner.replay_summary import EXPECTED, summarize
+from tests.runner.replay_summary import EXPECTED, assert_replays_to
 from toolbench.cli.app import run_cli
 from toolbench.results import load_results
 
@@ -35,13 +34,7 @@ def test_committed_cassettes_replay_to_expected_results(
     results = load_results(tmp_path / "r")
     # Every trial of the recording finished (none hung), so every one replays.
     assert len(results) == 34 * 2 * 10
-    assert all(r.status == "ok" for r in results), [r.key for r in results if r.status != "ok"]
-    got = summarize(results)
-    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
-    assert {r["scenario"] for r in got} == {r["scenario"] for r in expected}
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected, strict=True):
-        assert g == e
+    assert_replays_to(results, EXPECTED)
 
 
 @pytest.mark.skipif(not EXPECTED.is_file(), reason="no expected replay summary committed")
