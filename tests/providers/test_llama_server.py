@@ -10,7 +10,7 @@ import pytest
 from toolbench.providers import llama_server
 from toolbench.providers.fake import FakeServer
 from toolbench.providers.llama_server import LlamaServer, fetch_props, server_chat_template
-from toolbench.providers.local_server import LOCAL_MODELS
+from toolbench.providers.local_models import LOCAL_MODELS
 
 
 def test_command_serves_with_jinja_one_slot_no_prompt_cache_bounded_threads_and_the_template(
@@ -85,6 +85,38 @@ def test_smollm2_template_offers_tools_and_returns_results_hermes_style() -> Non
     assert "<tool_call>\n" + call_text + "\n</tool_call>" in text
     assert '<|im_start|>user\n<tool_response>\n{"temp": 20}\n</tool_response><|im_end|>' in text
     assert text.endswith("<|im_start|>assistant\n")
+
+
+@pytest.mark.parametrize(
+    ("messages", "expected"),
+    [
+        ([{"role": "user", "content": "Hi"}],
+         "<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n"),
+        ([{"role": "system", "content": "Be brief."}, {"role": "user", "content": " Hi\n"},
+          {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}],
+         "<bos><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n"
+         "<start_of_turn>model\nHello.<end_of_turn>\n"
+         "<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n"),
+        ([{"role": "system", "content": "Be brief."}],
+         "<bos><start_of_turn>user\nBe brief.<end_of_turn>\n<start_of_turn>model\n"),
+        ([{"role": "user", "content": "Weather?"},
+          {"role": "assistant", "content": None, "tool_calls": [{"function": {}}]},
+          {"role": "tool", "content": '{"temp": 20}'}],
+         "<bos><start_of_turn>user\nWeather?<end_of_turn>\n<start_of_turn>model\n<end_of_turn>\n"
+         '<start_of_turn>user\n{"temp": 20}<end_of_turn>\n<start_of_turn>model\n'),
+    ],
+)  # fmt: skip
+def test_gemma_template_renders_gemma_turns_not_chatml(
+    messages: list[dict[str, object]], expected: str
+) -> None:
+    """Gemma's GGUF has no template; llama-server's ChatML fallback made Gemma echo
+    ``<|im_start|>`` turns. The shipped one speaks Gemma's turns, system in the first."""
+    jinja2 = pytest.importorskip("jinja2")
+    path = LOCAL_MODELS["local/gemma3-270m"].chat_template_file()
+    assert path is not None
+    template = jinja2.Environment().from_string(path.read_text())
+    text = template.render(messages=messages, add_generation_prompt=True, bos_token="<bos>")
+    assert text == expected
 
 
 def test_server_chat_template_reads_props_beside_v1() -> None:

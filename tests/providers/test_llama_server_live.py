@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from toolbench.providers.llama_server import LlamaServer
-from toolbench.providers.local_server import LOCAL_MODELS, server_available
+from toolbench.providers.local_models import LOCAL_MODELS
+from toolbench.providers.local_server import server_available
 
 pytestmark = pytest.mark.live
 

@@ -107,3 +107,17 @@ def test_unknown_latency_shows_as_na(tmp_path: Path) -> None:
     assert "n/a" in page
     cells = {c.key: c for c in aggregate(load_table(run).df, overall=False)}
     assert cells[("m", "xml")].values["latency_p50"] == 2.0
+
+
+def test_a_run_of_the_embedded_models_says_what_they_are(tmp_path: Path) -> None:
+    trials = [make_trial(m, "xml", "s1", ok=False) for m in ("local/gemma3-270m", "openai/x")]
+    page = render_report(write_run(tmp_path / "loc", trials), "html")
+    header = page[page.index("<header>") : page.index("</header>")]
+    assert "local/gemma3-270m: Gemma 3 270M (Q4_K_M), a base model" in header
+    assert "not a toolbench fault" in header
+    assert "smollm2" not in header  # only the local models the run used
+
+
+def test_a_run_without_embedded_models_has_no_model_note(run_dir: Path) -> None:
+    page = render_report(run_dir, "html")
+    assert "model-notes\"" not in page and "not a toolbench fault" not in page

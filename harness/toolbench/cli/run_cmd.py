@@ -49,7 +49,8 @@ def run_cmd(
         None,
         "--scenarios",
         metavar="PATH|ID|TAG",
-        help="Scenario files/dirs, ids or tags (repeatable or comma-separated).",
+        help="Scenario files/dirs, ids or tags (repeatable or comma-separated); default the "
+        "'recorded' selection (committed cassettes), 'all' for the whole bundled suite.",
     ),
     samples: int = typer.Option(
         1, "--samples", metavar="N", help="Samples per trial (seed varies)."

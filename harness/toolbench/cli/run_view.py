@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from toolbench.cli.progress_lines import ProgressLines
 from toolbench.results import TrialResult
 from toolbench.runner.measured import EXIT_UNMEASURED, Unmeasured, unmeasured_in
 from toolbench.runner.run import ProgressHook
@@ -24,9 +26,15 @@ from toolbench.runner.run import ProgressHook
 
 @contextmanager
 def progress_hook(total: int, quiet: bool) -> Iterator[ProgressHook]:
-    """A callback per finished trial that advances the bar (or does nothing when quiet)."""
+    """A callback per finished trial that advances the bar (or does nothing when quiet);
+    without a terminal, a progress line now and then instead (:mod:`.progress_lines`)."""
     if quiet or total == 0:
         yield lambda _r: None
+        return
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        lines = ProgressLines(total, sys.stderr)
+        yield lambda result: lines.advance(result.status == "ok")
         return
     counts = {"ok": 0, "other": 0}
     with Progress(
@@ -37,7 +45,7 @@ def progress_hook(total: int, quiet: bool) -> Iterator[ProgressHook]:
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=console,
     ) as progress:
         task = progress.add_task("run", total=total, status="")
 

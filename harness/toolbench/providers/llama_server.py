@@ -46,6 +46,8 @@ LOG_TAIL_LINES = 5
 """Lines of a failed server's log carried by its trials' error (the rest is in the log)."""
 LOG_TAIL_BYTES = 8192
 CTX_SIZE = 8192
+PORT_TRIES = 3
+"""Starts on a new port after the chosen one was taken before the server bound it."""
 
 
 def binary_path() -> Path | None:
@@ -213,7 +215,25 @@ class LlamaServer:
 
     async def start(self) -> None:
         """Start the server and wait until it answers, without blocking the event loop:
-        other models' trials go on meanwhile (a start can take a while)."""
+        other models' trials go on meanwhile (a start can take a while).
+
+        The port is free when chosen, but another process can take it before the server
+        binds it: a server that exits because its port is taken is started again on
+        another port (:data:`PORT_TRIES` in all)."""
+        for attempt in range(PORT_TRIES):
+            try:
+                await self._start_once()
+                return
+            except ToolbenchError:
+                if attempt + 1 == PORT_TRIES or not self._port_taken():
+                    raise
+                self.port = free_port()
+
+    def _port_taken(self) -> bool:
+        tail = self.log_tail(LOG_TAIL_LINES * 4).lower()
+        return "bind" in tail or "address already in use" in tail
+
+    async def _start_once(self) -> None:
         cmd = self.command()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")

@@ -25,7 +25,8 @@ from toolbench.providers.base import (
     ProviderSettings,
 )
 from toolbench.providers.litellm_api import classify, complete, litellm
-from toolbench.providers.local_server import LOCAL_MODELS, LocalServerPool
+from toolbench.providers.local_models import LOCAL_MODELS
+from toolbench.providers.local_server import LocalServerPool
 from toolbench.results import StreamTurn
 
 LOCAL_KEY = "toolbench-local"

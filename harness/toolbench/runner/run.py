@@ -22,6 +22,7 @@ started are not written: ``--resume`` completes them later.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import platform
@@ -51,7 +52,8 @@ from toolbench.formats.streamed import expand_stream
 from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
 from toolbench.providers.llama_server import server_chat_template
 from toolbench.providers.local_api import LOCAL_MAX_TOKENS
-from toolbench.providers.local_server import DEFAULT_MODELS, is_local, server_available
+from toolbench.providers.local_models import DEFAULT_MODELS, is_local
+from toolbench.providers.local_server import check_ready
 from toolbench.providers.registry import Providers, api_class, kind_of
 from toolbench.redaction import redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult
@@ -61,7 +63,7 @@ from toolbench.runner.model_params import CONFIG_FILE, ModelParams, model_params
 from toolbench.runner.records import scenario_files
 from toolbench.runner.resume import resume_config
 from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
-from toolbench.scenarios.loader import select_scenarios
+from toolbench.scenarios.loader import DEFAULT_SELECTION, select_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import (
     builtin_markers,
@@ -271,7 +273,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     scenarios = (
         cfg.loaded_scenarios
         if cfg.loaded_scenarios is not None
-        else select_scenarios(cfg.scenarios)
+        else select_scenarios(cfg.scenarios or [DEFAULT_SELECTION])
     )
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
@@ -290,6 +292,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     res = results_path(run_dir)
     if res.exists() and not cfg.resume:
         raise UserError(f"--out: {run_dir} already holds a run; pass --resume to complete it")
+    created = not run_dir.exists()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -300,6 +303,8 @@ def plan_run(cfg: RunConfig) -> Plan:
         plan = _plan(cfg, run_dir, models, formats, scenarios, lock, by_model)
     except BaseException:
         lock.release()
+        if created:  # refused before any trial: leave no empty run directory behind
+            _remove_empty_run_dir(run_dir)
         raise
     plan.auto = auto
     plan.warnings = [warning] if warning else []
@@ -346,19 +351,24 @@ def _plan(
                             display=cfg.display,
                         )
                     )  # fmt: skip
-    needs_server = (
-        any(is_local(s.model) and (cfg.record == "all" or not s.cassette.is_file()) for s in specs)
-        and cfg.record != "none"
-    )
-    if needs_server and not server_available():
-        raise UserError(
-            "recording local models needs the local extra: pip install 'toolbench[local]' "
-            "(or replay recorded cassettes with --record none)"
-        )
+    if cfg.record != "none":
+        live = {s.model for s in specs
+                if is_local(s.model) and (cfg.record == "all" or not s.cassette.is_file())}
+        if live:
+            check_ready(sorted(live))
     if shard is not None:
         shard = shard.model_copy(update={"trials": in_shard})
     return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock,
                 markers=markers, by_model=dict(by_model or {}), shard=shard)  # fmt: skip
+
+
+def _remove_empty_run_dir(run_dir: Path) -> None:
+    """Remove a run directory this plan created, if it holds nothing but its lock file."""
+    with contextlib.suppress(OSError):
+        if all(p.name == ".lock" for p in run_dir.iterdir()):
+            for p in run_dir.iterdir():
+                p.unlink()
+            run_dir.rmdir()
 
 
 def _resumed_shard(run_dir: Path, asked: Shard | None, info: RunInfo | None) -> Shard | None:

@@ -244,9 +244,19 @@ def opt_in_suites() -> dict[str, Path]:
     }
 
 
+DEFAULT_SELECTION = "recorded"
+"""What ``toolbench run`` selects when no ``--scenarios`` is given: the scenarios whose
+cassettes are committed for the embedded default (one or more of every theme), so a first
+run replays in minutes instead of recording for hours."""
+ALL_SELECTION = "all"
+"""The selector word for the whole bundled suite (the top folder; opt-in suites apart)."""
+
+
 def select_scenarios(selectors: Sequence[str] | None) -> list[Scenario]:
-    """``--scenarios``: paths load files; a word naming an opt-in suite (a sub-folder of
-    the bundled suite) loads it; other words pick bundled scenarios by id or tag."""
+    """``--scenarios``: paths load files; ``all`` loads the whole bundled suite; a word
+    naming an opt-in suite (a sub-folder of the bundled suite) loads it; other words pick
+    bundled scenarios by id or tag. No selector at all means the whole suite here; the run
+    command applies its own default (:data:`DEFAULT_SELECTION`)."""
     if not selectors:
         return load_scenarios()
     picked: dict[str, Scenario] = {}
@@ -254,6 +264,10 @@ def select_scenarios(selectors: Sequence[str] | None) -> list[Scenario]:
     for sel in selectors:
         if Path(sel).exists():
             for sc in load_scenarios([sel]):
+                picked.setdefault(sc.id, sc)
+            continue
+        if sel == ALL_SELECTION:
+            for sc in load_scenarios():
                 picked.setdefault(sc.id, sc)
             continue
         suites = opt_in_suites()
@@ -271,7 +285,7 @@ def select_scenarios(selectors: Sequence[str] | None) -> list[Scenario]:
                 f"Tags: {', '.join(tags) or '(none)'}; suites: {', '.join(suites) or '(none)'};"
                 " scenario ids: toolbench scenarios list"
             )
-            choices = {sc.id for sc in bundled} | set(tags) | set(suites)
+            choices = {sc.id for sc in bundled} | set(tags) | set(suites) | {ALL_SELECTION}
             raise UnknownNameError("scenario or tag", sel, choices, listing)
         for sc in hits:
             picked.setdefault(sc.id, sc)
