@@ -127,7 +127,7 @@ def test_a_request_the_cassette_does_not_hold_is_refused(
 def test_the_committed_cassettes_replay_at_the_boundary_into_the_expected_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_litellm_calls: list[dict[str, Any]]
 ) -> None:
-    """Cassettes recorded by real local models before request keys existed: every
+    """Cassettes recorded by real local models (the older ones without request keys): every
     exchange is answered at the boundary, with the committed expected results."""
     monkeypatch.chdir(ROOT)
     rc = run_cli(["run", "--record", "none", "--scenarios", "recorded", "--quiet",

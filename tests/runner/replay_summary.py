@@ -1,6 +1,6 @@
 """The committed expected summaries of replaying the committed cassettes.
 
-``python -m tests.runner.replay_summary RUN_DIR [OUT]`` rewrites ``OUT`` (default
+``python -m tests.runner.replay_summary RUN_DIR... [OUT.json]`` rewrites ``OUT`` (default
 ``tests/data/expected_replay.json``, the recorded suite; ``tests/data/expected_replay_bfcl.json``
 holds the ``bfcl-smoke`` selection) from a replay run; do that only after re-recording
 cassettes or a deliberate parser or scorer change, and review the diff: it is the behaviour
@@ -75,11 +75,14 @@ def assert_replays_to(results: list[TrialResult], expected_path: Path) -> None:
         assert g == e
 
 
-def main(run_dir: str, out: Path = EXPECTED) -> None:
-    rows = summarize(load_results(run_dir))
+def main(args: list[str]) -> None:
+    """``RUN_DIR... [OUT.json]``: the summary of the runs' trials together."""
+    out = next((Path(a) for a in args if a.endswith(".json")), EXPECTED)
+    results = [r for a in args if not a.endswith(".json") for r in load_results(a)]
+    rows = summarize(results)
     out.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {len(rows)} rows to {out}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], *(Path(a) for a in sys.argv[2:3]))
+    main(sys.argv[1:])

