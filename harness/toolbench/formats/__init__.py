@@ -1,5 +1,12 @@
-"""Tool-call formats: renderers and parsers, registered by name."""
+"""Tool-call formats: renderers and parsers, registered by name, and what an application
+needs around them: the tool definition, model-name detection, the incremental (streaming)
+reader and its events, and the typed error codes (:mod:`toolbench.codes`).
 
+This is the public surface for applications; the modules behind it may move.
+"""
+
+from toolbench import codes
+from toolbench.formats.auto import choose_format
 from toolbench.formats.base import (
     Format,
     FormatOptions,
@@ -13,11 +20,17 @@ from toolbench.formats.base import (
     ShotsOptions,
     ToolCall,
 )
+from toolbench.formats.detect import Detection, detect_format
+from toolbench.formats.incremental import Event, IncrementalReader, TimedChunk, observe_stream
 from toolbench.formats.registry import format_names, get_format, register_format
+from toolbench.tools import ToolDef
 
 __all__ = [
+    "Detection",
+    "Event",
     "Format",
     "FormatOptions",
+    "IncrementalReader",
     "Message",
     "ModelReply",
     "NoOptions",
@@ -26,8 +39,14 @@ __all__ = [
     "RenderedRequest",
     "Requirements",
     "ShotsOptions",
+    "TimedChunk",
     "ToolCall",
+    "ToolDef",
+    "choose_format",
+    "codes",
+    "detect_format",
     "format_names",
     "get_format",
+    "observe_stream",
     "register_format",
 ]
