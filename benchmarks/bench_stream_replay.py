@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from toolbench.cli.app import run_cli
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 

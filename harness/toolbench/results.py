@@ -11,20 +11,12 @@ previous toolbench refuses the new records with one line instead of misreading t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
-
-if TYPE_CHECKING:  # the reading and writing functions moved to toolbench.store
-    from toolbench.store import append_result as append_result
-    from toolbench.store import drop_torn_tail as drop_torn_tail
-    from toolbench.store import iter_results as iter_results
-    from toolbench.store import load_results as load_results
-    from toolbench.store import results_path as results_path
 
 RESULTS_SCHEMA_VERSION = 4
 """The version of the stored run this toolbench writes (2: ``run.json`` got
@@ -369,16 +361,3 @@ class RunInfo(SparseModel):
     shard: Shard | None = None
     """The part of the matrix this run holds (``run --shard K/N``); None for a whole run
     (and for a merge of every shard), and then left out of the file."""
-
-
-_MOVED = frozenset(
-    {"append_result", "drop_torn_tail", "iter_results", "load_results", "results_path"}
-)
-
-
-def __getattr__(name: str) -> Any:
-    """The functions that moved to :mod:`toolbench.store`, for older imports (lazy: the
-    store imports this module)."""
-    if name in _MOVED:
-        return getattr(importlib.import_module("toolbench.store"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -60,8 +60,9 @@ def test_a_truncated_smollm2_gguf(tmp_path: Path) -> None:
     gguf = tmp_path / "cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
     gguf.parent.mkdir(parents=True)
     gguf.write_bytes(b"GGUF" + b"\0" * 64)
+    cache = str(tmp_path / "cache")
     done = toolbench([*RUN, "--models", "local/smollm2-135m"], tmp_path,
-                     TOOLBENCH_LLAMA_SERVER="/bin/true", TOOLBENCH_CACHE=str(tmp_path / "cache"))  # fmt: skip
+                     TOOLBENCH_LLAMA_SERVER="/bin/true", TOOLBENCH_CACHE=cache)  # fmt: skip
     _one_line_exit_2(
         done,
         f"model local/smollm2-135m: GGUF file {gguf} is truncated or corrupt (SHA-256 "

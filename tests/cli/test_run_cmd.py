@@ -12,7 +12,7 @@ from tests.support.fake_openai import FakeOpenAI
 
 from toolbench.cassettes import LOCAL_HOST
 from toolbench.cli.app import run_cli
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 
 @pytest.fixture

@@ -221,10 +221,10 @@ def _run_with_a_reply(run: Path, text: str, markers: list[str] | None) -> Scenar
 def test_rescore_after_a_plugin_is_installed_reproduces_the_scores(
     plugins: list[EntryPoint], tmp_path: Path, recorded: bool
 ) -> None:
-    from toolbench.results import load_results
     from toolbench.runner.rescore import rescore_run
     from toolbench.scoring import score_trial
     from toolbench.scoring.leakage import installed_markers, marker_texts
+    from toolbench.store import load_results
 
     text = "Why did the chicken cross the road? <<PLUG>>"
     markers = marker_texts(installed_markers()) if recorded else None

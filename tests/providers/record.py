@@ -19,7 +19,8 @@ from typing import Any
 
 from tests.providers.cases import CASES, DUMMY_KEY, FORMATS, KEY_ENVS, LISBON
 from toolbench.cli.app import run_cli
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
+from toolbench.store import load_results
 
 ROOT = Path(__file__).parents[1] / "data" / "provider_rt"
 PORT_BASE = 47310

@@ -15,7 +15,7 @@ import pytest
 from tests.providers.cases import CASES, SCENARIOS, Case
 from tests.providers.servers.base import Request, Response
 from toolbench.cli.app import run_cli
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 CASE = {c.id: c for c in CASES}
 HTML = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>"

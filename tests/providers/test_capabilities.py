@@ -10,7 +10,7 @@ import pytest
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.providers.capabilities import filter_params
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 ASKED = {"stop": ["a", "b", "c", "d", "e"], "temperature": 0, "seed": 7}
 

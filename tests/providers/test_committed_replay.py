@@ -13,7 +13,7 @@ import pytest
 from tests.providers.cases import CASES, DUMMY_KEY, KEY_ENVS
 from tests.providers.record import ROOT, run_args, summary
 from toolbench.cli.app import run_cli
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 MANIFEST: dict[str, Any] = json.loads((ROOT / "manifest.json").read_text(encoding="utf-8"))
 

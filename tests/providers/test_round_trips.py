@@ -14,7 +14,8 @@ from tests.providers.cases import CASES, FORMATS, SCENARIOS, Case
 from tests.providers.servers import gemini
 from tests.providers.servers.base import Request
 from toolbench.cli.app import run_cli
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
+from toolbench.store import load_results
 
 
 def run(case: Case, base: str, tmp: Path, out: str, *extra: str) -> int:

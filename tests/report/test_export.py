@@ -7,7 +7,7 @@ import pytest
 
 from toolbench.errors import UserError
 from toolbench.report.export import export
-from toolbench.report.metrics import TRIAL_COLUMNS, load_table
+from toolbench.report.metrics import load_table, trial_columns
 
 
 @pytest.mark.parametrize("to", ["csv", "parquet", "jsonl"])
@@ -19,7 +19,7 @@ def test_export_round_trip(run_dir: Path, tmp_path: Path, to: str) -> None:
         "parquet": pd.read_parquet,
         "jsonl": lambda p: pd.read_json(p, lines=True),
     }[to](path)
-    assert list(back.columns) == list(TRIAL_COLUMNS)
+    assert list(back.columns) == list(trial_columns())
     assert len(back) == 24
     assert back["scenario_id"].tolist() == table.df["scenario_id"].tolist()
     # 13 passes, 2 failures, 9 not applicable (no-call scenarios and the infra error).

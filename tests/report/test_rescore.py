@@ -10,9 +10,10 @@ from synthetic_runs import make_trial, scores, write_run
 from toolbench.errors import UserError
 from toolbench.formats.base import Format, ModelReply, ParseResult, ToolCall
 from toolbench.report.metrics import load_table
-from toolbench.results import TrialScores, TurnRecord, load_results
+from toolbench.results import TrialScores, TurnRecord
 from toolbench.runner.rescore import rescore_run
 from toolbench.scenarios.model import Scenario
+from toolbench.store import load_results
 
 
 def scenario(sid: str, no_call: bool = False) -> Scenario:

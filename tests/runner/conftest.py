@@ -10,7 +10,8 @@ import pytest
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.providers.fake import LocalServer
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
+from toolbench.store import load_results
 
 SCENARIO = """\
 scenarios:

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
+from toolbench.store import load_results
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXPECTED = DATA / "expected_replay.json"

@@ -17,9 +17,9 @@ from toolbench.cli.app import run_cli
 from toolbench.metrics.registry import get_metric
 from toolbench.providers.fake import FakeServer, Reply, last_user
 from toolbench.report.metrics import aggregate, load_table
-from toolbench.results import load_results
 from toolbench.runner.rescore import rescore_run
 from toolbench.scenarios.loader import load_scenarios
+from toolbench.store import load_results
 
 XML_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 JSON_CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'

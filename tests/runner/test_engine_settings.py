@@ -11,10 +11,11 @@ import pytest
 from tests.runner.conftest import MT_SCENARIO, run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench import codes
-from toolbench.results import RunInfo, TrialSettings, load_results
+from toolbench.results import RunInfo, TrialSettings
 from toolbench.runner.rescore import rescore_run
 from toolbench.scenarios.loader import load_scenarios
 from toolbench.scoring.leakage import installed_markers, marker_texts
+from toolbench.store import load_results
 
 CALL = '{"tool": "get_weather", "arguments": {"city": "Lisbon"}}'
 

@@ -14,8 +14,9 @@ import pytest
 
 from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from toolbench.providers.fake import FakeServer, by_last_user
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
 from toolbench.runner.trial import NAME_CAP, cassette_path, safe_name
+from toolbench.store import load_results
 
 BAD_SCHEMA_SCENARIO = """\
 scenarios:

@@ -16,7 +16,7 @@ import yaml
 from toolbench.cassettes import LOCAL_HOST
 from toolbench.cli.app import run_cli
 from toolbench.providers.local_server import server_available
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 pytestmark = pytest.mark.live
 

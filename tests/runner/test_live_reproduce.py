@@ -15,8 +15,8 @@ import pytest
 from toolbench.cli.app import run_cli
 from toolbench.providers.local_models import DEFAULT_MODELS
 from toolbench.providers.local_server import server_available
-from toolbench.results import load_results
 from toolbench.runner.run import DEFAULT_FORMATS
+from toolbench.store import load_results
 
 pytestmark = pytest.mark.live
 

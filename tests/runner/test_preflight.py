@@ -13,8 +13,8 @@ import pytest
 from tests.runner.conftest import MT_SCENARIO, run_fake
 from toolbench.cli.app import run_cli
 from toolbench.providers.fake import FakeServer, Fault, by_last_user, by_turn
-from toolbench.results import load_results
 from toolbench.runner.measured import EXIT_UNMEASURED
+from toolbench.store import load_results
 
 ADVICE = (
     "Prefix the model with a LiteLLM provider (openai/, anthropic/, gemini/, ollama_chat/, "

@@ -10,7 +10,7 @@ import pytest
 
 from tests.runner.replay_summary import EXPECTED_BFCL, assert_replays_to
 from toolbench.cli.app import run_cli
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = "local/smollm2-135m,local/gemma3-270m"

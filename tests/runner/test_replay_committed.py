@@ -13,7 +13,8 @@ import pytest
 
 from tests.runner.replay_summary import EXPECTED, assert_replays_to
 from toolbench.cli.app import run_cli
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
+from toolbench.store import load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 STREAMED = sorted(

@@ -13,7 +13,8 @@ import pytest
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO, run_fake, trials_by_id
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.providers.fake import FakeServer, Fault, by_last_user, in_order
-from toolbench.results import RESULTS_SCHEMA_VERSION, load_results
+from toolbench.results import RESULTS_SCHEMA_VERSION
+from toolbench.store import load_results
 
 WEATHER, JOKE = "Weather in Paris?", "Tell me a joke."
 

@@ -16,8 +16,9 @@ from tests.runner.conftest import GOOD_CALL, run_fake
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.report.metrics import aggregate, cell_map, load_table
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
 from toolbench.runner.lock import RunLock
+from toolbench.store import load_results
 
 
 def _run(fake: FakeOpenAI, tmp: Path, scen: Path, *extra: str) -> int:

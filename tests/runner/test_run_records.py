@@ -20,7 +20,7 @@ from tests.support.fake_openai import FakeOpenAI
 from toolbench.cassettes import API_HOST
 from toolbench.cli.app import run_cli
 from toolbench.redaction import forget_registered_secrets
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 SECRET = "sk-test-header-secret-0123456789"
 HEADERS = json.dumps({"Authorization": f"Bearer {SECRET}", "X-Team": "evals"})

@@ -30,8 +30,8 @@ from toolbench.redaction import (
     register_secret,
     secret_values,
 )
-from toolbench.results import load_results
 from toolbench.runner.audit import audit
+from toolbench.store import load_results
 
 
 def _b64url(obj: object) -> str:

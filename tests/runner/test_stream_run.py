@@ -14,7 +14,8 @@ from tests.support.fake_openai import FakeOpenAI, Fault, SseScript
 from toolbench import codes
 from toolbench.cli.app import run_cli
 from toolbench.report.metrics import aggregate, cell_map, load_table
-from toolbench.results import TrialResult, load_results
+from toolbench.results import TrialResult
+from toolbench.store import load_results
 from toolbench.streaming.sse import load
 
 NATIVE_CALL = {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}

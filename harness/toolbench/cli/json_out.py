@@ -96,13 +96,14 @@ def _test_json(t: PairedTest) -> dict[str, Any]:
 
 def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
     """``compare --json``: per cell and metric the two values and the delta, then the tests."""
+    from toolbench.metrics import all_metrics
     from toolbench.report.compare import ALPHA, delta
-    from toolbench.report.metrics import METRICS
 
+    names = [m.name for m in all_metrics()]
     cells = []
     for label, a, b in cmp.cells:
         metrics = {}
-        for m in METRICS:
+        for m in names:
             va = a.values.get(m) if a else None
             vb = b.values.get(m) if b else None
             if va is None and vb is None:

@@ -59,7 +59,7 @@ def report(
 ) -> None:
     """Write a report of a run: self-contained HTML, a Markdown summary, or JUnit XML."""
     from toolbench.report import REPORT_FORMATS, render_report, write_report
-    from toolbench.results import results_path
+    from toolbench.store import results_path
 
     if old_format is not None:
         if old_format not in REPORT_FORMATS:
@@ -91,7 +91,7 @@ def export(
     from toolbench.report.export import EXPORT_FORMATS
     from toolbench.report.export import export as do_export
     from toolbench.report.metrics import load_table
-    from toolbench.results import results_path
+    from toolbench.store import results_path
 
     if to not in EXPORT_FORMATS:
         raise UnknownNameError("export format", to, EXPORT_FORMATS)

@@ -73,40 +73,6 @@ def trial_columns() -> tuple[str, ...]:
     return (*_BASE_COLUMNS, *score_flags(), *_TAIL_COLUMNS, *STREAM_COLUMNS)
 
 
-_COMPAT = (
-    "SCORE_FLAGS", "TRIAL_COLUMNS", "RATE_SOURCES", "RATES", "VALUES", "METRICS",
-    "LOWER_IS_BETTER", "HEADLINE",
-)  # fmt: skip
-
-
-def _compat(name: str) -> Any:
-    """The module constants of before the registry, computed from it when read."""
-    if name not in _COMPAT:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    ms = registry.all_metrics()
-    if name == "SCORE_FLAGS":
-        return score_flags()
-    if name == "TRIAL_COLUMNS":
-        return trial_columns()
-    if name == "RATE_SOURCES":
-        return {m.name: m.flag for m in ms if m.flag and m.kind == "rate"}
-    if name == "RATES":
-        return registry.rates()
-    if name == "VALUES":
-        return tuple(m.name for m in ms if m.kind == "value")
-    if name == "METRICS":
-        return tuple(m.name for m in ms)
-    if name == "LOWER_IS_BETTER":
-        return frozenset(m.name for m in ms if m.direction == "lower")
-    return registry.view("headline")
-
-
-def __getattr__(name: str) -> Any:
-    # ``from toolbench.report.metrics import METRICS`` still works (a snapshot of the
-    # registry at that moment); the library itself asks :mod:`toolbench.metrics`.
-    return _compat(name)
-
-
 def check_metric(name: str) -> str:
     """Return ``name`` if it is a metric, else raise a did-you-mean error."""
     return registry.get_metric(name).name
