@@ -78,15 +78,23 @@ def test_bad_file_names_it(tmp_path: Path, text: str, message: str) -> None:
     assert read_config(tmp_path / "none.toml") == {}
 
 
-def test_secret_headers_are_registered_for_redaction() -> None:
+def test_header_values_and_credential_body_fields_are_registered_for_redaction() -> None:
+    """Every extra_headers value is a secret (a gateway's X-Custom-Pass is named by no
+    list), and so is every extra_body field whose name says credential, at any depth."""
     forget_registered_secrets()
-    secret = "sk-ant-api03-secret-value-42"
+    key, custom, client = "sk-ant-api03-secret-value-42", "pass-custom-77", "cs-planted-99"
     model_params(
-        [f'anthropic/claude-x:extra_headers={{"x-api-key": "{secret}", "X-Trace": "t-123456"}}'],
+        [
+            f'anthropic/claude-x:extra_headers={{"x-api-key": "{key}", "X-Custom-Pass": "{custom}"}}',
+            f'anthropic/claude-x:extra_body={{"auth": {{"client_secret": "{client}"}},'
+            ' "user_tag": "team-blue"}',
+        ],
         ["anthropic/claude-x"],
         None,
     )
-    assert redact(f"sent {secret} and t-123456") == "sent <redacted> and t-123456"
+    assert redact(f"{key} {custom} {client} team-blue") == (
+        "<redacted> <redacted> <redacted> team-blue"
+    )
     forget_registered_secrets()
 
 
