@@ -85,7 +85,8 @@ def test_header_values_and_credential_body_fields_are_registered_for_redaction()
     key, custom, client = "sk-ant-api03-secret-value-42", "pass-custom-77", "cs-planted-99"
     model_params(
         [
-            f'anthropic/claude-x:extra_headers={{"x-api-key": "{key}", "X-Custom-Pass": "{custom}"}}',
+            f'anthropic/claude-x:extra_headers={{"x-api-key": "{key}",'
+            f' "X-Custom-Pass": "{custom}"}}',
             f'anthropic/claude-x:extra_body={{"auth": {{"client_secret": "{client}"}},'
             ' "user_tag": "team-blue"}',
         ],

@@ -63,6 +63,11 @@ def _stored(value: Any) -> Any:
 def resume_config(cfg: RunConfig) -> RunConfig:
     """``cfg`` completed from the run's ``run.json``; refused when a given option differs."""
     assert cfg.out is not None
+    recorded = info_path(cfg.out)
+    if not recorded.is_file():
+        # Without it the defaults (the embedded local models) would be planned instead.
+        what = "is a directory, not a file" if recorded.is_dir() else "does not exist"
+        raise UserError(f"--resume: {recorded} {what} (nothing to resume)")
     info = read_info(cfg.out)
     if info is None or not info.cells:
         return cfg
