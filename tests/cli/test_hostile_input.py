@@ -196,6 +196,39 @@ READERS: dict[str, list[str]] = {
 """Every command that reads a run, each given the same hostile file."""
 
 
+SCENARIO = """\
+id: s
+tools: [{name: f, parameters: {type: object, properties: {x: {type: number}}}}]
+messages: [{role: user, content: hi}]
+expect: {calls: [{name: f, arguments: {x: 3}}]}
+"""
+# (the file's text, or None for a directory of that name; the error after "error: ")
+SCENARIO_FILES: dict[str, tuple[str | None, str]] = {
+    "empty-scenarios.yaml": (
+        "scenarios: []\n",
+        "empty-scenarios.yaml: scenarios: an empty list (a file holds at least one)",
+    ),
+    "empty-list.yaml": (
+        "[]\n",
+        "empty-list.yaml: scenarios: an empty list (a file holds at least one)",
+    ),
+    "no-rounds.yaml": (
+        SCENARIO.replace("{calls: [{name: f, arguments: {x: 3}}]}", "{rounds: []}"),
+        "no-rounds.yaml: expect.rounds: list should have at least 1 item after validation, not 0",
+    ),
+    "approx-text.yaml": (
+        SCENARIO.replace("{x: 3}", '{x: {approx: "3.0"}}'),
+        "approx-text.yaml: expect.calls[0].arguments.x.approx: input should be a valid number",
+    ),
+    "tol-text.yaml": (
+        SCENARIO.replace("{x: 3}", '{x: {approx: 3, tol: "0.1"}}'),
+        "tol-text.yaml: expect.calls[0].arguments.x.tol: input should be a valid number",
+    ),
+    "s.yaml": (None, "s.yaml: a directory, not a scenario file"),
+}
+"""Each row is checked by ``scenarios list`` and by ``run --scenarios`` (same line)."""
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("hostile")
@@ -213,6 +246,13 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path.write_bytes(change(path.read_bytes()))
     (d / "norun").mkdir()
     (d / "dirrun" / "run.json").mkdir(parents=True)
+    (d / "scen").mkdir()
+    for name, (text, _) in SCENARIO_FILES.items():
+        if text is None:
+            (d / "scen" / name).mkdir()
+        else:
+            (d / "scen" / name).write_text(text)
+    (d / "scen" / "approx-number.yaml").write_text(SCENARIO.replace("{x: 3}", "{x: {approx: 3}}"))
     return d
 
 
@@ -261,3 +301,64 @@ def test_parameter_secrets_reach_no_file(workdir: Path) -> None:
     for path in written:
         for secret in secrets:
             assert secret.encode() not in path.read_bytes(), (secret, path)
+
+
+@pytest.mark.parametrize("command", ["list", "run"])
+@pytest.mark.parametrize("case", sorted(SCENARIO_FILES))
+def test_scenario_file_is_refused_naming_it(case: str, command: str, workdir: Path) -> None:
+    argv = ["scenarios", "list", case] if command == "list" else [*RUN[:6], case]
+    done = toolbench(argv, workdir / "scen")
+    assert "Traceback" not in done.stderr + done.stdout
+    assert done.stderr == f"error: {SCENARIO_FILES[case][1]}\n"
+    assert done.returncode == 2
+
+
+def test_a_number_written_as_one_is_taken(workdir: Path) -> None:
+    done = toolbench(["scenarios", "list", "approx-number.yaml"], workdir / "scen")
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+BFCL_LINES = {
+    "good": (
+        '{"id": "simple_python_0", "question": [[{"role": "user", "content": "hi"}]],'
+        ' "function": [{"name": "f", "parameters": {"type": "dict", "properties": {}}}]}',
+        '{"id": "simple_python_0", "ground_truth": [{"f": {}}]}',
+    ),
+    # one BFCL release lists a parameter of f as if it were a function
+    "parameter-as-function": (
+        '{"id": "simple_python_1", "question": [[{"role": "user", "content": "hi"}]],'
+        ' "function": [{"name": "f", "parameters": {"type": "dict", "properties":'
+        ' {"x": {"type": "integer"}}}}]}',
+        '{"id": "simple_python_1", "ground_truth": [{"f": {"x": [1]}}, {"x": [1]}]}',
+    ),
+    "malformed": ('{"id": "simple_python_2", oops', '{"id": "simple_python_2"}'),
+}
+
+
+def test_import_bfcl_skip_bad_reports_each_bad_entry(workdir: Path) -> None:
+    """Refused by default (tests/cli/test_usage_errors.py); with --skip-bad each bad
+    entry is one line naming file, line and reason, and the summary counts them."""
+    folder = workdir / "bfcl-mixed"
+    (folder / "possible_answer").mkdir(parents=True)
+    name = "BFCL_v4_simple_python.json"
+    (folder / name).write_text("".join(q + "\n" for q, _ in BFCL_LINES.values()))
+    (folder / "possible_answer" / name).write_text(
+        "".join(a + "\n" for _, a in BFCL_LINES.values())
+    )
+    refused = toolbench(["import", "bfcl", "bfcl-mixed", "-o", "bfcl-refused"], workdir)
+    assert refused.returncode == 2 and not (workdir / "bfcl-refused").exists()
+    assert refused.stderr == (
+        "error: bfcl-mixed/BFCL_v4_simple_python.json:3: malformed JSON line: Expecting"
+        " property name enclosed in double quotes\n"
+    )
+    done = toolbench(["import", "bfcl", "bfcl-mixed", "-o", "bfcl-out", "--skip-bad"], workdir)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == [
+        "simple_python: 1 scenarios",
+        "bad entry bfcl-mixed/BFCL_v4_simple_python.json:3: malformed JSON line: Expecting"
+        " property name enclosed in double quotes",
+        "bad entry bfcl-mixed/possible_answer/BFCL_v4_simple_python.json:2: possible answer"
+        " names unknown function 'x'",
+        "1 scenarios in 1 files; 0 entries skipped; 2 bad entries skipped",
+    ]
+    assert "simple_python_0" in (workdir / "bfcl-out" / "simple_python-001.yaml").read_text()
