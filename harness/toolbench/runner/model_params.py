@@ -60,7 +60,9 @@ def parse_model_param(text: str) -> tuple[str, str, Any]:
     if not model:
         raise UserError(f"{OPTION}: '{shown_text(text)}' names no model (write MODEL:key=value)")
     if not key:
-        raise UserError(f"{OPTION}: '{text}' names no parameter (write MODEL:key=value)")
+        raise UserError(
+            f"{OPTION}: '{shown_text(text)}' names no parameter (write MODEL:key=value)"
+        )
     return model, key, parse_value(value.strip())
 
 

@@ -87,9 +87,10 @@ def shown(key: str, value: Any) -> str:
 
 def shown_text(text: str) -> str:
     """A ``MODEL:key=value`` text as an error line shows it (the value of a secret-bearing
-    key replaced by the placeholder)."""
+    key, or of a text naming no key, replaced by the placeholder)."""
     head, eq, _ = text.partition("=")
-    if eq and head.rpartition(":")[2].strip() in SECRET_KEYS:
+    key = head.rpartition(":")[2].strip()
+    if eq and (key in SECRET_KEYS or not key):
         return f"{head}={REDACTED}"
     return text
 
