@@ -244,6 +244,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(d / "base", d / name)
         path = d / name / "results.jsonl"
         path.write_bytes(change(path.read_bytes()))
+    shutil.copytree(d / "base", d / "deep-info")
+    (d / "deep-info" / "run.json").write_bytes(b"[" * 200_000)
     (d / "norun").mkdir()
     (d / "dirrun" / "run.json").mkdir(parents=True)
     (d / "scen").mkdir()
@@ -272,6 +274,17 @@ def test_every_reader_gives_one_verdict(case: str, reader: str, workdir: Path) -
     done = toolbench(argv, workdir)
     assert "Traceback" not in done.stderr + done.stdout
     assert done.stderr == f"error: {case}/results.jsonl:{RUN_FILE_LINES[case][1]}\n"
+    assert done.returncode == 2
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_a_deeply_nested_run_json_is_one_line(reader: str, workdir: Path) -> None:
+    done = toolbench([a.format(run="deep-info") for a in READERS[reader]], workdir)
+    assert "Traceback" not in done.stderr + done.stdout
+    assert (
+        done.stderr
+        == "error: deep-info/run.json: not a valid run.json: nested too deeply to decode\n"
+    )
     assert done.returncode == 2
 
 

@@ -303,5 +303,7 @@ def read_info(run: str | Path) -> RunInfo | None:
         return RunInfo.model_validate(upgrade("run", d, str(p)))
     except UnicodeDecodeError:
         raise UserError(f"{p}: not a valid run.json: not UTF-8 text") from None
+    except RecursionError:
+        raise UserError(f"{p}: not a valid run.json: nested too deeply to decode") from None
     except ValueError as exc:
         raise UserError(f"{p}: not a valid run.json: {str(exc).splitlines()[0]}") from None
