@@ -140,8 +140,9 @@ def test_a_fault_fails_its_trial_only(
         lambda text: "interactions: [{request: 1}]\n",  # valid YAML, wrong shape
         lambda text: "interactions:\n  - request: {body: [\n",  # malformed YAML
         None,  # binary
+        lambda text: text.replace("version: 1\n", "version: 99\n", 1),  # a newer layout
     ],
-    ids=["truncated", "wrong-shape", "malformed", "binary"],
+    ids=["truncated", "wrong-shape", "malformed", "binary", "version-99"],
 )
 def test_an_unreadable_cassette_fails_its_trial_and_is_recorded_again(
     fake: FakeServer, tmp_path: Path, scenario_file: Path, damage: object

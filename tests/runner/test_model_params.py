@@ -36,7 +36,7 @@ def test_parse(text: str, want: tuple[str, str, Any]) -> None:
         ("x:seed", "--model-param: 'x:seed' has no '=' (write MODEL:key=value)"),
         ("seed=1", "--model-param: 'seed=1' has no ':' (write MODEL:key=value)"),
         (":seed=1", "--model-param: ':seed=1' names no model (write MODEL:key=value)"),
-        ("x:=1", "--model-param: 'x:=1' names no parameter (write MODEL:key=value)"),
+        ("x:=1", "--model-param: 'x:=<redacted>' names no parameter (write MODEL:key=value)"),
     ],
 )
 def test_malformed(text: str, message: str) -> None:
@@ -78,15 +78,24 @@ def test_bad_file_names_it(tmp_path: Path, text: str, message: str) -> None:
     assert read_config(tmp_path / "none.toml") == {}
 
 
-def test_secret_headers_are_registered_for_redaction() -> None:
+def test_header_values_and_credential_body_fields_are_registered_for_redaction() -> None:
+    """Every extra_headers value is a secret (a gateway's X-Custom-Pass is named by no
+    list), and so is every extra_body field whose name says credential, at any depth."""
     forget_registered_secrets()
-    secret = "sk-ant-api03-secret-value-42"
+    key, custom, client = "sk-ant-api03-secret-value-42", "pass-custom-77", "cs-planted-99"
     model_params(
-        [f'anthropic/claude-x:extra_headers={{"x-api-key": "{secret}", "X-Trace": "t-123456"}}'],
+        [
+            f'anthropic/claude-x:extra_headers={{"x-api-key": "{key}",'
+            f' "X-Custom-Pass": "{custom}"}}',
+            f'anthropic/claude-x:extra_body={{"auth": {{"client_secret": "{client}"}},'
+            ' "user_tag": "team-blue"}',
+        ],
         ["anthropic/claude-x"],
         None,
     )
-    assert redact(f"sent {secret} and t-123456") == "sent <redacted> and t-123456"
+    assert redact(f"{key} {custom} {client} team-blue") == (
+        "<redacted> <redacted> <redacted> team-blue"
+    )
     forget_registered_secrets()
 
 
@@ -106,3 +115,18 @@ def test_parameters_join_the_asked_ones_and_capabilities_filter_them() -> None:
     req, record = build_request(Endpoint("openai/gpt-4o", model_params={"temperature": 1}),
                                 rendered, 7)  # fmt: skip
     assert req["temperature"] == 1 and record.dropped == {}
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["temperature=0.7", "temperature=2", "top_p=1", "max_tokens=256", "seed=7", "stop=[\"a\"]",
+     "stop=END", "n=2", 'extra_headers={"X-A": "b"}', 'extra_body={"k": 1}',
+     "logprobs=true", "custom_knob=anything"],
+)  # fmt: skip
+def test_values_that_fit_their_parameter_pass(value: str) -> None:
+    """The other side of tests/cli/test_hostile_input.py's refusals (and a parameter
+    toolbench knows no type of is passed through as given)."""
+    key = value.partition("=")[0]
+    got = model_params([f"openai/gpt-4o:{value}"], ["openai/gpt-4o"], None)
+    assert got == {"openai/gpt-4o": {key: parse_model_param(f"m:{value}")[2]}}
+    forget_registered_secrets()

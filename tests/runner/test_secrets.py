@@ -139,14 +139,13 @@ def test_no_planted_secret_reaches_any_byte_written(
         )
     )
     api_base = fake.base_url.replace("http://", f"http://{CLI_USER}:{CLI_PASSWORD}@")
-    api_base += f"?token={CLI_TOKEN}"
+    # (A ?token= in --api-base is refused: LiteLLM would append the route after it.)
     run, cas, rep = tmp_path / "run", tmp_path / "cas", tmp_path / "reports"
     common = ["--models", "openai/fake", "--formats", "prompt-json,native",
               "--scenarios", str(scenario_file), "--api-base", api_base,
               "--cassettes", str(cas), "--quiet", "--no-report", "--concurrency", "1"]  # fmt: skip
     assert run_cli(["run", *common, "--out", str(run)]) == 0
-    # The credentials really were sent (userinfo becomes Basic auth; the token in the URL).
-    assert any(CLI_TOKEN in r.path for r in fake.received)
+    # The credentials really were sent (userinfo becomes Basic auth).
     assert any("Basic " in r.headers.get("Authorization", "") for r in fake.received)
     results = load_results(run)
     assert len(results) == 4

@@ -5,6 +5,12 @@ Layouts read: ``BFCL_v3_<category>.json`` or ``BFCL_v4_<category>.json`` questio
 under the 1 MiB scenario-file limit, written to a temporary folder that is renamed to the
 output folder only when everything was read: bad input leaves nothing half-written.
 The same input gives byte-identical output (input order, fixed YAML settings).
+
+An entry BFCL itself gets wrong (a malformed line, an answer that lists a parameter as
+if it were a function) refuses the whole import by default: a silent gap in a benchmark
+reads as a model's score. ``skip_bad`` (``--skip-bad``) leaves such entries out instead,
+each reported with its file, line and reason and counted in the summary. A fault of a
+whole file (unreadable, no answers beside it) refuses either way.
 """
 
 from __future__ import annotations
@@ -72,19 +78,29 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)
     skipped_categories: list[str] = field(default_factory=list)
     files: int = 0
+    bad: list[str] | None = None
+    """Bad entries left out (``file:line: reason``); None: bad input refuses the import."""
 
     def render(self) -> str:
         lines = [f"{cat}: {n} scenarios" for cat, n in sorted(self.counts.items())]
         lines += [f"skipped category {line}" for line in self.skipped_categories]
         lines += [f"skipped {line}" for line in self.skipped]
+        lines += [f"bad entry {line}" for line in self.bad or ()]
         total = sum(self.counts.values())
-        lines.append(
-            f"{total} scenarios in {self.files} files; {len(self.skipped)} entries skipped"
-        )
+        summary = f"{total} scenarios in {self.files} files; {len(self.skipped)} entries skipped"
+        if self.bad is not None:
+            summary += f"; {len(self.bad)} bad entries skipped"
+        lines.append(summary)
         return "\n".join(lines)
 
+    def refuse_or_note(self, exc: BadInput) -> None:
+        """Raise ``exc`` (the default), or note it as one bad entry (``skip_bad``)."""
+        if self.bad is None:
+            raise exc
+        self.bad.append(str(exc))
 
-def _read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+
+def _read_lines(path: Path, report: ImportReport) -> list[tuple[int, dict[str, Any]]]:
     out = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -94,15 +110,22 @@ def _read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{path}:{n}: malformed JSON line: {exc.msg}") from None
-        except RecursionError:
-            raise BadInput(f"{path}:{n}: malformed JSON line: nested too deeply") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
-            raise BadInput(f"{path}:{n}: expected a JSON object with a string 'id'")
-        out.append((n, obj))
+            out.append((n, _entry(path, n, line)))
+        except BadInput as exc:
+            report.refuse_or_note(exc)
     return out
+
+
+def _entry(path: Path, n: int, line: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}:{n}: malformed JSON line: {exc.msg}") from None
+    except RecursionError:
+        raise BadInput(f"{path}:{n}: malformed JSON line: nested too deeply") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
+        raise BadInput(f"{path}:{n}: expected a JSON object with a string 'id'")
+    return obj
 
 
 def _messages(question: Any) -> list[dict[str, str]]:
@@ -259,9 +282,9 @@ def find_files(path: Path) -> list[tuple[str, Path, Path | None]]:
     return out
 
 
-def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
+def convert(path: Path, skip_bad: bool = False) -> tuple[dict[str, str], ImportReport]:
     """Read everything; return file name -> text and the report (nothing written)."""
-    report = ImportReport()
+    report = ImportReport(bad=[] if skip_bad else None)
     out: dict[str, str] = {}
     seen_ids: dict[str, str] = {}
     done: dict[str, str] = {}
@@ -279,9 +302,9 @@ def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
         if cat not in NO_CALL:
             if afile is None:
                 raise BadInput(f"{qfile}: no possible_answer/{qfile.name} beside it")
-            answers = {obj["id"]: (n, obj) for n, obj in _read_lines(afile)}
+            answers = {obj["id"]: (n, obj) for n, obj in _read_lines(afile, report)}
         scenarios = []
-        for n, q in _read_lines(qfile):
+        for n, q in _read_lines(qfile, report):
             where = f"{qfile}:{n}"
             ans = answers.get(q["id"])
             a_where = f"{afile}:{ans[0]}" if ans else where
@@ -292,6 +315,9 @@ def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
                 sc = entry_scenario(cat, q, ans[1] if ans else None, where, a_where)
             except SkipEntry as exc:
                 report.skipped.append(f"{q['id']} ({where}): {exc}")
+                continue
+            except BadInput as exc:
+                report.refuse_or_note(exc)
                 continue
             if sc["id"] in seen_ids:
                 report.skipped.append(
@@ -307,14 +333,15 @@ def convert(path: Path) -> tuple[dict[str, str], ImportReport]:
     return out, report
 
 
-def import_bfcl(path: Path, out_dir: Path) -> ImportReport:
-    """Convert ``path`` and write the files to ``out_dir`` all at once (a rename)."""
+def import_bfcl(path: Path, out_dir: Path, skip_bad: bool = False) -> ImportReport:
+    """Convert ``path`` and write the files to ``out_dir`` all at once (a rename);
+    ``skip_bad``: leave bad entries out, each reported, instead of refusing."""
     # The output is checked first: no point reading thousands of lines to refuse it.
     if out_dir.exists() and not out_dir.is_dir():
         raise BadInput(f"--out: {out_dir} is a file, not a directory")
     if out_dir.exists() and any(out_dir.iterdir()):
         raise BadInput(f"--out: {out_dir} exists and is not empty")
-    files, report = convert(path)
+    files, report = convert(path, skip_bad)
     parent = out_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import yaml
+from vcr.serialize import CASSETTE_FORMAT_VERSION as VERSION
 
 
 def _to_json(s: Any) -> Any:
@@ -42,6 +43,13 @@ class ReadableSerializer:
     @staticmethod
     def deserialize(text: str) -> dict[str, Any]:
         data: dict[str, Any] = yaml.load(text, Loader=_Loader) or {}
+        if isinstance(data, dict) and data.get("version", VERSION) != VERSION:
+            # vcrpy replays any version as if it were its own: a newer layout would be
+            # read wrong without a word. The persister reports it as unreadable.
+            raise ValueError(
+                f"version {data['version']!r} is not a cassette version this toolbench"
+                f" reads (it reads version {VERSION})"
+            )
         for it in data.get("interactions", []):
             req, resp = it["request"], it["response"]
             if isinstance(req.get("body"), dict) and "json" in req["body"]:

@@ -27,11 +27,20 @@ def bfcl_cmd(
             "-o", "--out", metavar="DIR", help="New (or empty) folder for the scenario files."
         ),
     ],
+    skip_bad: Annotated[
+        bool,
+        typer.Option(
+            "--skip-bad",
+            help="Leave out entries the BFCL data gets wrong (a malformed line, an answer"
+            " naming an unknown function), each printed with file, line and reason and"
+            " counted; without it one such entry refuses the import.",
+        ),
+    ] = False,
 ) -> None:
     """Import BFCL's single-turn categories; print counts and every skipped entry."""
     from toolbench.bfcl.importer import import_bfcl
 
-    typer.echo(import_bfcl(path, out).render())
+    typer.echo(import_bfcl(path, out, skip_bad).render())
 
 
 def register(app: typer.Typer) -> None:

@@ -53,7 +53,10 @@ def run_cmd(
         "'recorded' selection (committed cassettes), 'all' for the whole bundled suite.",
     ),
     samples: int = typer.Option(
-        1, "--samples", metavar="N", help="Samples per trial (seed varies)."
+        1,
+        "--samples",
+        metavar="N",
+        help="Samples per trial (seed varies); a run holds at most 1,000,000 trials.",
     ),
     concurrency: int = typer.Option(
         4, "--concurrency", metavar="N", help="Concurrent requests per model."
@@ -80,7 +83,10 @@ def run_cmd(
         "records (an option that changes the matrix is refused).",
     ),
     api_base: str = typer.Option(
-        None, "--api-base", metavar="URL", help="OpenAI-compatible base URL for non-local models."
+        None,
+        "--api-base",
+        metavar="URL",
+        help="OpenAI-compatible base URL for non-local models (no query string).",
     ),
     cassettes: Path = typer.Option(
         Path("cassettes"), "--cassettes", metavar="DIR", help="Cassette directory."
@@ -99,7 +105,8 @@ def run_cmd(
         metavar="MODEL:KEY=VALUE",
         help="A request parameter for one model, e.g. anthropic/claude-x:temperature=1 or "
         "openai/o3:reasoning_effort=low (repeatable; VALUE is JSON where it parses, "
-        'else text; over toolbench.toml\'s [models."MODEL"] tables).',
+        'else text; over toolbench.toml\'s [models."MODEL"] tables; checked against what '
+        "each known parameter takes; extra_headers values are secrets).",
     ),
     stream: str = typer.Option(
         "off",

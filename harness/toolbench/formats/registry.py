@@ -209,6 +209,14 @@ def get_format(spec: str) -> Format:
             raise UserError(
                 f"format '{spec.strip()}': a fallback needs a format on each side of '|'"
             )
-        return compose(get_format(head), get_format(rest))
+        primary, fallback = get_format(head), get_format(rest)
+        parts = [get_format(part).spec for part in base.split("|")]
+        if len(set(parts)) < len(parts):
+            twice = next(p for p in parts if parts.count(p) > 1)
+            raise UserError(
+                f"format '{spec.strip()}': '{twice}' appears twice (a fallback parses what"
+                " the formats before it find no call in; the same format finds none again)"
+            )
+        return compose(primary, fallback)
     name, options = parse_spec(spec)
     return format_class(name)(options)

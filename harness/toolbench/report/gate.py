@@ -85,7 +85,18 @@ def parse_bound(option: str, text: str) -> tuple[str, float]:
         raise UserError(f"{option} '{text}': value '{raw}' is not a number") from None
     if not math.isfinite(value):
         raise UserError(f"{option} '{text}': value '{raw}' is not a finite number")
+    why = out_of_range(name, value)
+    if why is not None:
+        raise UserError(f"{option} '{text}': {why}")
     return name, value
+
+
+def out_of_range(metric: str, value: float) -> str | None:
+    """Why a bound cannot mean anything (a rate is a fraction: ``call_accuracy=2`` would
+    gate on nothing, or on everything), or None."""
+    if get_metric(metric).kind == "rate" and not 0 <= value <= 1:
+        return f"{metric} is a rate from 0 to 1 (got {value:g})"
+    return None
 
 
 def from_options(
@@ -159,6 +170,9 @@ def _parse_table(path: Path, table: dict[str, Any]) -> GateConfig:
                 raise UserError(f"{where}.{metric}: {exc}") from None
             if isinstance(num, bool) or not isinstance(num, int | float):
                 raise UserError(f"{where}.{metric}: expected a number")
+            why = out_of_range(metric, float(num))
+            if why is not None:
+                raise UserError(f"{where}.{metric}: {why}")
             bounds[metric] = float(num)
     return cfg
 

@@ -96,6 +96,8 @@ class TrialTable:
     info: RunInfo | None = None
     duplicates: int = 0
     """Lines that repeated an earlier trial's key and were left out."""
+    line_of: dict[int, int] = field(default_factory=dict)
+    """Each row's line number (from 1) by its byte offset, for the errors of drill-downs."""
 
     @property
     def run_id(self) -> str:
@@ -103,7 +105,8 @@ class TrialTable:
 
     def trials(self, offsets: Iterable[int]) -> list[TrialResult]:
         """The full records at these byte offsets (for drill-downs and rescoring)."""
-        return read_trials_at(self.path, list(offsets))
+        picked = list(offsets)
+        return read_trials_at(self.path, picked, [self.line_of.get(o, 0) for o in picked])
 
 
 def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
@@ -153,15 +156,16 @@ def frame(rows: Sequence[tuple[Any, ...]], offsets: Sequence[int] | None = None)
 def load_table(run: str | Path) -> TrialTable:
     """Read ``runs/<id>/results.jsonl`` into a :class:`TrialTable`.
 
-    Through the store's projected reader: lines are decoded with :mod:`json` and
-    projected by :func:`trial_row`, never validated in full, which keeps a 50,000-trial
-    run fast. A torn last line (a killed run) is skipped; a trial written twice is counted
+    Through the store's projected reader: lines are decoded with :mod:`json`, validated
+    as every command validates them, and projected by :func:`trial_row`. A torn last
+    line (a killed run) is skipped; a trial written twice is counted
     once (the first line) and a warning names the file; older schemas are migrated.
     """
     read = read_projected(run, trial_row)
     run_dir = read.path.parent
     df = frame(read.rows, read.offsets)
-    return TrialTable(run_dir, read.path, df, read_info(run_dir), read.duplicates)
+    line_of = dict(zip(read.offsets, read.lines, strict=True))
+    return TrialTable(run_dir, read.path, df, read_info(run_dir), read.duplicates, line_of)
 
 
 # --------------------------------------------------------------------------- statistics

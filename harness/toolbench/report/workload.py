@@ -111,7 +111,7 @@ def select_trials(table: TrialTable, selectors: Sequence[str]) -> TrialTable:
             f"--scenarios: no trial of run '{table.run_id}' is in the workload "
             f"({', '.join(selectors)})"
         )
-    return TrialTable(table.run_dir, table.path, df, table.info, table.duplicates)
+    return TrialTable(table.run_dir, table.path, df, table.info, table.duplicates, table.line_of)
 
 
 # --------------------------------------------------------------------------- scoring

@@ -8,21 +8,23 @@ records them as asked, sent or dropped like the harness's own.
 
 Every fault is the user's and is found before the first call, in one line naming the
 option (or file) and exit 2: a text without ``:`` or ``=``, a model not in the run, a
-parameter toolbench sets itself, or one that LiteLLM's tables say the model's provider
-never takes. The values of secret-named headers are registered as secrets, so no byte
-toolbench writes (run.json, results, cassettes) holds them.
+parameter toolbench sets itself, one that LiteLLM's tables say the model's provider
+never takes, or a value outside what the parameter takes (:mod:`.param_values`). Every
+``extra_headers`` value and credential-named ``extra_body`` field is registered as a
+secret, so no byte toolbench writes (run.json, results, cassettes) holds them, and no
+error line shows them.
 """
 
 from __future__ import annotations
 
 import json
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from toolbench.errors import UserError
-from toolbench.redaction import is_secret_header, register_secret
+from toolbench.runner.param_values import register_param_secrets, shown_text, why_not
 
 OPTION = "--model-param"
 CONFIG_FILE = Path("toolbench.toml")
@@ -53,12 +55,14 @@ def parse_model_param(text: str) -> tuple[str, str, Any]:
         raise UserError(f"{OPTION}: '{text}' has no '=' (write MODEL:key=value)")
     model, colon, key = head.rpartition(":")
     if not colon:
-        raise UserError(f"{OPTION}: '{text}' has no ':' (write MODEL:key=value)")
+        raise UserError(f"{OPTION}: '{shown_text(text)}' has no ':' (write MODEL:key=value)")
     model, key = model.strip(), key.strip()
     if not model:
-        raise UserError(f"{OPTION}: '{text}' names no model (write MODEL:key=value)")
+        raise UserError(f"{OPTION}: '{shown_text(text)}' names no model (write MODEL:key=value)")
     if not key:
-        raise UserError(f"{OPTION}: '{text}' names no parameter (write MODEL:key=value)")
+        raise UserError(
+            f"{OPTION}: '{shown_text(text)}' names no parameter (write MODEL:key=value)"
+        )
     return model, key, parse_value(value.strip())
 
 
@@ -95,18 +99,25 @@ def model_params(
     """
     file = read_config(config) if config is not None else {}
     out: ModelParams = {m: dict(file[m]) for m in models if m in file}
+    for params in file.values():
+        register_param_secrets(params)  # before any line that could show them
     for text in given:
         model, key, value = parse_model_param(text)
+        register_param_secrets({key: value})
         if model not in models:
             raise UserError(
-                f"{OPTION}: '{text}': model '{model}' is not in --models ({', '.join(models)})"
+                f"{OPTION}: '{shown_text(text)}': model '{model}' is not in --models"
+                f" ({', '.join(models)})"
             )
         out.setdefault(model, {})[key] = value
     where = {m: str(config) for m in out} if config is not None else {}
     for model, params in out.items():
-        for key in params:
+        for key, value in params.items():
             _check_key(model, key, OPTION if _from_cli(given, model, key) else where[model])
-        register_header_secrets(params.get("extra_headers"))
+            why = why_not(key, value)
+            if why is not None:
+                source = OPTION if _from_cli(given, model, key) else where[model]
+                raise UserError(f"{source}: {model}: {why}")
     return {m: p for m, p in out.items() if p}
 
 
@@ -143,16 +154,3 @@ def never_takes(model: str, key: str) -> str | None:
     if supported is None or key in supported:
         return None
     return f"{provider} does not take '{key}' (LiteLLM's supported parameters)"
-
-
-def register_header_secrets(headers: Any) -> None:
-    """Register the values of secret-named ``extra_headers`` (``Authorization``,
-    ``x-api-key``, ...) so that every writer redacts them."""
-    if not isinstance(headers, Mapping):
-        return
-    for name, value in headers.items():
-        if is_secret_header(str(name)) and isinstance(value, str):
-            register_secret(value)
-            scheme, _, token = value.partition(" ")
-            if token and scheme.lower() in ("bearer", "basic", "token"):
-                register_secret(token.strip())

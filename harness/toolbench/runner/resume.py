@@ -25,11 +25,8 @@ from toolbench.formats.auto import resolve_formats
 from toolbench.formats.streamed import expand_stream
 from toolbench.redaction import REDACTED, redact
 from toolbench.results import RunInfo
-from toolbench.runner.model_params import (
-    parse_model_param,
-    read_config,
-    register_header_secrets,
-)
+from toolbench.runner.model_params import parse_model_param, read_config
+from toolbench.runner.param_values import register_param_secrets, shown, shown_text
 from toolbench.runner.records import recorded_scenarios
 from toolbench.scenarios.loader import select_scenarios
 from toolbench.store import info_path, read_info
@@ -66,6 +63,11 @@ def _stored(value: Any) -> Any:
 def resume_config(cfg: RunConfig) -> RunConfig:
     """``cfg`` completed from the run's ``run.json``; refused when a given option differs."""
     assert cfg.out is not None
+    recorded = info_path(cfg.out)
+    if not recorded.is_file():
+        # Without it the defaults (the embedded local models) would be planned instead.
+        what = "is a directory, not a file" if recorded.is_dir() else "does not exist"
+        raise UserError(f"--resume: {recorded} {what} (nothing to resume)")
     info = read_info(cfg.out)
     if info is None or not info.cells:
         return cfg
@@ -117,8 +119,7 @@ def _params(cfg: RunConfig, info: RunInfo, record: str) -> dict[str, dict[str, A
             if (model, key) in given or REDACTED not in json.dumps(value):
                 continue
             theirs = file.get(model, {}).get(key)
-            if key == "extra_headers":
-                register_header_secrets(theirs)
+            register_param_secrets({key: theirs})
             if theirs is not None and _stored(theirs) == value:
                 mine[key] = theirs
             elif record != "none":
@@ -161,9 +162,8 @@ def _check_matrix(cfg: RunConfig, info: RunInfo, given: set[str]) -> None:
             raise _differs(run_dir, option, str(getattr(info, name)), str(getattr(cfg, name)))
     for text in cfg.model_params:
         model, key, value = parse_model_param(text)
-        if key == "extra_headers":
-            register_header_secrets(value)
+        register_param_secrets({key: value})
         run = info.model_params.get(model, {})
         if key not in run or run[key] != _stored(value):
-            had = f"{key}={json.dumps(run[key])}" if key in run else f"no {key}"
-            raise _differs(run_dir, "--model-param", f"{model}: {had}", text)
+            had = f"{key}={shown(key, run[key])}" if key in run else f"no {key}"
+            raise _differs(run_dir, "--model-param", f"{model}: {had}", shown_text(text))

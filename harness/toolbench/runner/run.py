@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import math
 import os
 import platform
 import re
@@ -55,7 +56,7 @@ from toolbench.providers.local_api import LOCAL_MAX_TOKENS
 from toolbench.providers.local_models import DEFAULT_MODELS, is_local
 from toolbench.providers.local_server import check_ready
 from toolbench.providers.registry import Providers, api_class, kind_of
-from toolbench.redaction import redact_uri, register_url_secrets
+from toolbench.redaction import redact, redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult
 from toolbench.runner.compact import compact
 from toolbench.runner.lock import RunLock
@@ -83,6 +84,8 @@ from toolbench.store.shards import shard_of
 
 DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
 """The four formats, plus prompt-json with two examples: small models differ most there."""
+MAX_TRIALS = 1_000_000
+"""Twenty times the largest run measured (50,040 trials: a 117 MB results file)."""
 
 
 @dataclass
@@ -182,6 +185,12 @@ def check_api_base(value: str) -> None:
         raise UserError(f"--api-base: '{value}' is not a valid URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UserError(f"--api-base: '{value}' is not an http:// or https:// URL with a host")
+    if parts.query or parts.fragment:
+        # LiteLLM appends the route to the whole text: /v1?token=t/chat/completions.
+        raise UserError(
+            f"--api-base: '{redact(value)}' has a query string or fragment (give the base"
+            " URL alone; a key goes in the provider's environment variable)"
+        )
 
 
 def check_writable_dir(path: Path, option: str) -> None:
@@ -219,10 +228,16 @@ def _check_options(cfg: RunConfig) -> None:
         raise UserError("--concurrency: must be at least 1")
     if cfg.max_turns is not None and cfg.max_turns < 1:
         raise UserError("--max-turns: must be at least 1")
-    if cfg.timeout_s is not None and not cfg.timeout_s > 0:
-        raise UserError("--timeout: must be more than 0 seconds")
-    if cfg.budget_s is not None and not cfg.budget_s > 0:
-        raise UserError("--budget: must be more than 0 seconds")
+    for option, seconds in (("--timeout", cfg.timeout_s), ("--budget", cfg.budget_s)):
+        if seconds is not None and not seconds > 0:
+            raise UserError(f"{option}: must be more than 0 seconds")
+        if seconds is not None and not math.isfinite(seconds):
+            raise UserError(f"{option}: must be a finite number of seconds (got {seconds:g})")
+    for model in cfg.models:
+        if "/" in model and not all(part.strip() for part in model.split("/")):
+            raise UserError(
+                f"--models: '{model}' has an empty part (write PROVIDER/MODEL, e.g. openai/gpt-4o)"
+            )
     if not [f for f in cfg.formats if f.strip()]:
         raise UserError("--formats: give at least one format")
     for spec in cfg.formats:
@@ -241,6 +256,18 @@ def _check_options(cfg: RunConfig) -> None:
         check_writable_dir(cfg.runs_dir, "--out")
     if cfg.record != "none":
         check_writable_dir(cfg.cassette_dir, "--cassettes")
+
+
+def _check_size(samples: int, cells: int, scenarios: int) -> None:
+    """Refuse a matrix no run could hold, before it is built (``--samples 100000000``
+    grew the plan past 1.5 GB in silence)."""
+    trials = samples * cells * scenarios
+    if trials > MAX_TRIALS:
+        raise UserError(
+            f"--samples: {samples} samples make {trials} trials ({cells} model-format"
+            f" cell(s) x {scenarios} scenario(s) x {samples}); a run holds at most"
+            f" {MAX_TRIALS} trials"
+        )
 
 
 def plan_run(cfg: RunConfig) -> Plan:
@@ -277,6 +304,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     )
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
+    _check_size(cfg.samples, sum(len(v) for v in cells.values()), len(scenarios))
     _validate_models(models, cfg.record, cfg.api_base)
     params = (
         cfg.resolved_params

@@ -158,6 +158,9 @@ def load_file(path: str | Path) -> list[Scenario]:
         many = True
     if many and not isinstance(data, list):
         raise ScenarioError(f"{file}: scenarios: expected a list")
+    if many and not data:
+        # It validated as "ok: 0 scenarios": a file that tests nothing is a mistake.
+        raise ScenarioError(f"{file}: scenarios: an empty list (a file holds at least one)")
     items = data if many else [data]
     out: list[Scenario] = []
     for i, raw in enumerate(items):
@@ -185,6 +188,8 @@ def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
     """
     files: list[Path] = []
     for p in map(Path, paths):
+        if p.is_dir() and p.suffix in (".yaml", ".yml"):
+            raise ScenarioError(f"{p}: a directory, not a scenario file")
         if p.is_dir():
             files.extend(sorted(f for f in p.glob("*.y*ml") if f.suffix in (".yaml", ".yml")))
         elif p.exists():

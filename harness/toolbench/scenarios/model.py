@@ -12,13 +12,14 @@ A scenario is a task: tools offered, a conversation so far, and what the model s
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    Strict,
     field_validator,
     model_serializer,
     model_validator,
@@ -41,6 +42,8 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 REF_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$"
 """A tool-set name, optionally in sub-folders of ``tools/``: no ``..``, no absolute path."""
 
+StrictNumber = Annotated[float, Strict()]
+"""A number written as one: ``approx: "3.0"`` is refused, not coerced."""
 JsonType = Literal["string", "integer", "number", "boolean", "array", "object", "null"]
 
 
@@ -58,8 +61,8 @@ class ArgMatcher(BaseModel):
     any_of: list[Any] | None = None
     regex: str | None = None
     type: JsonType | None = None
-    approx: float | None = None
-    tol: float = Field(default=1e-6, ge=0)
+    approx: StrictNumber | None = None
+    tol: StrictNumber = Field(default=1e-6, ge=0)
     optional: bool = False
     """The argument may be left out (BFCL's ``""`` among acceptable values)."""
     absent: bool = False
@@ -192,7 +195,8 @@ class Expect(BaseModel):
     calls: list[ExpectedCall] | None = None
     order: Literal["sequence", "any"] = "sequence"
     no_call: bool = False
-    rounds: list[Round] | None = None
+    rounds: Annotated[list[Round], Field(min_length=1)] | None = None
+    """At least one: ``rounds: []`` ran and passed every trial, testing nothing."""
     max_turns: int = Field(default=4, ge=1, le=20)
     final_answer: AnswerCheck | None = None
 

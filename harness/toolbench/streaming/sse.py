@@ -21,6 +21,7 @@ or malformed is a transient fault, asked again (as vcrpy's side never records a 
 from __future__ import annotations
 
 import base64
+import binascii
 import contextvars
 import json
 import time
@@ -110,9 +111,12 @@ def sse_path(path: Path) -> Path:
 
 
 def load(path: Path) -> SseCassette:
-    """Read an SSE cassette; a file that is not one raises ``CassetteUnreadableError``."""
+    """Read an SSE cassette; a file that is not one raises ``CassetteUnreadableError``
+    (so does one nested too deeply to decode, or one :func:`_unreplayable` refuses)."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
+    except RecursionError:
+        raise CassetteUnreadableError(str(path), "not an SSE cassette: nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise CassetteUnreadableError(
             str(path), f"not an SSE cassette: {type(exc).__name__}"
@@ -125,11 +129,35 @@ def load(path: Path) -> SseCassette:
             str(path), f"written by a newer toolbench (SSE cassette {data['version']})"
         )
     try:
-        return SseCassette.model_validate(data)
+        cassette = SseCassette.model_validate(data)
+    except RecursionError:
+        raise CassetteUnreadableError(str(path), "not an SSE cassette: nested too deeply") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise CassetteUnreadableError(str(path), f"{where}: {err['msg']}") from None
+    why = _unreplayable(cassette)
+    if why is not None:
+        raise CassetteUnreadableError(str(path), why)
+    return cassette
+
+
+def _unreplayable(cassette: SseCassette) -> str | None:
+    """What no recording holds, though the shape allows it: a 2xx reply of no chunk (it
+    replayed as an ``ok`` trial) or a chunk whose base64 does not decode (it replayed as
+    the provider's ``infra.server_error``)."""
+    for i, exchange in enumerate(cassette.exchanges):
+        response = exchange.response
+        if 200 <= response.status < 300 and not response.chunks:
+            return f"exchanges.{i}.response.chunks: a {response.status} reply with no chunk"
+        for j, chunk in enumerate(response.chunks):
+            if chunk.b64 is None:
+                continue
+            try:
+                base64.b64decode(chunk.b64, validate=True)
+            except binascii.Error:
+                return f"exchanges.{i}.response.chunks.{j}.b64: not base64"
+    return None
 
 
 def save(path: Path, cassette: SseCassette) -> None:
