@@ -43,6 +43,10 @@ class Endpoint:
     model_params: dict[str, Any] = field(default_factory=dict)
     """The user's parameters for this model (``--model-param``, ``toolbench.toml``): asked
     with the harness's own (and over them), filtered by the model's capabilities."""
+    null_content_as_empty: bool = False
+    """The server's adaptation (llama.cpp's ``llama-server``, whose chat templates fail on
+    a null content): echoed assistant messages with ``content: null`` are sent with
+    ``""``. Every other server gets what the model said; the trial records the change."""
 
 
 @dataclass
@@ -60,6 +64,8 @@ class Completion:
     """The sampling parameters asked, sent and dropped for this request."""
     replayed: bool = False
     """The reply came from a cassette, not from the provider."""
+    adaptations: list[str] = field(default_factory=list)
+    """What a server's adaptation changed in the request sent (a note on the trial)."""
 
 
 class Exchange(Protocol):

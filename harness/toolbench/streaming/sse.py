@@ -10,9 +10,9 @@ so a trial reports the recorded offsets whether it ran live or from the cassette
 
 The file is one versioned JSON record (:class:`SseCassette`) beside where the trial's
 vcrpy cassette would be (``<scenario>.sse.json``), saved atomically. Headers go through
-the same scrubbing as the other cassettes, bodies through the same redaction; a chunk
-sequence whose joined text held a secret is stored as one redacted chunk at the last
-offset (the timing of the pieces is then lost; the secret never reaches the file).
+the same scrubbing as the other cassettes; a body is redacted as a reader of the stream
+sees it (:mod:`toolbench.cassettes.stream_scrub`: decoded JSON strings, a key split over
+events), and its lines keep the offsets of the chunks that completed them.
 
 Only a stream that ended cleanly with a 2xx status is recorded: a stream cut off, stalled
 or malformed is a transient fault, asked again (as vcrpy's side never records a 5xx).
@@ -35,8 +35,10 @@ from vcr.request import Request as VcrRequest
 
 from toolbench import cassettes as vcr_side
 from toolbench import codes
+from toolbench.cassettes.match import echo_equivalent
+from toolbench.cassettes.stream_scrub import redact_stream
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError
-from toolbench.redaction import redact, secret_values
+from toolbench.redaction import secret_values
 from toolbench.streaming.assemble import Assembler
 
 SSE_CASSETTE_VERSION = 1
@@ -183,22 +185,30 @@ class _EventGuard:
     def _line(self, line: bytes) -> None:
         if not line or not self.sse:
             self.event = 0
-        if not line:
+        if not line or self.clock.fault is not None:
             return
-        if not line.startswith(b"data:") or self.clock.fault is not None:
-            return
-        payload = line[5:].strip()
-        if payload == b"[DONE]":
-            return
+        if self.sse:
+            if not line.startswith(b"data:"):
+                return
+            payload = line[5:].strip()
+            if payload == b"[DONE]":
+                return
+        else:
+            payload = line.strip()
         try:
             data = json.loads(payload)
         except ValueError:
             head = payload[:60].decode("utf-8", "replace")
+            what = "a data: line" if self.sse else "an NDJSON line"
             self.clock.fault = StreamFault(
-                codes.INFRA_STREAM_BAD_EVENT, f"a data: line is not JSON ({head!r})"
+                codes.INFRA_STREAM_BAD_EVENT, f"{what} is not JSON ({head!r})"
             )
             return
-        if isinstance(data, dict) and isinstance(data.get("choices"), list):
+        self.clock.events += 1
+        if not isinstance(data, dict):
+            return
+        self.clock.carried.update(k for k in CARRIERS if data.get(k))
+        if isinstance(data.get("choices"), list):
             self.clock.chat_chunks = True
             self.clock.raw.feed(data, self.clock.last_ms)
 
@@ -210,12 +220,25 @@ class _EventGuard:
             )
 
 
+CARRIERS = ("choices", "candidates", "message", "delta", "content_block", "output")
+"""Top-level fields of a streamed event that carry a reply when not empty (OpenAI chat
+``choices``, Gemini ``candidates``, Ollama ``message``, Anthropic ``delta`` and
+``content_block``, ...): which of them a stream carried tells a reply that came
+apart from one that never came (:func:`toolbench.cassettes.faults.stream_fault`)."""
+
+
 class Clock:
     """The offset of the last raw chunk read (what a delta LiteLLM yields is stamped with)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: str = "") -> None:
+        self.path = path
+        """The request's URL path (which protocol the stream speaks)."""
         self.last_ms: float | None = None
         self.fault: StreamFault | None = None
+        self.events = 0
+        """JSON events read (``data:`` lines, NDJSON lines)."""
+        self.carried: set[str] = set()
+        """The :data:`CARRIERS` some event held with a value."""
         self.chat_chunks = False
         """The stream carried OpenAI ``chat.completion.chunk`` events (with ``choices``)."""
         self.raw = Assembler()
@@ -273,10 +296,11 @@ class _Recording(httpx.AsyncByteStream):
             )
             raise
         guard.close()
-        self.commit()
 
     def commit(self) -> None:
-        """Record what was read, once (the stream ended, or its reader had all it needed)."""
+        """Record what was read, once: only when the streamed completion has judged the
+        reply whole (:meth:`SseTrialCassette.commit`); a stream that carried nothing is
+        never recorded."""
         if self.clock.fault is None and self.done is not None:
             done, self.done = self.done, None
             done(self.chunks)
@@ -289,8 +313,10 @@ class _Recording(httpx.AsyncByteStream):
 
 
 def _same_body(a: Any, b: Any) -> bool:
-    strip = vcr_side.without_echo_extras
-    return bool(strip(a) == strip(b))
+    def norm(body: Any) -> Any:
+        return echo_equivalent(vcr_side.without_echo_extras(body))
+
+    return bool(norm(a) == norm(b))
 
 
 def _json(content: bytes) -> Any:
@@ -367,7 +393,7 @@ class SseTrialCassette:
         return fallback
 
     async def handle(self, transport: Any, request: httpx.Request) -> httpx.Response:
-        self.clock = Clock()
+        self.clock = Clock(request.url.path)
         self.last_fault, self.last_replayed, self._recorded, self._live = None, False, None, None
         content = await request.aread()
         body = _json(content)
@@ -418,8 +444,9 @@ class SseTrialCassette:
     _live: _Recording | None = None
 
     def commit(self) -> None:
-        """The streamed reply was read to its end: record the live exchange now (the
-        client may close the response before the body is exhausted, after ``[DONE]``)."""
+        """The streamed reply was read to its end and is a reply: record the live
+        exchange now (the client may close the response before the body is exhausted,
+        after ``[DONE]``)."""
         if self._live is not None:
             self._live.commit()
             self._live = None
@@ -439,12 +466,10 @@ class SseTrialCassette:
             else c
             for c in chunks
         ]
-        joined = b"".join(ch.data() for ch in chunks).decode("utf-8", "replace")
-        redacted = redact(joined, values)
-        if redacted != joined:
-            last = chunks[-1].offset_ms if chunks else 0.0
-            chunks = [RawChunk(offset_ms=last, text=redacted)]
-            self.notes.append("a secret in a streamed body was redacted; its chunks were merged")
+        redacted = redact_stream([(c.data(), c.offset_ms) for c in chunks], values)
+        if redacted is not None:
+            chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
+            self.notes.append("a secret in a streamed body was redacted")
         ex = SseExchange(
             request=SseRequest(
                 method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
