@@ -61,6 +61,15 @@ CASES: list[tuple[str, list[dict[str, Any]], list[str], list[str]]] = [
                                _calls(_tc(0, args=": 1}")), _chunk(finish="tool_calls")],
      [codes.STREAM_CONTENT_IN_CALL], ["f"]),
     ("no finish_reason", [_chunk({"content": "Hi"})], [codes.STREAM_NO_FINISH], []),
+    # Anthropic's OpenAI-compatible endpoint numbers its first streamed call 1 (after the
+    # text block 0): the call is whole, no index was skipped.
+    ("first call numbered 1", [_chunk({"content": "Let me check."}),
+                               _calls(_tc(1, "toolu_1", "f", "{}")), _chunk(finish="tool_calls")],
+     [], ["f"]),
+    ("a gap after a first call numbered 1", [_calls(_tc(1, "a", "f", "{}")),
+                                             _calls(_tc(3, "b", "g", "{}")),
+                                             _chunk(finish="tool_calls")],
+     [codes.STREAM_INDEX_GAP], ["f", "g"]),
     ("content after a finished call is no interleaving",
      [_calls(_tc(0, "a", "f", "{}")), _chunk({"content": " done"}), _chunk(finish="stop")], [],
      ["f"]),
@@ -192,3 +201,21 @@ def test_stream_options_only_where_the_provider_takes_them(model: str, usage: bo
     args = stream_args(Endpoint(model))
     assert args["stream"] is True
     assert ("stream_options" in args) is usage
+
+
+def test_streamed_reasoning_is_assembled_and_goes_back_with_the_calls() -> None:
+    """DeepSeek's reasoner streams ``reasoning_content`` before its calls
+    (api-docs.deepseek.com/guides/reasoning_model); its API refuses a tool-call turn echoed
+    without it, so the assembled message carries it."""
+    asm = Assembler()
+    for chunk in [
+        _chunk({"role": "assistant", "reasoning_content": "The user wants "}),
+        _chunk({"reasoning_content": "the weather."}),
+        _calls(_tc(0, "c0", "get_weather", '{"city": "Paris"}')),
+        _chunk(finish="tool_calls"),
+    ]:
+        asm.feed(chunk, 1.0)
+    msg = asm.close().message()
+    assert msg["reasoning_content"] == "The user wants the weather."
+    assert msg["content"] is None  # a call-only turn: null, as the model sent it
+    assert [c["function"]["name"] for c in msg["tool_calls"]] == ["get_weather"]

@@ -2,10 +2,12 @@
 
 An application that streams has to do this itself: OpenAI-style servers send each tool
 call in pieces (``index``, then ``id`` and ``function.name`` once, then ``arguments`` in
-fragments), and a reasoning model its ``reasoning_content`` before its answer. The assembled reply is an ordinary assistant message, scored by the same
-scorers as a non-streamed one; what went wrong on the way is a typed ``stream.*`` issue:
-a call without id or name, an index gap, arguments that never become valid JSON, text
-content between the pieces of one call, a stream that ends without ``finish_reason``.
+fragments), and a reasoning model its ``reasoning_content`` before its answer. The
+assembled reply is an ordinary assistant message (reasoning included, so that it goes
+back with the calls), scored by the same scorers as a non-streamed one; what went wrong
+on the way is a typed ``stream.*`` issue: a call without id or name, an index gap (after
+the first call's index, which may not be 0), arguments that never become valid JSON,
+text content between the pieces of one call, a stream that ends without ``finish_reason``.
 
 Every delta carries the offset (ms) of the last raw chunk read before it was yielded, so
 the timings (first token, first call byte, call complete) come from the same clock live
