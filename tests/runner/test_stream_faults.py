@@ -136,3 +136,45 @@ def test_the_timeout_bounds_the_whole_stream_not_each_event(
     assert weather.error_code == codes.INFRA_STREAM_STALLED
     assert len(weather.attempts) == 2
     assert took < 7.0, took  # two deadlines and start-up, not 16 s of drip
+
+
+UNREADABLE = SseScript([
+    b'data: {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "f",'
+    b' "choices": "none"}\n\n', DONE,
+])  # fmt: skip
+"""Valid JSON that is no chunk: LiteLLM's stream wrapper raises on it (an
+``APIConnectionError`` inside a ``MidStreamFallbackError``, status 500)."""
+
+
+def test_a_stream_litellm_cannot_decode_is_a_bad_reply_with_the_servers_200(
+    fake: FakeServer, tmp_path: Path, scenario_file: Path
+) -> None:
+    _weather(fake, [UNREADABLE, GOOD])
+    assert run_fake(fake, tmp_path, scenario_file, formats="xml:stream") == 0
+    weather = trials_by_id(tmp_path / "run")["weather"]
+    assert weather.status == "ok" and weather.turns[0].reply.text == "Sunny."
+    first = weather.attempts[0]
+    assert (first.error_code, first.http_status) == (codes.INFRA_BAD_REPLY, 200)
+    assert first.error is not None and "could not read" in first.error
+    (exchange,) = load(tmp_path / CASSETTE).exchanges  # the good one only
+    assert "Sunny." in "".join(c.text or "" for c in exchange.response.chunks)
+
+
+def test_a_gemini_stream_without_candidates_is_a_bad_reply(
+    fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blocked prompt streamed (ai.google.dev/api/generate-content: ``promptFeedback``
+    with ``blockReason`` and no ``candidates``, ``streamGenerateContent?alt=sse``):
+    LiteLLM reads it as an empty answer with finish ``content_filter``; nothing the model
+    said is in it, as in the plain reply without candidates."""
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-test-key-not-secret")
+    blocked = b'data: {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": '
+    blocked += b'{"promptTokenCount": 3, "totalTokenCount": 3}}\r\n\r\n'
+    fake.respond = lambda body: SseScript([blocked])
+    assert run_fake(fake, tmp_path, scenario_file, models="gemini/gemini-2.0-flash",
+                    formats="xml:stream") == 3  # fmt: skip
+    assert fake.received[0].path.endswith(":streamGenerateContent?alt=sse")
+    for trial in trials_by_id(tmp_path / "run").values():
+        assert (trial.status, trial.error_code) == ("infra_error", codes.INFRA_BAD_REPLY)
+        assert trial.infra_error is not None and "without candidates" in trial.infra_error
+    assert not list((tmp_path / "cas").rglob("*.sse.json"))
