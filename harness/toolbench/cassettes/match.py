@@ -34,9 +34,10 @@ def without_echo_extras(body: Any) -> Any:
 
 def echo_equivalent(body: Any) -> Any:
     """A request body whose echoed assistant messages say ``content: ""`` where they said
-    ``content: null``. toolbench used to rewrite the model's null into "" for every
-    provider; it now echoes null (only llama-server gets "", its adaptation), and the
-    cassettes recorded before say "": for matching, the two are one request."""
+    ``content: null`` or nothing. toolbench used to rewrite the model's null into "" for
+    every provider; it now echoes null (only llama-server gets "", its adaptation), which
+    LiteLLM leaves out of an OpenAI-compatible request, and the cassettes recorded before
+    say "": for matching, the three are one request."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         return body
     if not any(_null_content(m) for m in body["messages"]):
@@ -46,7 +47,7 @@ def echo_equivalent(body: Any) -> Any:
 
 
 def _null_content(m: Any) -> bool:
-    return isinstance(m, dict) and m.get("role") == "assistant" and m.get("content", 0) is None
+    return isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
 
 
 def json_body(r1: VcrRequest, r2: VcrRequest) -> None:
