@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from toolbench.eventstream import FrameError, FrameReader
 from toolbench.redaction import redact, redact_pieces, secret_values
 
 _DATA = re.compile(r"(data:[ ]?)?(.*)", re.DOTALL)
@@ -36,6 +37,8 @@ class _Line:
     record: Any = None
     """The decoded JSON of the line (None: not a JSON record)."""
     changed: bool = False
+    frame: Any = None
+    """The eventstream frame the record came from (its headers are kept as they are)."""
 
 
 def decode_chunks(chunks: list[tuple[bytes, float]]) -> list[tuple[str, float]]:
@@ -109,14 +112,84 @@ def _channels(lines: list[_Line]) -> dict[Path_, list[tuple[_Line, Any, str | in
     return channels
 
 
-def stream_texts(chunks: list[tuple[bytes, float]]) -> list[str]:
+def stream_texts(chunks: list[tuple[bytes, float]], binary: bool = False) -> list[str]:
     """What a reader of the stream sees, to be searched for secrets: the joined body and,
-    per JSON path, the decoded strings of every record joined."""
-    decoded = decode_chunks(chunks)
-    texts = ["".join(t for t, _ in decoded)]
-    for items in _channels(_lines(decoded)).values():
+    per JSON path, the decoded strings of every record joined. ``binary``: an AWS
+    eventstream, whose records are its frames' payloads."""
+    if binary:
+        lines = _frame_lines(chunks)
+        texts = ["".join(line.text for line in lines)]
+    else:
+        decoded = decode_chunks(chunks)
+        lines = _lines(decoded)
+        texts = ["".join(t for t, _ in decoded)]
+    for items in _channels(lines).values():
         texts.append("".join(v for *_, v in items))
     return texts
+
+
+def _frame_lines(chunks: list[tuple[bytes, float]]) -> list[_Line]:
+    """An eventstream's frames as records (payload text, JSON, offset); a body that does
+    not decode yields what decoded before it."""
+    reader = FrameReader(1 << 31)
+    out: list[_Line] = []
+    for data, offset in chunks:
+        try:
+            frames = reader.feed(data)
+        except FrameError:
+            break
+        for f in frames:
+            text = f.payload.decode("utf-8", "replace")
+            line = _Line(text, offset)
+            line.frame = f
+            try:
+                line.record = json.loads(text)
+            except ValueError:
+                line.record = None
+            out.append(line)
+    return out
+
+
+def redact_frames(
+    chunks: list[tuple[bytes, float]], values: list[str] | None = None
+) -> list[tuple[bytes, float]] | None:
+    """:func:`redact_stream` for an AWS eventstream: payloads redacted as records (a key
+    split over frames too), each changed frame re-encoded with its CRCs, one chunk per
+    arrival offset; None when it held no secret."""
+    vals = secret_values() if values is None else values
+    if not vals or not chunks:
+        return None
+    lines = _frame_lines(chunks)
+    if not _redact_channels(lines, vals):
+        texts = [line.text for line in lines]
+        if all(redact(t, vals) == t for t in texts):
+            return None
+    out: list[tuple[bytes, float]] = []
+    for line in lines:
+        payload = line.text
+        if line.changed:
+            payload = json.dumps(line.record, ensure_ascii=False)
+        data = line.frame.encode(redact(payload, vals).encode("utf-8"))
+        if out and out[-1][1] == line.offset_ms:
+            out[-1] = (out[-1][0] + data, line.offset_ms)
+        else:
+            out.append((data, line.offset_ms))
+    return out
+
+
+def _redact_channels(lines: list[_Line], vals: list[str]) -> bool:
+    """Redact each JSON path's joined strings in place; whether anything changed."""
+    changed = False
+    for items in _channels(lines).values():
+        pieces = [v for *_, v in items]
+        clean = redact_pieces(pieces, vals)
+        if clean is pieces:
+            continue
+        for (line, container, key, old), new in zip(items, clean, strict=True):
+            if new != old:
+                container[key] = new
+                line.changed = changed = True
+    return changed
 
 
 def redact_stream(
@@ -128,16 +201,7 @@ def redact_stream(
     if not vals or not chunks:
         return None
     lines = _lines(decode_chunks(chunks))
-    changed = False
-    for items in _channels(lines).values():
-        pieces = [v for *_, v in items]
-        clean = redact_pieces(pieces, vals)
-        if clean is pieces:
-            continue
-        for (line, container, key, old), new in zip(items, clean, strict=True):
-            if new != old:
-                container[key] = new
-                line.changed = changed = True
+    changed = _redact_channels(lines, vals)
     out: list[tuple[str, float]] = []
     for line in lines:
         text = line.text

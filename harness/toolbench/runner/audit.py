@@ -141,7 +141,9 @@ def _audit_json(path: Path, text: str, values: tuple[str, ...]) -> set[Finding]:
     for i, ex in enumerate(exchanges):
         chunks = _chunks(ex)
         line = text.count("\n", 0, starts[i]) + 1 if i < len(starts) else 1
-        for joined in stream_texts(chunks):
+        headers = (ex.get("response") or {}).get("headers") if isinstance(ex, dict) else None
+        ctype = str((headers or {}).get("content-type", "")) if isinstance(headers, dict) else ""
+        for joined in stream_texts(chunks, binary="amazon.eventstream" in ctype.lower()):
             found.update(Finding(path, line, kind) for kind in _scan_text(joined, values))
     return found
 

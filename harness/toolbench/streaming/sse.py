@@ -34,9 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from vcr.request import Request as VcrRequest
 
 from toolbench import cassettes as vcr_side
-from toolbench import codes
+from toolbench import codes, eventstream
 from toolbench.cassettes.match import echo_equivalent
-from toolbench.cassettes.stream_scrub import redact_stream
+from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import secret_values
 from toolbench.streaming.assemble import Assembler
@@ -150,19 +150,45 @@ class StreamFault(Exception):
         self.code = code
 
 
-class _EventGuard:
-    """Watches the raw bytes as they pass, line by line, in linear time: refuses an event
-    larger than :data:`MAX_EVENT_BYTES`, and notes a ``data:`` line that is not JSON and
-    a stream that ends inside an event (its fault is on the :class:`Clock`)."""
+Framing = Literal["sse", "lines", "eventstream"]
+"""How a streamed body is cut into events: server-sent events, one JSON object per line
+(Ollama's NDJSON), or AWS eventstream frames (Bedrock)."""
 
-    def __init__(self, clock: Clock, sse: bool = True) -> None:
+
+def framing_of(headers: Any) -> Framing:
+    ctype = str(headers.get("content-type", "")).lower()
+    if eventstream.CONTENT_TYPE in ctype:
+        return "eventstream"
+    return "sse" if "event-stream" in ctype else "lines"
+
+
+class _EventGuard:
+    """Watches the raw bytes as they pass, event by event, in linear time: refuses an
+    event larger than :data:`MAX_EVENT_BYTES`, and notes an event that is not JSON (or an
+    eventstream frame whose CRC does not match) and a stream that ends inside an event
+    (its fault is on the :class:`Clock`)."""
+
+    def __init__(self, clock: Clock, framing: Framing = "sse") -> None:
         self.clock = clock
-        self.sse = sse
+        self.framing = framing
+        self.sse = framing == "sse"
         """False for a line-delimited stream (Ollama's NDJSON): each line is an event."""
         self.line = bytearray()
         self.event = 0
+        self.frames = eventstream.FrameReader(MAX_EVENT_BYTES)
+
+    def _too_large(self) -> StreamFault:
+        fault = StreamFault(
+            codes.INFRA_STREAM_EVENT_TOO_LARGE,
+            f"a server-sent event exceeded {MAX_EVENT_BYTES} bytes",
+        )
+        self.clock.fault = fault
+        return fault
 
     def feed(self, data: bytes) -> None:
+        if self.framing == "eventstream":
+            self._frames(data)
+            return
         start = 0
         while True:
             nl = data.find(b"\n", start)
@@ -170,17 +196,27 @@ class _EventGuard:
             self.line += piece
             self.event += len(piece) + (0 if nl < 0 else 1)
             if self.event > MAX_EVENT_BYTES:
-                fault = StreamFault(
-                    codes.INFRA_STREAM_EVENT_TOO_LARGE,
-                    f"a server-sent event exceeded {MAX_EVENT_BYTES} bytes",
-                )
-                self.clock.fault = fault
-                raise fault
+                raise self._too_large()
             if nl < 0:
                 return
             self._line(bytes(self.line).rstrip(b"\r"))
             self.line.clear()
             start = nl + 1
+
+    def _frames(self, data: bytes) -> None:
+        if self.clock.fault is not None:
+            return
+        try:
+            frames = self.frames.feed(data)
+        except eventstream.FrameTooLarge:
+            raise self._too_large() from None
+        except eventstream.FrameError as exc:
+            self.clock.fault = StreamFault(codes.INFRA_STREAM_BAD_EVENT, str(exc))
+            return
+        for frame in frames:
+            if frame.headers.get(":message-type", "event") != "event":
+                continue  # an exception frame: LiteLLM raises it, classified as such
+            self._payload(frame.payload, "an eventstream payload")
 
     def _line(self, line: bytes) -> None:
         if not line or not self.sse:
@@ -195,11 +231,13 @@ class _EventGuard:
                 return
         else:
             payload = line.strip()
+        self._payload(payload, "a data: line" if self.sse else "an NDJSON line")
+
+    def _payload(self, payload: bytes, what: str) -> None:
         try:
             data = json.loads(payload)
         except ValueError:
             head = payload[:60].decode("utf-8", "replace")
-            what = "a data: line" if self.sse else "an NDJSON line"
             self.clock.fault = StreamFault(
                 codes.INFRA_STREAM_BAD_EVENT, f"{what} is not JSON ({head!r})"
             )
@@ -214,7 +252,8 @@ class _EventGuard:
 
     def close(self) -> None:
         """The body ended: a partial line left over means the stream was cut off."""
-        if self.line.strip() and self.clock.fault is None:
+        unfinished = self.frames.pending if self.framing == "eventstream" else self.line.strip()
+        if unfinished and self.clock.fault is None:
             self.clock.fault = StreamFault(
                 codes.INFRA_STREAM_TRUNCATED, "the event stream ended inside an event"
             )
@@ -252,16 +291,12 @@ _FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding"}
 hands over the recorded bytes as they are (a redacted body may differ in length)."""
 
 
-def _is_sse(headers: Any) -> bool:
-    return "event-stream" in str(headers.get("content-type", "")).lower()
-
-
 class _Replay(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[RawChunk], clock: Clock, sse: bool = True) -> None:
-        self.chunks, self.clock, self.sse = chunks, clock, sse
+    def __init__(self, chunks: list[RawChunk], clock: Clock, framing: Framing = "sse") -> None:
+        self.chunks, self.clock, self.framing = chunks, clock, framing
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        guard = _EventGuard(self.clock, self.sse)
+        guard = _EventGuard(self.clock, self.framing)
         for c in self.chunks:
             data = c.data()
             self.clock.last_ms = c.offset_ms
@@ -274,13 +309,15 @@ class _Recording(httpx.AsyncByteStream):
     """The live stream, passed through; each chunk kept with its arrival offset."""
 
     def __init__(
-        self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any, sse: bool = True
-    ) -> None:
-        self.inner, self.t0, self.clock, self.done, self.sse = inner, t0, clock, done, sse
+        self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any,
+        framing: Framing = "sse",
+    ) -> None:  # fmt: skip
+        self.inner, self.t0, self.clock, self.done = inner, t0, clock, done
+        self.framing = framing
         self.chunks: list[RawChunk] = []
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        guard = _EventGuard(self.clock, self.sse)
+        guard = _EventGuard(self.clock, self.framing)
         try:
             async for data in self.inner:
                 offset = round((time.perf_counter() - self.t0) * 1000, 3)  # as stored
@@ -409,7 +446,7 @@ class SseTrialCassette:
             }  # fmt: skip
             return httpx.Response(
                 ex.response.status, headers=headers,
-                stream=_Replay(ex.response.chunks, self.clock, _is_sse(ex.response.headers)),
+                stream=_Replay(ex.response.chunks, self.clock, framing_of(ex.response.headers)),
                 request=request,
             )  # fmt: skip
         if self.record == "none":
@@ -437,7 +474,8 @@ class SseTrialCassette:
             self._recorded = self._keep(request, body, response, chunks)
 
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        self._live = _Recording(response.stream, t0, self.clock, done, _is_sse(response.headers))
+        framing = framing_of(response.headers)
+        self._live = _Recording(response.stream, t0, self.clock, done, framing)
         response.stream = self._live
         return response
 
@@ -466,10 +504,17 @@ class SseTrialCassette:
             else c
             for c in chunks
         ]
-        redacted = redact_stream([(c.data(), c.offset_ms) for c in chunks], values)
-        if redacted is not None:
-            chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
-            self.notes.append("a secret in a streamed body was redacted")
+        raw = [(c.data(), c.offset_ms) for c in chunks]
+        if framing_of(response.headers) == "eventstream":
+            frames = redact_frames(raw, values)
+            if frames is not None:
+                chunks = [RawChunk.of(data, offset) for data, offset in frames]
+                self.notes.append("a secret in a streamed body was redacted")
+        else:
+            redacted = redact_stream(raw, values)
+            if redacted is not None:
+                chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
+                self.notes.append("a secret in a streamed body was redacted")
         ex = SseExchange(
             request=SseRequest(
                 method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
