@@ -79,7 +79,11 @@ def run_cmd(
         "records (an option that changes the matrix is refused).",
     ),
     api_base: str = typer.Option(
-        None, "--api-base", metavar="URL", help="OpenAI-compatible base URL for non-local models."
+        None,
+        "--api-base",
+        metavar="URL",
+        help="Base URL for every non-local model, whatever its provider (one model's own: "
+        "--model-param MODEL:api_base=URL).",
     ),
     cassettes: Path = typer.Option(
         Path("cassettes"), "--cassettes", metavar="DIR", help="Cassette directory."

@@ -211,12 +211,19 @@ class ProviderSettings:
     """The run's options a provider kind needs to make its endpoints."""
 
     api_base: str | None = None
+    """``--api-base``: the server of every model without its own."""
+    api_bases: dict[str, str] = field(default_factory=dict)
+    """A model's own server (``--model-param MODEL:api_base=URL``, ``toolbench.toml``)."""
     timeout_s: float | None = None
     """``--timeout``; None: each kind's own default."""
     max_tokens: int | None = None
     """``--max-tokens`` (the embedded models' reply limit)."""
     log_dir: str = "logs"
     """Where server logs go (the embedded models)."""
+
+    def api_base_for(self, model: str) -> str | None:
+        """Where ``model``'s requests go: its own api base, else the run's."""
+        return self.api_bases.get(model, self.api_base)
 
 
 class ModelAPI(Protocol):

@@ -745,7 +745,7 @@ class LiteLLMAPI:
     def preflight(self, model: str, record: str) -> None:
         """An unknown provider prefix, or a key the provider needs and the environment
         lacks (not for replays, nor for a keyless OpenAI-compatible ``--api-base``)."""
-        api_base = self.settings.api_base
+        api_base = self.settings.api_base_for(model)
         provider_of(model, api_base)  # an unknown provider prefix: exit 2 before any call
         if record == "none" or keyless(model, api_base):
             return
@@ -754,7 +754,7 @@ class LiteLLMAPI:
             raise MissingApiKeyError(f"model {model} needs {env} in the environment")
 
     async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
-        api_base = self.settings.api_base
+        api_base = self.settings.api_base_for(model)
         if live:
             warm()  # once: LiteLLM's first-call imports are not the provider's time
         key = None if live else REPLAY_KEY
@@ -773,7 +773,7 @@ class LiteLLMAPI:
         return await stream_request(request)
 
     def capabilities(self, model: str) -> Capabilities:
-        return litellm_capabilities(model, self.settings.api_base)
+        return litellm_capabilities(model, self.settings.api_base_for(model))
 
     def classify(self, error: BaseException) -> Decision:
         return classify(error, litellm(), None).decision()
