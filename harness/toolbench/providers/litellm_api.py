@@ -471,6 +471,7 @@ async def complete(
         answered = replay_at_boundary(endpoint, request, params, exchange, log, turn, lm, rendered)
         if answered is not None:
             return answered
+    warm()  # LiteLLM's first-call imports happen before the first deadline starts
     state: dict[str, Any] = {"request": request, "timeouts": 0}
     extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
     if endpoint.api_base:
