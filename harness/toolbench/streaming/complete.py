@@ -134,7 +134,11 @@ async def stream_complete(
         clock = tc.clock
         if clock.fault is not None:
             raise Fault(clock.fault.code, f"{clock.fault}; {_arrived(seen())}", True)
-        empty = stream_fault(clock.path, clock.events, clock.carried, clock.chat_chunks)
+        empty = (
+            stream_fault(clock.path, clock.events, clock.carried, clock.chat_chunks)
+            if clock.framing not in (None, "lines")  # a framing read: its events judged
+            else None
+        )
         if empty is not None:
             raise Fault(codes.INFRA_BAD_REPLY, empty, True, 200)
         tc.commit()

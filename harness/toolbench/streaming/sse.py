@@ -150,16 +150,20 @@ class StreamFault(Exception):
         self.code = code
 
 
-Framing = Literal["sse", "lines", "eventstream"]
+Framing = Literal["sse", "ndjson", "eventstream", "lines"]
 """How a streamed body is cut into events: server-sent events, one JSON object per line
-(Ollama's NDJSON), or AWS eventstream frames (Bedrock)."""
+(Ollama's ``application/x-ndjson``), AWS eventstream frames (Bedrock), or lines of a
+body whose type says nothing more (only their size is guarded, and what the stream
+carried is not judged: LiteLLM reads it)."""
 
 
 def framing_of(headers: Any) -> Framing:
     ctype = str(headers.get("content-type", "")).lower()
     if eventstream.CONTENT_TYPE in ctype:
         return "eventstream"
-    return "sse" if "event-stream" in ctype else "lines"
+    if "event-stream" in ctype:
+        return "sse"
+    return "ndjson" if "ndjson" in ctype or "jsonl" in ctype else "lines"
 
 
 class _EventGuard:
@@ -171,6 +175,7 @@ class _EventGuard:
     def __init__(self, clock: Clock, framing: Framing = "sse") -> None:
         self.clock = clock
         self.framing = framing
+        clock.framing = framing
         self.sse = framing == "sse"
         """False for a line-delimited stream (Ollama's NDJSON): each line is an event."""
         self.line = bytearray()
@@ -221,7 +226,7 @@ class _EventGuard:
     def _line(self, line: bytes) -> None:
         if not line or not self.sse:
             self.event = 0
-        if not line or self.clock.fault is not None:
+        if not line or self.clock.fault is not None or self.framing == "lines":
             return
         if self.sse:
             if not line.startswith(b"data:"):
@@ -274,8 +279,10 @@ class Clock:
         """The request's URL path (which protocol the stream speaks)."""
         self.last_ms: float | None = None
         self.fault: StreamFault | None = None
+        self.framing: Framing | None = None
+        """How the body was cut into events (None: no body read yet)."""
         self.events = 0
-        """JSON events read (``data:`` lines, NDJSON lines)."""
+        """JSON events read (``data:`` lines, NDJSON lines, eventstream payloads)."""
         self.carried: set[str] = set()
         """The :data:`CARRIERS` some event held with a value."""
         self.chat_chunks = False
