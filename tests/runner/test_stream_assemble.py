@@ -11,7 +11,7 @@ from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import split_stream, with_stream
 from toolbench.streaming.assemble import Assembler
-from toolbench.streaming.sse import RawChunk
+from toolbench.streaming.sse import Framing, RawChunk
 
 
 def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:
@@ -161,25 +161,28 @@ def test_a_reply_streamed_a_character_at_a_time_is_written_compactly() -> None:
 
 SMALL = b'data: {"x": 1}\n\n'
 GUARD_CASES = [
-    ("many small events past 1 MB", True, [SMALL] * 80_000, None),
-    ("one event past 1 MB", True, [b"data: " + b"x" * 600_000, b"y" * 600_000],
+    ("many small events past 1 MB", "sse", [SMALL] * 80_000, None),
+    ("one event past 1 MB", "sse", [b"data: " + b"x" * 600_000, b"y" * 600_000],
      codes.INFRA_STREAM_EVENT_TOO_LARGE),
-    ("NDJSON lines past 1 MB", False, [b'{"x": 1}\n'] * 150_000, None),
-    ("a data line that is not JSON", True, [b"data: {oops\n\n", b"data: [DONE]\n\n"],
+    ("NDJSON lines past 1 MB", "ndjson", [b'{"x": 1}\n'] * 150_000, None),
+    ("an NDJSON line that is not JSON", "ndjson", [b'{"x": 1}\n', b"{oops\n"],
      codes.INFRA_STREAM_BAD_EVENT),
-    ("CRLF events", True, [b'data: {"x": 1}\r\n\r\n', b"data: [DONE]\r\n\r\n"], None),
-    ("cut inside an event", True, [SMALL, b'data: {"x"'], codes.INFRA_STREAM_TRUNCATED),
-    ("a line split across chunks", True, [b'data: {"x"', b': 1}\n\n'], None),
+    ("a data line that is not JSON", "sse", [b"data: {oops\n\n", b"data: [DONE]\n\n"],
+     codes.INFRA_STREAM_BAD_EVENT),
+    ("CRLF events", "sse", [b'data: {"x": 1}\r\n\r\n', b"data: [DONE]\r\n\r\n"], None),
+    ("cut inside an event", "sse", [SMALL, b'data: {"x"'], codes.INFRA_STREAM_TRUNCATED),
+    ("a line split across chunks", "sse", [b'data: {"x"', b': 1}\n\n'], None),
+    ("lines of another type are not parsed", "lines", [b"{oops\n", b"plain\n"], None),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("case", "sse", "parts", "fault"), GUARD_CASES,
+@pytest.mark.parametrize(("case", "framing", "parts", "fault"), GUARD_CASES,
                          ids=[c[0] for c in GUARD_CASES])  # fmt: skip
-def test_event_guard(case: str, sse: bool, parts: list[bytes], fault: str | None) -> None:
+def test_event_guard(case: str, framing: Framing, parts: list[bytes], fault: str | None) -> None:
     from toolbench.streaming.sse import Clock, StreamFault, _EventGuard
 
     clock = Clock()
-    guard = _EventGuard(clock, sse)
+    guard = _EventGuard(clock, framing)
     try:
         for p in parts:
             guard.feed(p)
