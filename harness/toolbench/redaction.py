@@ -177,6 +177,7 @@ def _variants(value: str) -> set[str]:
         value,
         json.dumps(value, ensure_ascii=False)[1:-1],
         json.dumps(value)[1:-1],
+        json.dumps(value)[1:-1].replace("/", "\\/"),  # JSON may escape a slash
         quote(value, safe=""),
         quote_plus(value, safe=""),
         quote(value),
@@ -315,3 +316,69 @@ def redact_uri(uri: str, values: list[str] | None = None) -> str:
     except ValueError:
         uri = redact_shapes(uri)
     return redact(uri, values)
+
+
+# ------------------------------------------------------------ decoded values, split pieces
+
+
+def redact_pieces(pieces: list[str], values: list[str] | None = None) -> list[str]:
+    """``pieces`` (consecutive parts of one text: a stream's deltas) with every known
+    secret removed from their joined text, each piece keeping its place.
+
+    A key split over two deltas is in neither piece alone, so each piece redacted by
+    itself would keep both halves. Here a secret's span is cut out of every piece it
+    touches, and :data:`REDACTED` stands in the piece where the span began. Pieces
+    without a secret are returned as they are (the same list when nothing changed).
+    """
+    joined = "".join(pieces)
+    forms = _forms(tuple(secret_values() if values is None else values))
+    present = tuple(f for f in forms if f in joined)
+    if not present:
+        return pieces
+    spans = [m.span() for m in _pattern(present).finditer(joined)]
+    out: list[str] = []
+    pos = 0
+    span_i = 0
+    for piece in pieces:
+        start, end = pos, pos + len(piece)
+        kept: list[str] = []
+        at = start
+        while at < end:
+            while span_i < len(spans) and spans[span_i][1] <= at:
+                span_i += 1
+            if span_i >= len(spans) or spans[span_i][0] >= end:
+                kept.append(joined[at:end])
+                break
+            s, e = spans[span_i]
+            if s > at:
+                kept.append(joined[at:s])
+            if s >= start:
+                kept.append(REDACTED)  # the span begins in this piece
+            at = min(e, end)
+        out.append("".join(kept))
+        pos = end
+    return out
+
+
+def redact_data(data: Any, values: list[str] | None = None) -> Any:
+    """JSON-like ``data`` with every known secret removed from its decoded strings (keys
+    and values). A server may escape any character of a JSON string (``\\u0073k-...``,
+    ``\\/``): a search of the encoded bytes misses what a decoder, and the cassette
+    serializer, then writes in clear. Returns ``data`` itself when nothing changed."""
+    vals = secret_values() if values is None else values
+    if not vals:
+        return data
+    return _redact_data(data, vals)
+
+
+def _redact_data(data: Any, values: list[str]) -> Any:
+    if isinstance(data, str):
+        return redact(data, values)
+    if isinstance(data, dict):
+        out = {_redact_data(k, values): _redact_data(v, values) for k, v in data.items()}
+        same = len(out) == len(data) and all(k in data and data[k] is v for k, v in out.items())
+        return data if same else out
+    if isinstance(data, list):
+        items = [_redact_data(v, values) for v in data]
+        return data if all(a is b for a, b in zip(items, data, strict=True)) else items
+    return data

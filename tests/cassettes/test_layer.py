@@ -16,7 +16,7 @@ import toolbench.providers
 
 PACKAGE = Path(toolbench.cassettes.__file__).parent
 PROVIDERS = Path(toolbench.providers.__file__).parent
-GROUND = {"toolbench.errors", "toolbench.redaction"}
+GROUND = {"toolbench.errors", "toolbench.eventstream", "toolbench.redaction"}
 """The ground modules the cassettes use (codes, secret_shapes, ... would be as welcome)."""
 
 

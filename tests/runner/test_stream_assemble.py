@@ -11,7 +11,7 @@ from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import split_stream, with_stream
 from toolbench.streaming.assemble import Assembler
-from toolbench.streaming.sse import RawChunk
+from toolbench.streaming.sse import Framing, RawChunk
 
 
 def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:
@@ -61,6 +61,15 @@ CASES: list[tuple[str, list[dict[str, Any]], list[str], list[str]]] = [
                                _calls(_tc(0, args=": 1}")), _chunk(finish="tool_calls")],
      [codes.STREAM_CONTENT_IN_CALL], ["f"]),
     ("no finish_reason", [_chunk({"content": "Hi"})], [codes.STREAM_NO_FINISH], []),
+    # Anthropic's OpenAI-compatible endpoint numbers its first streamed call 1 (after the
+    # text block 0): the call is whole, no index was skipped.
+    ("first call numbered 1", [_chunk({"content": "Let me check."}),
+                               _calls(_tc(1, "toolu_1", "f", "{}")), _chunk(finish="tool_calls")],
+     [], ["f"]),
+    ("a gap after a first call numbered 1", [_calls(_tc(1, "a", "f", "{}")),
+                                             _calls(_tc(3, "b", "g", "{}")),
+                                             _chunk(finish="tool_calls")],
+     [codes.STREAM_INDEX_GAP], ["f", "g"]),
     ("content after a finished call is no interleaving",
      [_calls(_tc(0, "a", "f", "{}")), _chunk({"content": " done"}), _chunk(finish="stop")], [],
      ["f"]),
@@ -152,25 +161,28 @@ def test_a_reply_streamed_a_character_at_a_time_is_written_compactly() -> None:
 
 SMALL = b'data: {"x": 1}\n\n'
 GUARD_CASES = [
-    ("many small events past 1 MB", True, [SMALL] * 80_000, None),
-    ("one event past 1 MB", True, [b"data: " + b"x" * 600_000, b"y" * 600_000],
+    ("many small events past 1 MB", "sse", [SMALL] * 80_000, None),
+    ("one event past 1 MB", "sse", [b"data: " + b"x" * 600_000, b"y" * 600_000],
      codes.INFRA_STREAM_EVENT_TOO_LARGE),
-    ("NDJSON lines past 1 MB", False, [b'{"x": 1}\n'] * 150_000, None),
-    ("a data line that is not JSON", True, [b"data: {oops\n\n", b"data: [DONE]\n\n"],
+    ("NDJSON lines past 1 MB", "ndjson", [b'{"x": 1}\n'] * 150_000, None),
+    ("an NDJSON line that is not JSON", "ndjson", [b'{"x": 1}\n', b"{oops\n"],
      codes.INFRA_STREAM_BAD_EVENT),
-    ("CRLF events", True, [b'data: {"x": 1}\r\n\r\n', b"data: [DONE]\r\n\r\n"], None),
-    ("cut inside an event", True, [SMALL, b'data: {"x"'], codes.INFRA_STREAM_TRUNCATED),
-    ("a line split across chunks", True, [b'data: {"x"', b': 1}\n\n'], None),
+    ("a data line that is not JSON", "sse", [b"data: {oops\n\n", b"data: [DONE]\n\n"],
+     codes.INFRA_STREAM_BAD_EVENT),
+    ("CRLF events", "sse", [b'data: {"x": 1}\r\n\r\n', b"data: [DONE]\r\n\r\n"], None),
+    ("cut inside an event", "sse", [SMALL, b'data: {"x"'], codes.INFRA_STREAM_TRUNCATED),
+    ("a line split across chunks", "sse", [b'data: {"x"', b': 1}\n\n'], None),
+    ("lines of another type are not parsed", "lines", [b"{oops\n", b"plain\n"], None),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("case", "sse", "parts", "fault"), GUARD_CASES,
+@pytest.mark.parametrize(("case", "framing", "parts", "fault"), GUARD_CASES,
                          ids=[c[0] for c in GUARD_CASES])  # fmt: skip
-def test_event_guard(case: str, sse: bool, parts: list[bytes], fault: str | None) -> None:
+def test_event_guard(case: str, framing: Framing, parts: list[bytes], fault: str | None) -> None:
     from toolbench.streaming.sse import Clock, StreamFault, _EventGuard
 
     clock = Clock()
-    guard = _EventGuard(clock, sse)
+    guard = _EventGuard(clock, framing)
     try:
         for p in parts:
             guard.feed(p)
@@ -192,3 +204,21 @@ def test_stream_options_only_where_the_provider_takes_them(model: str, usage: bo
     args = stream_args(Endpoint(model))
     assert args["stream"] is True
     assert ("stream_options" in args) is usage
+
+
+def test_streamed_reasoning_is_assembled_and_goes_back_with_the_calls() -> None:
+    """DeepSeek's reasoner streams ``reasoning_content`` before its calls
+    (api-docs.deepseek.com/guides/reasoning_model); its API refuses a tool-call turn echoed
+    without it, so the assembled message carries it."""
+    asm = Assembler()
+    for chunk in [
+        _chunk({"role": "assistant", "reasoning_content": "The user wants "}),
+        _chunk({"reasoning_content": "the weather."}),
+        _calls(_tc(0, "c0", "get_weather", '{"city": "Paris"}')),
+        _chunk(finish="tool_calls"),
+    ]:
+        asm.feed(chunk, 1.0)
+    msg = asm.close().message()
+    assert msg["reasoning_content"] == "The user wants the weather."
+    assert msg["content"] is None  # a call-only turn: null, as the model sent it
+    assert [c["function"]["name"] for c in msg["tool_calls"]] == ["get_weather"]

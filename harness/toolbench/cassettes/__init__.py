@@ -11,7 +11,7 @@ routes each request to its trial's cassette (:mod:`.route`, :mod:`.cassette`,
 """
 
 from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
-from toolbench.cassettes.faults import recordable, reply_fault
+from toolbench.cassettes.faults import recordable, reply_fault, stream_fault
 from toolbench.cassettes.hosts import (
     API_HOST,
     LOCAL_BASE,
@@ -22,7 +22,7 @@ from toolbench.cassettes.hosts import (
     register_local_model_path,
     register_local_netloc,
 )
-from toolbench.cassettes.match import MATCH_ON, json_body, without_echo_extras
+from toolbench.cassettes.match import MATCH_ON, echo_equivalent, json_body, without_echo_extras
 from toolbench.cassettes.persist import SafePersister, move_aside, write_atomically
 from toolbench.cassettes.route import (
     StreamRoute,
@@ -48,6 +48,7 @@ __all__ = [
     "StreamRoute",
     "TrialCassette",
     "cassette_api_base",
+    "echo_equivalent",
     "json_body",
     "move_aside",
     "normalise_local_model",
@@ -64,6 +65,7 @@ __all__ = [
     "scrub_request",
     "scrub_response",
     "set_stream_route",
+    "stream_fault",
     "use_cassette",
     "without_echo_extras",
     "write_atomically",

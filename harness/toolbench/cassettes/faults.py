@@ -70,6 +70,23 @@ def _protocol_fault(data: dict[str, Any], path: str) -> str | None:
     return None
 
 
+def stream_fault(path: str, events: int, carried: set[str], chat_chunks: bool) -> str | None:
+    """Why a streamed 2xx body is not a reply (None when it may be one): the streamed
+    counterpart of :func:`reply_fault`, from what the stream's events carried. No event at
+    all (an empty stream, or ``[DONE]`` alone); OpenAI chat chunks that never held a
+    choice (only ``choices: []``, the usage chunk); a Gemini stream without candidates
+    (a blocked prompt). A stream whose events did carry something is read, and what the
+    model said in it is scored, however little."""
+    path = path.rstrip("/")
+    if events == 0:
+        return "an empty stream (no event)"
+    if chat_chunks and "choices" not in carried:
+        return "a chat completion stream whose chunks carry no choices"
+    if path.endswith(":streamGenerateContent") and "candidates" not in carried:
+        return "a Gemini stream without candidates"
+    return None
+
+
 def recordable(response: dict[str, Any], path: str) -> bool:
     """The recording decision: only complete replies, and 4xx answers.
 

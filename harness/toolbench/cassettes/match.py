@@ -1,4 +1,5 @@
-"""Request matching: method, host, port, path and the JSON body compared as data."""
+"""Request matching: method, host, port, path and the JSON body compared as data (with
+what older cassettes recorded differently held equivalent)."""
 
 from __future__ import annotations
 
@@ -31,13 +32,34 @@ def without_echo_extras(body: Any) -> Any:
     return {**body, "messages": messages}
 
 
+def echo_equivalent(body: Any) -> Any:
+    """A request body whose echoed assistant messages say ``content: ""`` where they said
+    ``content: null`` or nothing. toolbench used to rewrite the model's null into "" for
+    every provider; it now echoes null (only llama-server gets "", its adaptation), which
+    LiteLLM leaves out of an OpenAI-compatible request, and the cassettes recorded before
+    say "": for matching, the three are one request."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return body
+    if not any(_null_content(m) for m in body["messages"]):
+        return body
+    messages = [{**m, "content": ""} if _null_content(m) else m for m in body["messages"]]
+    return {**body, "messages": messages}
+
+
+def _null_content(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
+
+
 def json_body(r1: VcrRequest, r2: VcrRequest) -> None:
-    """Bodies equal as JSON data (key order and spacing ignored), else as bytes."""
+    """Bodies equal as JSON data (key order and spacing ignored; an echoed null content
+    as ""), else as bytes."""
     a, b = r1.body or b"", r2.body or b""
+
+    def norm(raw: bytes | str) -> Any:
+        return echo_equivalent(without_echo_extras(json.loads(raw or b"null")))
+
     try:
-        same = without_echo_extras(json.loads(a or b"null")) == without_echo_extras(
-            json.loads(b or b"null")
-        )
+        same = norm(a) == norm(b)
     except ValueError:
         same = a == b
     if not same:

@@ -11,7 +11,14 @@ from urllib.parse import urlsplit, urlunsplit
 from vcr.request import Request as VcrRequest
 
 from toolbench.cassettes.hosts import normalise_local_body, placeholder
-from toolbench.redaction import is_secret_header, redact, redact_error, redact_uri, secret_values
+from toolbench.redaction import (
+    is_secret_header,
+    redact,
+    redact_data,
+    redact_error,
+    redact_uri,
+    secret_values,
+)
 
 
 def scrub_headers(headers: dict[str, Any], values: list[str]) -> None:
@@ -28,13 +35,30 @@ def scrub_headers(headers: dict[str, Any], values: list[str]) -> None:
 
 
 def _scrub_body(body: Any, values: list[str], shapes: bool = False) -> Any:
+    """A body with every secret removed from what will be written: a JSON body's decoded
+    strings (the serializer writes them decoded, so an escaped ``\\u0073k-...`` would
+    reach the file in clear), else its text."""
     if not body:
         return body
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
-    scrubbed = redact_error(text, values) if shapes else redact(text, values)
+    scrubbed = _scrub_json(text, values)
+    scrubbed = redact_error(scrubbed, values) if shapes else redact(scrubbed, values)
     if scrubbed == text:
         return body
     return scrubbed.encode("utf-8") if isinstance(body, bytes) else scrubbed
+
+
+def _scrub_json(text: str, values: list[str]) -> str:
+    """``text`` re-encoded with its decoded secrets redacted, when it is JSON that holds
+    one; else ``text`` as it is (the same bytes: nothing to change)."""
+    if "\\" not in text or text.lstrip()[:1] not in ("{", "["):
+        return text  # no escape: the search of the text itself sees every string
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    scrubbed = redact_data(data, values)
+    return text if scrubbed is data else json.dumps(scrubbed, ensure_ascii=False)
 
 
 def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:

@@ -86,7 +86,8 @@ def run_cmd(
         None,
         "--api-base",
         metavar="URL",
-        help="OpenAI-compatible base URL for non-local models (no query string).",
+        help="Base URL for every non-local model, whatever its provider (no query string; one "
+        "model's own: --model-param MODEL:api_base=URL).",
     ),
     cassettes: Path = typer.Option(
         Path("cassettes"), "--cassettes", metavar="DIR", help="Cassette directory."

@@ -43,6 +43,10 @@ class Endpoint:
     model_params: dict[str, Any] = field(default_factory=dict)
     """The user's parameters for this model (``--model-param``, ``toolbench.toml``): asked
     with the harness's own (and over them), filtered by the model's capabilities."""
+    null_content_as_empty: bool = False
+    """The server's adaptation (llama.cpp's ``llama-server``, whose chat templates fail on
+    a null content): echoed assistant messages with ``content: null`` are sent with
+    ``""``. Every other server gets what the model said; the trial records the change."""
 
 
 @dataclass
@@ -60,6 +64,8 @@ class Completion:
     """The sampling parameters asked, sent and dropped for this request."""
     replayed: bool = False
     """The reply came from a cassette, not from the provider."""
+    adaptations: list[str] = field(default_factory=list)
+    """What a server's adaptation changed in the request sent (a note on the trial)."""
 
 
 class Exchange(Protocol):
@@ -205,12 +211,19 @@ class ProviderSettings:
     """The run's options a provider kind needs to make its endpoints."""
 
     api_base: str | None = None
+    """``--api-base``: the server of every model without its own."""
+    api_bases: dict[str, str] = field(default_factory=dict)
+    """A model's own server (``--model-param MODEL:api_base=URL``, ``toolbench.toml``)."""
     timeout_s: float | None = None
     """``--timeout``; None: each kind's own default."""
     max_tokens: int | None = None
     """``--max-tokens`` (the embedded models' reply limit)."""
     log_dir: str = "logs"
     """Where server logs go (the embedded models)."""
+
+    def api_base_for(self, model: str) -> str | None:
+        """Where ``model``'s requests go: its own api base, else the run's."""
+        return self.api_bases.get(model, self.api_base)
 
 
 class ModelAPI(Protocol):

@@ -59,6 +59,8 @@ class SseScript:
     parts: list[bytes | float]
     end: bool = True
     hang_s: float = 0.0
+    content_type: str = "text/event-stream"
+    """``application/vnd.amazon.eventstream`` for Bedrock's binary frames."""
 
 
 Reply = str | dict[str, Any] | Fault | Hang | SseScript
@@ -273,7 +275,7 @@ class FakeServer(LocalServer):
             def _stream(self, script: SseScript) -> None:
                 """OpenAI's documented streaming answer: ``text/event-stream``, chunked."""
                 self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-type", script.content_type)
                 self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
                 for part in script.parts:

@@ -34,6 +34,7 @@ from typing import Any
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from toolbench import codes
+from toolbench.cassettes.match import echo_equivalent
 from toolbench.errors import (
     CassetteMissingError,
     InfraError,
@@ -76,6 +77,11 @@ up to this many times: at most five attempts per exchange."""
 TIMEOUT_RETRIES = 1
 """A request that timed out is asked again once only: a hung server costs at most two
 timeouts per exchange, not five."""
+DEADLINE_GRACE_S = 0.25
+"""How long past ``--timeout`` a plain request may run before the total deadline cuts
+it, so that a silent server is still reported by httpx's per-read timeout."""
+TIMEOUT_CODES = frozenset({codes.INFRA_TIMEOUT, codes.INFRA_STREAM_STALLED})
+"""Faults that spent the whole deadline: a plain timeout and a stream that stalled."""
 BACKOFF_S = 0.5
 RETRY_AFTER_CAP_S = 60.0
 """The longest ``Retry-After`` toolbench waits. A server asking for more is not asked
@@ -112,10 +118,21 @@ LiteLLM 1.106.2): :func:`warm` imports them, so a benchmark's clock (or a worker
 loop) does not pay for them."""
 
 
+_warmed = False
+
+
 def warm() -> None:
-    """Import LiteLLM and what its first call would import (a missing one is skipped)."""
+    """Import LiteLLM and what its first call would import (a missing one is skipped).
+
+    A live run does it before its first request: the deadline of an attempt
+    (``--timeout``) is the provider's, and 0.6 s of imports inside the first one would
+    spend it."""
     import importlib
 
+    global _warmed
+    if _warmed:
+        return
+    _warmed = True
     litellm()
     for name in FIRST_CALL_MODULES:
         try:
@@ -146,6 +163,35 @@ def _echo_safe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+NULL_CONTENT_ADAPTATION = (
+    'adaptation: echoed assistant messages with content null were sent with content "" '
+    "(llama-server's chat templates fail on a null content)"
+)
+"""The note a trial carries when its server's adaptation changed an echoed message."""
+
+
+def _null_content_as_empty(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {**m, "content": ""}
+        if isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
+        else m
+        for m in messages
+    ]
+
+
+def adaptations(
+    endpoint: Endpoint, request: dict[str, Any], rendered: RenderedRequest
+) -> list[str]:
+    """What a server's adaptation changed in this request (recorded on the trial)."""
+    if not endpoint.null_content_as_empty:
+        return []
+    changed = any(
+        isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
+        for m in rendered.messages
+    )
+    return [NULL_CONTENT_ADAPTATION] if changed else []
+
+
 def build_request(
     endpoint: Endpoint, rendered: RenderedRequest, seed: int
 ) -> tuple[dict[str, Any], RequestParams]:
@@ -155,6 +201,8 @@ def build_request(
     messages = list(rendered.messages)
     if not reads_echo_extras(endpoint.model, endpoint.api_base):
         messages = _echo_safe(messages)
+    if endpoint.null_content_as_empty:
+        messages = _null_content_as_empty(messages)
     req: dict[str, Any] = {"model": endpoint.model, "messages": messages}
     asked: dict[str, Any] = {}
     if rendered.stop:
@@ -230,8 +278,8 @@ def classify(
         return Fault(codes.INFRA_TIMEOUT, text, True, status)
     if isinstance(exc, lm.RateLimitError):
         return Fault(codes.INFRA_RATE_LIMITED, text, True, status, retry_after(exc))
-    if isinstance(exc, lm.APIConnectionError):
-        return Fault(codes.INFRA_CONNECTION, text, True, status)
+    if isinstance(exc, lm.APIConnectionError) or connection_lost(exc):
+        return Fault(codes.INFRA_CONNECTION, text, True, None)  # no server answered: no status
     server = (lm.InternalServerError, lm.ServiceUnavailableError, lm.BadGatewayError)
     if isinstance(exc, server):
         return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
@@ -253,6 +301,27 @@ def classify(
     if status is not None and 400 <= status < 500:
         return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
     return Fault(codes.INFRA_ERROR, text, False, status)
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` was caused by a connection that failed (refused, reset, closed
+    before a response): LiteLLM's OpenAI handler re-raises the SDK's connection error as
+    an ``InternalServerError`` with a made-up status 500, so the chain of causes is
+    read, by class (httpx's transport errors other than timeouts, the SDK's connection
+    error other than its timeout, the OS's ``ConnectionError``)."""
+    import httpx
+    import openai
+
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen and len(seen) < 16:
+        seen.add(id(cur))
+        if isinstance(cur, httpx.TimeoutException | openai.APITimeoutError):
+            return False
+        if isinstance(cur, httpx.TransportError | openai.APIConnectionError | ConnectionError):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 TOOL_PARAMS = ("tools", "tool_choice", "functions", "function_call")
@@ -339,11 +408,12 @@ def _reply(resp: Any, stable_ids: bool = False) -> ModelReply:
     choice = choices[0]
     msg = choice.message
     raw = msg.model_dump(exclude_none=True)
-    # A call-only message comes back with ``content: null``, which the SDK then drops on
-    # the way out; chat templates (llama.cpp's among them) fail on the missing key.
-    # An empty string means the same to every provider and survives the round trip.
-    if raw.get("content") is None:
-        raw["content"] = ""
+    # A call-only message comes back with ``content: null``; dumping without None values
+    # would drop the key. It goes back as the model sent it: null, never "" (LiteLLM's
+    # Anthropic conversion turns "" into a text block the model never wrote). The one
+    # server that needs "" gets it by its own adaptation (:func:`build_request`).
+    if "content" not in raw:
+        raw["content"] = None
     tool_calls = [tc.model_dump(exclude_none=True) for tc in (msg.tool_calls or [])]
     if stable_ids:
         _stable_ids(tool_calls)
@@ -374,7 +444,7 @@ async def complete(
     exchange: Exchange | None = None,
     attempts: list[Attempt] | None = None,
     turn: int = 0,
-    call: Callable[[dict[str, Any]], Awaitable[Any]] | None = None,
+    call: Callable[[dict[str, Any], float], Awaitable[Any]] | None = None,
     request_extra: dict[str, Any] | None = None,
 ) -> Completion:
     """Call the model once, retrying transient faults; raise typed errors otherwise.
@@ -385,8 +455,11 @@ async def complete(
     not retried: the replay would answer the same. ``exchange`` is the trial's
     cassette: it tells a replay gap and a malformed body apart from other errors, and
     forgets a recorded 4xx that the trial did not act on. ``call`` replaces
-    ``litellm.acompletion`` (the streamed completion, :mod:`toolbench.streaming`; it may
-    raise a :class:`Fault` itself) and ``request_extra`` is added to the request sent.
+    ``litellm.acompletion`` (the streamed completion, :mod:`toolbench.streaming`, given
+    the request and the attempt's ``time.monotonic()`` deadline; it may raise a
+    :class:`Fault` itself, which is settled, counted and retried like a classified
+    exception) and ``request_extra`` is added to the request sent. Each attempt, plain or
+    streamed, must complete within ``endpoint.timeout_s`` (a total deadline).
     """
     lm = litellm()
     log: list[Attempt] = [] if attempts is None else attempts
@@ -395,9 +468,10 @@ async def complete(
     # A streamed request is recorded as server-sent events (toolbench.streaming), not
     # as a JSON body: the boundary replay answers plain requests only.
     if exchange is not None and call is None and _generic_openai(endpoint):
-        answered = replay_at_boundary(endpoint, request, params, exchange, log, turn, lm)
+        answered = replay_at_boundary(endpoint, request, params, exchange, log, turn, lm, rendered)
         if answered is not None:
             return answered
+    warm()  # LiteLLM's first-call imports happen before the first deadline starts
     state: dict[str, Any] = {"request": request, "timeouts": 0}
     extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
     if endpoint.api_base:
@@ -408,14 +482,28 @@ async def complete(
     async def once() -> tuple[Any, float]:
         n = sum(1 for a in log if a.turn == turn) + 1
         t0 = time.perf_counter()
+        # The whole response, plain or streamed, within --timeout (httpx's timeout bounds
+        # each read, so a server dripping bytes would otherwise never time out).
+        deadline = time.monotonic() + endpoint.timeout_s
         if exchange is not None:
             exchange.last_provider_s = None
         try:
             try:
                 kwargs = {**state["request"], **extra}
-                resp = await (lm.acompletion(**kwargs) if call is None else call(kwargs))
-            except (CassetteMissingError, Fault):
+                if call is None:
+                    # httpx's own timeout answers a silent server first (LiteLLM's
+                    # Timeout); the total deadline catches a server that drips bytes.
+                    total = endpoint.timeout_s + DEADLINE_GRACE_S
+                    resp = await asyncio.wait_for(lm.acompletion(**kwargs), total)
+                else:
+                    resp = await call(kwargs, deadline)
+            except CassetteMissingError:
                 raise
+            except Fault as f:
+                raise _settle(f) from None
+            except TimeoutError:
+                fault = Fault(codes.INFRA_TIMEOUT, "the response did not complete", True)
+                raise _settle(fault) from None
             except Exception as exc:
                 raise _fault(exc) from None
             reply_fault = exchange.last_fault if exchange is not None else None
@@ -455,12 +543,19 @@ async def complete(
         if fault.kind in ("unsupported", "model"):
             # Kept in the cassette: the trial acts on it, and a replay answers the same.
             return UnsupportedError(fault.message, fault.code)
-        if fault.code == codes.INFRA_TIMEOUT:
+        return _settle(fault)
+
+    def _settle(fault: Fault) -> Fault:
+        """What every failed attempt goes through, plain or streamed: a timeout (a stall
+        is one) counts against :data:`TIMEOUT_RETRIES` and replaces a hung local server;
+        a fault not asked again drops what the cassette kept provisionally."""
+        if fault.code in TIMEOUT_CODES:
             state["timeouts"] += 1
             if endpoint.on_timeout is not None:
-                endpoint.on_timeout()
+                endpoint.on_timeout()  # a hung local server is replaced, not asked again
                 fault.retryable = False
-            fault.message = f"timed out after {endpoint.timeout_s:.0f}s: {fault.message}"
+            if fault.code == codes.INFRA_TIMEOUT:
+                fault.message = f"timed out after {endpoint.timeout_s:g}s: {fault.message}"
         if exchange is not None and not fault.retryable:
             exchange.forget_last()  # a refusal nobody acted on is not the model's reply
         return fault
@@ -469,7 +564,7 @@ async def complete(
         exc = rs.outcome.exception() if rs.outcome is not None else None
         if not isinstance(exc, Fault):
             return True
-        if exc.code == codes.INFRA_TIMEOUT and state["timeouts"] > TIMEOUT_RETRIES:
+        if exc.code in TIMEOUT_CODES and state["timeouts"] > TIMEOUT_RETRIES:
             return True
         if exc.retry_after is not None and exc.retry_after > RETRY_AFTER_CAP_S:
             cap = RETRY_AFTER_CAP_S
@@ -509,6 +604,7 @@ async def complete(
         attempts=sum(1 for a in log if a.turn == turn),
         params=params,
         replayed=exchange is not None and exchange.last_replayed,
+        adaptations=adaptations(endpoint, state["request"], rendered),
     )
 
 
@@ -521,8 +617,8 @@ def request_key(request: dict[str, Any]) -> str:
     exchange, it lets a replay find the exchange without predicting the provider's
     HTTP request. The address is not in it: the cassette's path already names the
     model, and the embedded server's port changes every run."""
-    canon = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                       default=str)  # fmt: skip
+    canon = json.dumps(echo_equivalent(request), sort_keys=True, separators=(",", ":"),
+                       ensure_ascii=False, default=str)  # fmt: skip
     return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
@@ -579,6 +675,7 @@ def _generic_openai(endpoint: Endpoint) -> bool:
 def replay_at_boundary(
     endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
     exchange: Exchange, log: list[Attempt], turn: int, lm: ModuleType,
+    rendered: RenderedRequest,
 ) -> Completion | None:  # fmt: skip
     """The reply the trial's cassette holds for ``request``, read without LiteLLM's
     request machinery; None when the cassette cannot answer it here (then the full path
@@ -599,6 +696,7 @@ def replay_at_boundary(
         prompt_tokens=getattr(usage, "prompt_tokens", None),
         completion_tokens=getattr(usage, "completion_tokens", None),
         cost=_priced_cost(resp, lm), attempts=n, params=params, replayed=True,
+        adaptations=adaptations(endpoint, request, rendered),
     )  # fmt: skip
 
 
@@ -648,7 +746,7 @@ class LiteLLMAPI:
     def preflight(self, model: str, record: str) -> None:
         """An unknown provider prefix, or a key the provider needs and the environment
         lacks (not for replays, nor for a keyless OpenAI-compatible ``--api-base``)."""
-        api_base = self.settings.api_base
+        api_base = self.settings.api_base_for(model)
         provider_of(model, api_base)  # an unknown provider prefix: exit 2 before any call
         if record == "none" or keyless(model, api_base):
             return
@@ -657,7 +755,9 @@ class LiteLLMAPI:
             raise MissingApiKeyError(f"model {model} needs {env} in the environment")
 
     async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
-        api_base = self.settings.api_base
+        api_base = self.settings.api_base_for(model)
+        if live:
+            warm()  # once: LiteLLM's first-call imports are not the provider's time
         key = None if live else REPLAY_KEY
         if live and keyless(model, api_base) and missing_key(model):
             key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
@@ -674,7 +774,7 @@ class LiteLLMAPI:
         return await stream_request(request)
 
     def capabilities(self, model: str) -> Capabilities:
-        return litellm_capabilities(model, self.settings.api_base)
+        return litellm_capabilities(model, self.settings.api_base_for(model))
 
     def classify(self, error: BaseException) -> Decision:
         return classify(error, litellm(), None).decision()

@@ -24,7 +24,7 @@ from toolbench.providers.base import (
     Endpoint,
     ProviderSettings,
 )
-from toolbench.providers.litellm_api import classify, complete, litellm
+from toolbench.providers.litellm_api import classify, complete, litellm, warm
 from toolbench.providers.local_models import LOCAL_MODELS
 from toolbench.providers.local_server import LocalServerPool
 from toolbench.results import StreamTurn
@@ -55,12 +55,15 @@ class LocalAPI:
     async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
         alias = LOCAL_MODELS[model].alias
         base = await self.pool.base_url(model) if live else LOCAL_BASE
+        if live:
+            warm()  # once: LiteLLM's first-call imports are not the server's time
         pool = self.pool
         return Endpoint(
             f"openai/{alias}", base, LOCAL_KEY,
             {"max_tokens": self.settings.max_tokens or LOCAL_MAX_TOKENS},
             timeout_s=self.settings.timeout_s or LOCAL_TIMEOUT_S,
             on_timeout=(lambda: pool.discard(model)) if live else None,
+            null_content_as_empty=True,
         )  # fmt: skip
 
     async def complete(self, request: CompletionRequest) -> Completion:

@@ -6,13 +6,17 @@ folded or continued lines joined: a ``"sk-ab\\`` / ``cd..."`` split or a ``\\u00
 escape is only a key once parsed). Scalars are found with the libyaml composer, so each
 finding keeps the line where its scalar starts. Shapes come from
 :mod:`toolbench.secret_shapes` (detect-secrets plus toolbench's own); the values of
-secret environment variables now set are found too. Distinct strings repeat across
+secret environment variables now set are found too. JSON files (the SSE cassettes) are
+decoded as well, and each recorded stream is scanned as its reader sees it (split over
+events, escaped, in base64 chunks: :func:`_audit_json`). Distinct strings repeat across
 cassettes (system prompts, tool lists), so each is scanned once.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from toolbench.cassettes.stream_scrub import stream_texts
 from toolbench.errors import UserError
 from toolbench.redaction import SECRET_HEADERS, is_secret_header, secret_values
 from toolbench.secret_shapes import find_shapes
@@ -111,7 +116,68 @@ def audit_file(path: Path, values: tuple[str, ...]) -> list[Finding]:
                 found.add(Finding(path, at, "secret header"))
                 continue
             found.update(Finding(path, at, kind) for kind in _scan_text(scalar, values))
+    if path.suffix == ".json":
+        found |= _audit_json(path, text, values)
     return sorted(found)
+
+
+def _audit_json(path: Path, text: str, values: tuple[str, ...]) -> set[Finding]:
+    """A JSON file's decoded strings (a ``\\u0073k-`` escape is a key only once decoded)
+    and, in an SSE cassette, each recorded stream as its reader sees it: the body joined
+    from its chunks (base64 ones decoded) and the strings of its events joined per JSON
+    path (a key split over two events). A finding is reported at the line where the
+    exchange's chunks begin."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return set()
+    found: set[Finding] = set()
+    for value in _json_strings(data):
+        found.update(Finding(path, 1, kind) for kind in _scan_text(value, values))
+    exchanges = data.get("exchanges") if isinstance(data, dict) else None
+    if data.get("kind") != "toolbench-sse" or not isinstance(exchanges, list):
+        return found
+    starts = [m.start() for m in re.finditer(r'"chunks"\s*:', text)]
+    for i, ex in enumerate(exchanges):
+        chunks = _chunks(ex)
+        line = text.count("\n", 0, starts[i]) + 1 if i < len(starts) else 1
+        headers = (ex.get("response") or {}).get("headers") if isinstance(ex, dict) else None
+        ctype = str((headers or {}).get("content-type", "")) if isinstance(headers, dict) else ""
+        for joined in stream_texts(chunks, binary="amazon.eventstream" in ctype.lower()):
+            found.update(Finding(path, line, kind) for kind in _scan_text(joined, values))
+    return found
+
+
+def _chunks(exchange: Any) -> list[tuple[bytes, float]]:
+    response = exchange.get("response") if isinstance(exchange, dict) else None
+    chunks = response.get("chunks") if isinstance(response, dict) else None
+    out: list[tuple[bytes, float]] = []
+    for c in chunks if isinstance(chunks, list) else ():
+        if not isinstance(c, dict):
+            continue
+        try:
+            data = (
+                base64.b64decode(c["b64"])
+                if isinstance(c.get("b64"), str)
+                else str(c.get("text") or "").encode("utf-8")
+            )
+        except ValueError:
+            data = str(c.get("b64")).encode("utf-8")
+        out.append((data, 0.0))
+    return out
+
+
+def _json_strings(data: Any) -> Iterator[str]:
+    stack = [data]
+    while stack:  # iterative: a deep document must not hit the recursion limit
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def audit(root: Path) -> list[Finding]:

@@ -31,9 +31,12 @@ CONFIG_FILE = Path("toolbench.toml")
 """Read from the working directory, as ``gate`` reads its ``[gate]`` table."""
 RESERVED = frozenset({
     "model", "messages", "tools", "tool_choice", "functions", "function_call", "stream",
-    "api_base", "base_url", "api_key", "timeout", "request_timeout", "max_retries",
+    "base_url", "api_key", "timeout", "request_timeout", "max_retries",
 })  # fmt: skip
-"""Set by toolbench itself (the request's content, where it goes, how long it waits)."""
+"""Set by toolbench itself (the request's content, where it goes, how long it waits).
+``api_base`` is the exception: a model's own server (``--api-base`` for one model) is
+taken out of its parameters by :func:`api_bases` and given to its provider kind."""
+API_BASE = "api_base"
 
 ModelParams = dict[str, dict[str, Any]]
 
@@ -118,7 +121,36 @@ def model_params(
             if why is not None:
                 source = OPTION if _from_cli(given, model, key) else where[model]
                 raise UserError(f"{source}: {model}: {why}")
+        if API_BASE in params:
+            _check_api_base(model, params[API_BASE], OPTION)
     return {m: p for m, p in out.items() if p}
+
+
+def _check_api_base(model: str, value: Any, where: str) -> None:
+    """A model's ``api_base`` is an http(s) URL with a host; its credentials are secrets."""
+    from urllib.parse import urlsplit
+
+    from toolbench.redaction import register_url_secrets
+
+    text = value if isinstance(value, str) else ""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        parts = None
+    register_url_secrets(text)
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{where}: {model}: api_base must be an http:// or https:// URL")
+    if parts.query or parts.fragment:  # LiteLLM would append the route after the query
+        raise UserError(
+            f"{where}: {model}: api_base has a query string or fragment (give the base URL"
+            " alone; a key goes in the provider's environment variable)"
+        )
+
+
+def api_bases(params: ModelParams) -> dict[str, str]:
+    """Each model's own ``api_base`` (``--model-param MODEL:api_base=URL``)."""
+    return {m: str(p[API_BASE]) for m, p in params.items() if isinstance(p.get(API_BASE), str)}
 
 
 def _from_cli(given: Sequence[str], model: str, key: str) -> bool:
@@ -128,6 +160,8 @@ def _from_cli(given: Sequence[str], model: str, key: str) -> bool:
 def _check_key(model: str, key: str, where: str) -> None:
     if key in RESERVED:
         raise UserError(f"{where}: {model}: '{key}' is set by toolbench, not a model parameter")
+    if key == API_BASE:
+        return  # where the model is called, not a parameter sent to it
     why = never_takes(model, key)
     if why is not None:
         raise UserError(f"{where}: {model}: {why}")

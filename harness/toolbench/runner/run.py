@@ -60,7 +60,13 @@ from toolbench.redaction import redact, redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult
 from toolbench.runner.compact import compact
 from toolbench.runner.lock import RunLock
-from toolbench.runner.model_params import CONFIG_FILE, ModelParams, model_params
+from toolbench.runner.model_params import (
+    API_BASE,
+    CONFIG_FILE,
+    ModelParams,
+    api_bases,
+    model_params,
+)
 from toolbench.runner.records import scenario_files
 from toolbench.runner.resume import resume_config
 from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
@@ -167,8 +173,11 @@ class Plan:
     """The part of the matrix planned (with its trial count), as run.json records it."""
 
 
-def _validate_models(models: Sequence[str], record: RecordOption, api_base: str | None) -> None:
-    settings = ProviderSettings(api_base=api_base)
+def _validate_models(
+    models: Sequence[str], record: RecordOption, api_base: str | None,
+    own: dict[str, str] | None = None,
+) -> None:  # fmt: skip
+    settings = ProviderSettings(api_base=api_base, api_bases=dict(own or {}))
     for m in models:
         if not m.strip():
             raise UserError("--models: empty model name")
@@ -305,12 +314,15 @@ def plan_run(cfg: RunConfig) -> Plan:
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
     _check_size(cfg.samples, sum(len(v) for v in cells.values()), len(scenarios))
-    _validate_models(models, cfg.record, cfg.api_base)
     params = (
         cfg.resolved_params
         if cfg.resolved_params is not None
         else model_params(cfg.model_params, models, cfg.params_file)
     )
+    own = api_bases(params)
+    for url in own.values():
+        register_url_secrets(url)  # a resumed run's, read back from its run.json
+    _validate_models(models, cfg.record, cfg.api_base, own)
 
     if cfg.out is not None:
         run_dir = cfg.out
@@ -328,7 +340,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     lock = RunLock(run_dir)
     lock.acquire()
     try:
-        plan = _plan(cfg, run_dir, models, formats, scenarios, lock, by_model)
+        plan = _plan(cfg, run_dir, models, formats, scenarios, lock, by_model, own)
     except BaseException:
         lock.release()
         if created:  # refused before any trial: leave no empty run directory behind
@@ -344,7 +356,9 @@ def plan_run(cfg: RunConfig) -> Plan:
 def _plan(
     cfg: RunConfig, run_dir: Path, models: list[str], formats: list[Format],
     scenarios: list[Scenario], lock: RunLock, by_model: dict[str, list[Format]] | None = None,
+    own: dict[str, str] | None = None,
 ) -> Plan:  # fmt: skip
+    own = own or {}
     res = results_path(run_dir)
     done: set[tuple[str, str, str, int]] = set()
     shard = cfg.shard
@@ -375,7 +389,8 @@ def _plan(
                             max_turns=cfg.max_turns, retry_on_parse_error=cfg.retry_on_parse_error,
                             record=cfg.record,
                             cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
-                            markers=markers, api_base=cfg.api_base, cassette_dir=cfg.cassette_dir,
+                            markers=markers, api_base=own.get(model, cfg.api_base),
+                            cassette_dir=cfg.cassette_dir,
                             display=cfg.display,
                         )
                     )  # fmt: skip
@@ -463,9 +478,10 @@ ProgressHook = Callable[[TrialResult], None]
 
 
 async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
+    own = api_bases(plan.model_params)
     providers = Providers(ProviderSettings(
-        api_base=cfg.api_base, timeout_s=cfg.timeout_s, max_tokens=cfg.max_tokens,
-        log_dir=str(plan.run_dir / "logs"),
+        api_base=cfg.api_base, api_bases=own, timeout_s=cfg.timeout_s,
+        max_tokens=cfg.max_tokens, log_dir=str(plan.run_dir / "logs"),
     ))  # fmt: skip
     limits: dict[str, asyncio.Semaphore] = {}
     res_file = results_path(plan.run_dir)
@@ -473,11 +489,14 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
     # Recorded and matched as a placeholder host: a replay finds its cassettes whatever
     # the port (and needs no server: a matched request never leaves the process).
     register_api_base(cfg.api_base)
+    for url in own.values():
+        register_api_base(url)
 
     async def endpoint_for(model: str, fmt: Format, live: bool) -> tuple[ModelAPI, Endpoint]:
         api = providers.for_model(model)
         endpoint = await api.endpoint(model, fmt, live)
         mine = dict(plan.model_params.get(model, {}))
+        mine.pop(API_BASE, None)  # where the requests go (the endpoint's), not a parameter
         if "max_tokens" in mine:
             # A --model-param max_tokens replaces the harness's cap (it is asked instead).
             endpoint.params.pop("max_tokens", None)

@@ -136,6 +136,7 @@ async def _conversation(
             CompletionRequest(endpoint, req, seed, tc, attempts, turn=turn)
         )
         merge_params(base, done.params)
+        note_adaptations(base, done)
         replayed = tc.played() > before
         latency = tc.latency(turn, done.latency_s, replayed=replayed)
         if replayed and attempts and attempts[-1].outcome == "ok":
@@ -148,6 +149,11 @@ async def _conversation(
         )  # fmt: skip
 
     return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
+
+
+def note_adaptations(base: TrialResult, done: Completion) -> None:
+    """Record on the trial what a server's adaptation changed in a request (once)."""
+    base.notes.extend(a for a in done.adaptations if a not in base.notes)
 
 
 def settings_of(spec: TrialSpec) -> TrialSettings:
@@ -268,6 +274,7 @@ async def _drive_streamed(
             request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
             done, record = await api.stream(request)
             merge_params(base, done.params)
+            note_adaptations(base, done)
             latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
             return Exchange(
                 reply=done.reply, request=done.request, latency_s=latency,

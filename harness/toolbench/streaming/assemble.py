@@ -2,10 +2,12 @@
 
 An application that streams has to do this itself: OpenAI-style servers send each tool
 call in pieces (``index``, then ``id`` and ``function.name`` once, then ``arguments`` in
-fragments). The assembled reply is an ordinary assistant message, scored by the same
-scorers as a non-streamed one; what went wrong on the way is a typed ``stream.*`` issue:
-a call without id or name, an index gap, arguments that never become valid JSON, text
-content between the pieces of one call, a stream that ends without ``finish_reason``.
+fragments), and a reasoning model its ``reasoning_content`` before its answer. The
+assembled reply is an ordinary assistant message (reasoning included, so that it goes
+back with the calls), scored by the same scorers as a non-streamed one; what went wrong
+on the way is a typed ``stream.*`` issue: a call without id or name, an index gap (after
+the first call's index, which may not be 0), arguments that never become valid JSON,
+text content between the pieces of one call, a stream that ends without ``finish_reason``.
 
 Every delta carries the offset (ms) of the last raw chunk read before it was yielded, so
 the timings (first token, first call byte, call complete) come from the same clock live
@@ -52,9 +54,12 @@ class Assembled:
     call_complete_ms: float | None
     last_ms: float | None
     usage: dict[str, int] = field(default_factory=dict)
+    reasoning: str = ""
 
     def message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.reasoning:
+            msg["reasoning_content"] = self.reasoning
         if self.tool_calls:
             msg["tool_calls"] = self.tool_calls
         return msg
@@ -71,6 +76,9 @@ class Assembler:
 
     def __init__(self) -> None:
         self.parts: list[str] = []
+        self.reasoning: list[str] = []
+        """``reasoning_content`` deltas (DeepSeek's reasoner, LiteLLM's translation of
+        thinking): part of what the model said, echoed back with its calls."""
         self.deltas: list[TimedDelta] = []
         self.calls: dict[int, _Call] = {}
         self.finish: str | None = None
@@ -104,6 +112,9 @@ class Assembler:
         delta = _get(choice, "delta")
         if delta is None:
             return
+        thought = _get(delta, "reasoning_content")
+        if isinstance(thought, str) and thought:
+            self.reasoning.append(thought)
         text = _get(delta, "content")
         if isinstance(text, str) and text:
             self.parts.append(text)
@@ -123,7 +134,9 @@ class Assembler:
             index = max(self.calls, default=-1) + (0 if _get(tc, "id") is None else 1)
             index = max(index, 0)
         known = index in self.calls
-        if not known and index > max(self.calls, default=-1) + 1 and not self._gap:
+        # The first call's index is where numbering starts: Anthropic's OpenAI-compatible
+        # endpoint numbers its first streamed call 1 (after the text block 0).
+        if self.calls and not known and index > max(self.calls) + 1 and not self._gap:
             self._gap = True
             expected = max(self.calls, default=-1) + 1
             self._issue(
@@ -180,5 +193,5 @@ class Assembler:
             text="".join(self.parts), tool_calls=calls, finish_reason=self.finish,
             issues=list(self.issues), deltas=list(self.deltas), first_token_ms=self.first_token,
             first_call_ms=self.first_call, call_complete_ms=first.last_ms if first else None,
-            last_ms=self.last, usage=dict(self.usage),
+            last_ms=self.last, usage=dict(self.usage), reasoning="".join(self.reasoning),
         )  # fmt: skip

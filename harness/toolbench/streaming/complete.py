@@ -9,21 +9,25 @@ events) are assembled from the events as the bytes carried them, because LiteLLM
 a broken delta sequence on its way to the caller and would hide it; streams of other
 providers, which LiteLLM translates, from the deltas LiteLLM yields.
 
-A stream that fails (cut off, a ``data:`` line that is not JSON, an event over 1 MB, no
-event within the timeout) becomes a typed ``infra.stream_*`` error on the trial, with what
-arrived kept in its message.
+A stream that fails (cut off, a ``data:`` line that is not JSON, an event over 1 MB, not
+ended by the deadline) is a typed ``infra.stream_*`` fault, with what arrived kept in its
+message, asked again like a plain request's fault; a stream that carried nothing is
+``infra.bad_reply``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from toolbench import codes
+from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue, RenderedRequest
 from toolbench.providers.base import CompletionRequest
 from toolbench.providers.capabilities import provider_of
 from toolbench.providers.litellm_api import Completion, Endpoint, Fault, complete, litellm
+from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import Attempt, StreamTurn, TimedText
 from toolbench.streaming.assemble import Assembled, Assembler
 from toolbench.streaming.sse import SseTrialCassette
@@ -45,6 +49,11 @@ def stream_args(endpoint: Endpoint) -> dict[str, Any]:
     if "stream_options" in supported:
         args["stream_options"] = {"include_usage": True}
     return args
+
+
+def _left(deadline: float) -> float:
+    """Seconds until the attempt's deadline (never negative)."""
+    return max(0.0, deadline - time.monotonic())
 
 
 def _arrived(asm: Assembler) -> str:
@@ -76,12 +85,23 @@ async def stream_complete(
     attempts: list[Attempt] | None = None,
     turn: int = 0,
 ) -> tuple[Completion, StreamTurn]:
-    """One streamed exchange: the completion (assembled reply) and its stream record."""
+    """One streamed exchange: the completion (assembled reply) and its stream record.
+
+    The attempts, retries and their bounds are :func:`complete`'s, the same as a plain
+    request's: a stream cut off, a bad event, an oversized event or a stall is asked
+    again (a stall counts as a timeout); the whole response must arrive before the
+    attempt's deadline (``--timeout``), however steadily events come. A stream that
+    carried nothing (:func:`~toolbench.cassettes.faults.stream_fault`) or that LiteLLM
+    could not decode is ``infra.bad_reply``, like a plain body that is no reply: asked
+    again live, never recorded."""
     lm = litellm()
     holder: dict[str, Assembled] = {}
 
-    async def call(kwargs: dict[str, Any]) -> Any:
-        stream = await lm.acompletion(**kwargs)
+    async def call(kwargs: dict[str, Any], deadline: float) -> Any:
+        try:
+            stream = await asyncio.wait_for(lm.acompletion(**kwargs), _left(deadline))
+        except TimeoutError:
+            raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
         asm = Assembler()
 
         def seen() -> Assembler:
@@ -90,29 +110,41 @@ async def stream_complete(
         it = stream.__aiter__()
         while True:
             try:
-                chunk = await asyncio.wait_for(it.__anext__(), endpoint.timeout_s)
+                chunk = await asyncio.wait_for(it.__anext__(), _left(deadline))
             except StopAsyncIteration:
                 break
             except TimeoutError:
-                if endpoint.on_timeout is not None:
-                    endpoint.on_timeout()  # a hung local server is replaced, not asked again
                 raise Fault(
                     codes.INFRA_STREAM_STALLED,
-                    f"no event for {endpoint.timeout_s:g}s; {_arrived(seen())}", False,
+                    f"the stream did not end within the {endpoint.timeout_s:g}s deadline; "
+                    f"{_arrived(seen())}", True,
                 ) from None  # fmt: skip
-            except Exception:
+            except Exception as exc:
                 fault = tc.clock.fault
                 if fault is None:
-                    raise
-                raise Fault(fault.code, f"{fault}; {_arrived(seen())}", False) from None
+                    # The server said 200 and sent bytes LiteLLM cannot read: no 500.
+                    raise Fault(
+                        codes.INFRA_BAD_REPLY,
+                        f"a stream LiteLLM could not read ({type(exc).__name__}: "
+                        f"{redact_error(str(exc)[:2000])[:300]}); {_arrived(seen())}",
+                        True, 200,
+                    ) from None  # fmt: skip
+                raise Fault(fault.code, f"{fault}; {_arrived(seen())}", True) from None
             asm.feed(chunk, tc.clock.last_ms)
-        if tc.clock.fault is not None:
-            fault = tc.clock.fault
-            raise Fault(fault.code, f"{fault}; {_arrived(seen())}", False)
+        clock = tc.clock
+        if clock.fault is not None:
+            raise Fault(clock.fault.code, f"{clock.fault}; {_arrived(seen())}", True)
+        empty = (
+            stream_fault(clock.path, clock.events, clock.carried, clock.chat_chunks)
+            if clock.framing not in (None, "lines")  # a framing read: its events judged
+            else None
+        )
+        if empty is not None:
+            raise Fault(codes.INFRA_BAD_REPLY, empty, True, 200)
         tc.commit()
         # OpenAI-shaped chunks are assembled from the bytes, as the server sent them;
         # other providers' events (Anthropic, Gemini, ...) as LiteLLM translated them.
-        done = (tc.clock.raw if tc.clock.chat_chunks else asm).close()
+        done = seen().close()
         holder["done"] = done
         usage = None
         if "completion_tokens" in done.usage:
@@ -131,8 +163,12 @@ async def stream_complete(
     if "completion_tokens" not in got.usage:
         done.completion_tokens = None  # no usage chunk: not counted, not guessed
         done.prompt_tokens = None
+    # A key split over two deltas is in no delta alone: redacted over their joined text.
+    texts = redact_pieces([d.text for d in got.deltas])
     record = StreamTurn(
-        deltas=[TimedText(offset_ms=d.offset_ms, text=d.text) for d in got.deltas],
+        deltas=[
+            TimedText(offset_ms=d.offset_ms, text=t) for d, t in zip(got.deltas, texts, strict=True)
+        ],
         first_token_ms=got.first_token_ms, first_call_ms=got.first_call_ms,
         call_complete_ms=got.call_complete_ms, last_ms=got.last_ms,
         issues=[ParseIssue(code=c, message=m) for c, m in got.issues],

@@ -10,9 +10,9 @@ so a trial reports the recorded offsets whether it ran live or from the cassette
 
 The file is one versioned JSON record (:class:`SseCassette`) beside where the trial's
 vcrpy cassette would be (``<scenario>.sse.json``), saved atomically. Headers go through
-the same scrubbing as the other cassettes, bodies through the same redaction; a chunk
-sequence whose joined text held a secret is stored as one redacted chunk at the last
-offset (the timing of the pieces is then lost; the secret never reaches the file).
+the same scrubbing as the other cassettes; a body is redacted as a reader of the stream
+sees it (:mod:`toolbench.cassettes.stream_scrub`: decoded JSON strings, a key split over
+events), and its lines keep the offsets of the chunks that completed them.
 
 Only a stream that ended cleanly with a 2xx status is recorded: a stream cut off, stalled
 or malformed is a transient fault, asked again (as vcrpy's side never records a 5xx).
@@ -35,9 +35,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from vcr.request import Request as VcrRequest
 
 from toolbench import cassettes as vcr_side
-from toolbench import codes
+from toolbench import codes, eventstream
+from toolbench.cassettes.match import echo_equivalent
+from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError
-from toolbench.redaction import redact, secret_values
+from toolbench.redaction import secret_values
 from toolbench.streaming.assemble import Assembler
 
 SSE_CASSETTE_VERSION = 1
@@ -176,19 +178,50 @@ class StreamFault(Exception):
         self.code = code
 
 
-class _EventGuard:
-    """Watches the raw bytes as they pass, line by line, in linear time: refuses an event
-    larger than :data:`MAX_EVENT_BYTES`, and notes a ``data:`` line that is not JSON and
-    a stream that ends inside an event (its fault is on the :class:`Clock`)."""
+Framing = Literal["sse", "ndjson", "eventstream", "lines"]
+"""How a streamed body is cut into events: server-sent events, one JSON object per line
+(Ollama's ``application/x-ndjson``), AWS eventstream frames (Bedrock), or lines of a
+body whose type says nothing more (only their size is guarded, and what the stream
+carried is not judged: LiteLLM reads it)."""
 
-    def __init__(self, clock: Clock, sse: bool = True) -> None:
+
+def framing_of(headers: Any) -> Framing:
+    ctype = str(headers.get("content-type", "")).lower()
+    if eventstream.CONTENT_TYPE in ctype:
+        return "eventstream"
+    if "event-stream" in ctype:
+        return "sse"
+    return "ndjson" if "ndjson" in ctype or "jsonl" in ctype else "lines"
+
+
+class _EventGuard:
+    """Watches the raw bytes as they pass, event by event, in linear time: refuses an
+    event larger than :data:`MAX_EVENT_BYTES`, and notes an event that is not JSON (or an
+    eventstream frame whose CRC does not match) and a stream that ends inside an event
+    (its fault is on the :class:`Clock`)."""
+
+    def __init__(self, clock: Clock, framing: Framing = "sse") -> None:
         self.clock = clock
-        self.sse = sse
+        self.framing = framing
+        clock.framing = framing
+        self.sse = framing == "sse"
         """False for a line-delimited stream (Ollama's NDJSON): each line is an event."""
         self.line = bytearray()
         self.event = 0
+        self.frames = eventstream.FrameReader(MAX_EVENT_BYTES)
+
+    def _too_large(self) -> StreamFault:
+        fault = StreamFault(
+            codes.INFRA_STREAM_EVENT_TOO_LARGE,
+            f"a server-sent event exceeded {MAX_EVENT_BYTES} bytes",
+        )
+        self.clock.fault = fault
+        return fault
 
     def feed(self, data: bytes) -> None:
+        if self.framing == "eventstream":
+            self._frames(data)
+            return
         start = 0
         while True:
             nl = data.find(b"\n", start)
@@ -196,54 +229,90 @@ class _EventGuard:
             self.line += piece
             self.event += len(piece) + (0 if nl < 0 else 1)
             if self.event > MAX_EVENT_BYTES:
-                fault = StreamFault(
-                    codes.INFRA_STREAM_EVENT_TOO_LARGE,
-                    f"a server-sent event exceeded {MAX_EVENT_BYTES} bytes",
-                )
-                self.clock.fault = fault
-                raise fault
+                raise self._too_large()
             if nl < 0:
                 return
             self._line(bytes(self.line).rstrip(b"\r"))
             self.line.clear()
             start = nl + 1
 
+    def _frames(self, data: bytes) -> None:
+        if self.clock.fault is not None:
+            return
+        try:
+            frames = self.frames.feed(data)
+        except eventstream.FrameTooLarge:
+            raise self._too_large() from None
+        except eventstream.FrameError as exc:
+            self.clock.fault = StreamFault(codes.INFRA_STREAM_BAD_EVENT, str(exc))
+            return
+        for frame in frames:
+            if frame.headers.get(":message-type", "event") != "event":
+                continue  # an exception frame: LiteLLM raises it, classified as such
+            self._payload(frame.payload, "an eventstream payload")
+
     def _line(self, line: bytes) -> None:
         if not line or not self.sse:
             self.event = 0
-        if not line:
+        if not line or self.clock.fault is not None or self.framing == "lines":
             return
-        if not line.startswith(b"data:") or self.clock.fault is not None:
-            return
-        payload = line[5:].strip()
-        if payload == b"[DONE]":
-            return
+        if self.sse:
+            if not line.startswith(b"data:"):
+                return
+            payload = line[5:].strip()
+            if payload == b"[DONE]":
+                return
+        else:
+            payload = line.strip()
+        self._payload(payload, "a data: line" if self.sse else "an NDJSON line")
+
+    def _payload(self, payload: bytes, what: str) -> None:
         try:
             data = json.loads(payload)
         except ValueError:
             head = payload[:60].decode("utf-8", "replace")
             self.clock.fault = StreamFault(
-                codes.INFRA_STREAM_BAD_EVENT, f"a data: line is not JSON ({head!r})"
+                codes.INFRA_STREAM_BAD_EVENT, f"{what} is not JSON ({head!r})"
             )
             return
-        if isinstance(data, dict) and isinstance(data.get("choices"), list):
+        self.clock.events += 1
+        if not isinstance(data, dict):
+            return
+        self.clock.carried.update(k for k in CARRIERS if data.get(k))
+        if isinstance(data.get("choices"), list):
             self.clock.chat_chunks = True
             self.clock.raw.feed(data, self.clock.last_ms)
 
     def close(self) -> None:
         """The body ended: a partial line left over means the stream was cut off."""
-        if self.line.strip() and self.clock.fault is None:
+        unfinished = self.frames.pending if self.framing == "eventstream" else self.line.strip()
+        if unfinished and self.clock.fault is None:
             self.clock.fault = StreamFault(
                 codes.INFRA_STREAM_TRUNCATED, "the event stream ended inside an event"
             )
 
 
+CARRIERS = ("choices", "candidates", "message", "delta", "content_block", "output")
+"""Top-level fields of a streamed event that carry a reply when not empty (OpenAI chat
+``choices``, Gemini ``candidates``, Ollama ``message``, Anthropic ``delta`` and
+``content_block``, ...): which of them a stream carried tells a reply that came
+apart from one that never came (:func:`toolbench.cassettes.faults.stream_fault`)."""
+
+
 class Clock:
     """The offset of the last raw chunk read (what a delta LiteLLM yields is stamped with)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: str = "") -> None:
+        self.path = path
+        """The request's URL path (which protocol the stream speaks)."""
         self.last_ms: float | None = None
         self.fault: StreamFault | None = None
+        self.framing: Framing | None = None
+        """How the body was cut into events (None: no body read yet)."""
+        self.events = 0
+        """JSON events read (``data:`` lines, NDJSON lines, eventstream payloads)."""
+        self.carried: set[str] = set()
+        """The :data:`CARRIERS` some event held with a value."""
         self.chat_chunks = False
         """The stream carried OpenAI ``chat.completion.chunk`` events (with ``choices``)."""
         self.raw = Assembler()
@@ -257,16 +326,12 @@ _FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding"}
 hands over the recorded bytes as they are (a redacted body may differ in length)."""
 
 
-def _is_sse(headers: Any) -> bool:
-    return "event-stream" in str(headers.get("content-type", "")).lower()
-
-
 class _Replay(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[RawChunk], clock: Clock, sse: bool = True) -> None:
-        self.chunks, self.clock, self.sse = chunks, clock, sse
+    def __init__(self, chunks: list[RawChunk], clock: Clock, framing: Framing = "sse") -> None:
+        self.chunks, self.clock, self.framing = chunks, clock, framing
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        guard = _EventGuard(self.clock, self.sse)
+        guard = _EventGuard(self.clock, self.framing)
         for c in self.chunks:
             data = c.data()
             self.clock.last_ms = c.offset_ms
@@ -279,13 +344,15 @@ class _Recording(httpx.AsyncByteStream):
     """The live stream, passed through; each chunk kept with its arrival offset."""
 
     def __init__(
-        self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any, sse: bool = True
-    ) -> None:
-        self.inner, self.t0, self.clock, self.done, self.sse = inner, t0, clock, done, sse
+        self, inner: httpx.AsyncByteStream, t0: float, clock: Clock, done: Any,
+        framing: Framing = "sse",
+    ) -> None:  # fmt: skip
+        self.inner, self.t0, self.clock, self.done = inner, t0, clock, done
+        self.framing = framing
         self.chunks: list[RawChunk] = []
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        guard = _EventGuard(self.clock, self.sse)
+        guard = _EventGuard(self.clock, self.framing)
         try:
             async for data in self.inner:
                 offset = round((time.perf_counter() - self.t0) * 1000, 3)  # as stored
@@ -301,10 +368,11 @@ class _Recording(httpx.AsyncByteStream):
             )
             raise
         guard.close()
-        self.commit()
 
     def commit(self) -> None:
-        """Record what was read, once (the stream ended, or its reader had all it needed)."""
+        """Record what was read, once: only when the streamed completion has judged the
+        reply whole (:meth:`SseTrialCassette.commit`); a stream that carried nothing is
+        never recorded."""
         if self.clock.fault is None and self.done is not None:
             done, self.done = self.done, None
             done(self.chunks)
@@ -317,8 +385,10 @@ class _Recording(httpx.AsyncByteStream):
 
 
 def _same_body(a: Any, b: Any) -> bool:
-    strip = vcr_side.without_echo_extras
-    return bool(strip(a) == strip(b))
+    def norm(body: Any) -> Any:
+        return echo_equivalent(vcr_side.without_echo_extras(body))
+
+    return bool(norm(a) == norm(b))
 
 
 def _json(content: bytes) -> Any:
@@ -395,7 +465,7 @@ class SseTrialCassette:
         return fallback
 
     async def handle(self, transport: Any, request: httpx.Request) -> httpx.Response:
-        self.clock = Clock()
+        self.clock = Clock(request.url.path)
         self.last_fault, self.last_replayed, self._recorded, self._live = None, False, None, None
         content = await request.aread()
         body = _json(content)
@@ -411,7 +481,7 @@ class SseTrialCassette:
             }  # fmt: skip
             return httpx.Response(
                 ex.response.status, headers=headers,
-                stream=_Replay(ex.response.chunks, self.clock, _is_sse(ex.response.headers)),
+                stream=_Replay(ex.response.chunks, self.clock, framing_of(ex.response.headers)),
                 request=request,
             )  # fmt: skip
         if self.record == "none":
@@ -439,15 +509,17 @@ class SseTrialCassette:
             self._recorded = self._keep(request, body, response, chunks)
 
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        self._live = _Recording(response.stream, t0, self.clock, done, _is_sse(response.headers))
+        framing = framing_of(response.headers)
+        self._live = _Recording(response.stream, t0, self.clock, done, framing)
         response.stream = self._live
         return response
 
     _live: _Recording | None = None
 
     def commit(self) -> None:
-        """The streamed reply was read to its end: record the live exchange now (the
-        client may close the response before the body is exhausted, after ``[DONE]``)."""
+        """The streamed reply was read to its end and is a reply: record the live
+        exchange now (the client may close the response before the body is exhausted,
+        after ``[DONE]``)."""
         if self._live is not None:
             self._live.commit()
             self._live = None
@@ -467,12 +539,17 @@ class SseTrialCassette:
             else c
             for c in chunks
         ]
-        joined = b"".join(ch.data() for ch in chunks).decode("utf-8", "replace")
-        redacted = redact(joined, values)
-        if redacted != joined:
-            last = chunks[-1].offset_ms if chunks else 0.0
-            chunks = [RawChunk(offset_ms=last, text=redacted)]
-            self.notes.append("a secret in a streamed body was redacted; its chunks were merged")
+        raw = [(c.data(), c.offset_ms) for c in chunks]
+        if framing_of(response.headers) == "eventstream":
+            frames = redact_frames(raw, values)
+            if frames is not None:
+                chunks = [RawChunk.of(data, offset) for data, offset in frames]
+                self.notes.append("a secret in a streamed body was redacted")
+        else:
+            redacted = redact_stream(raw, values)
+            if redacted is not None:
+                chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
+                self.notes.append("a secret in a streamed body was redacted")
         ex = SseExchange(
             request=SseRequest(
                 method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
