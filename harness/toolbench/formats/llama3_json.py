@@ -95,7 +95,7 @@ class Llama3Json(DialectFormat):
         return [{"role": "ipython", "content": res} for _, res in results]
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
-        split = split_think(text)
+        split = split_think(text, opened_in_prompt=False)
         body = split.text
         col = DialectCollector()
         # No "name" key, no call: skip the object scan (and its cost on hostile text).

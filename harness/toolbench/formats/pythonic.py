@@ -134,7 +134,7 @@ class Pythonic(DialectFormat):
         return [{"role": "ipython", "content": res} for _, res in results]
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
-        split = split_think(text)
+        split = split_think(text, opened_in_prompt=False)
         body = split.text
         col = DialectCollector()
         cuts = Cutter(body)
