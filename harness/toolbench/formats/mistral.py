@@ -233,6 +233,7 @@ def _read_v3(body: str, pos: int, col: DialectCollector) -> int:
         col.issue(codes.JSON_REPAIRED, "[TOOL_CALLS]: invalid JSON, decoded only after repair")
     col.calls.extend(probe.calls)
     col.errors.extend(e for e in probe.errors if e.code != codes.CALL_MISSING_NAME)
+    col.flat.extend(probe.flat)
     col.attempted = True
     if nameless:
         col.issue(codes.CALL_MISSING_NAME, f"{CALLS}: a call has no tool name")
