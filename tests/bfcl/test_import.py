@@ -79,7 +79,10 @@ VERDICTS = [
     ("simple_python_0", [{"geometry_area_circle": {"radius": 5.0, "units": "km"}}], False),
     ("simple_python_0", [{"geometry.area_circle": {"radius": 5.0}}], False),  # dotted name
     ("simple_python_1", [{"plot_point": {"xy": [1, 2], "label": "a"}}], True),
-    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2], "label": "a"}}], True),
+    # integer items given as floats: BFCL's type_error:nested (bfcl-eval 2026.3.23 says so)
+    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2], "label": "a"}}], False),
+    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2.0], "label": "a"}}], False),
+    ("simple_python_1", [{"plot_point": {"xy": [True, 2], "label": "a"}}], False),
     ("simple_python_1", [{"plot_point": {"xy": [1, 2], "label": 1}}], False),  # any = str
     ("simple_python_1", [{"plot_point": {"xy": [1, 2], "style": {"color": "Red"}}}], False),
     (
