@@ -43,6 +43,9 @@ CASES: list[ParseCase] = [
     ("function_tag_cut_mid_token", "Sure. <functi", [], "failed", "Sure.", [codes.CALL_TRUNCATED], []),
     ("function_tag_args_with_name_key", '<function=search>{"q": "x", "name": "n", "parameters": {}}</function>', [("search", {"q": "x", "name": "n", "parameters": {}})], "strict", "", [], []),
     ("function_tag_in_prose_is_text", "Use <function=x> tags", [], "no_call", "Use <function=x> tags", [], []),
+    # llama.cpp tests/test-chat.cpp (as vendored in llama-cpp-python 0.3.36, MIT) L5934:
+    # Functionary v3.1, a Llama 3.1 fine-tune, in the same documented form
+    ("llamacpp_functionary_v31_L5934", '<function=special_function>{"arg1": 1}</function>', [("special_function", {"arg1": 1})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
 ]  # fmt: skip
 
 

@@ -104,6 +104,11 @@ S_ENUM: dict[str, Any] = {"enum": [1, 2]}
         ("9" * 5000, S_INT, "9" * 5000),  # past int()'s digit limit: text, no exception
         ("07", S_NULLABLE_INT, 7),
         ("True", S_UNION, "True"),
+        # vLLM test_qwen3_xml_coder_shared.py: an object written as a Python repr
+        ("{'key': 'value'}", S_UNION, {"key": "value"}),
+        ("[1, True, None]", {"type": "array"}, [1, True, None]),
+        ("{'a': __import__('os')}", S_UNION, "{'a': __import__('os')}"),
+        ("{'key': 'value'}", S_STR, "{'key': 'value'}"),
     ],
 )
 def test_values_are_typed_by_the_json_schema(

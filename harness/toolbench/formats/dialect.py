@@ -205,7 +205,8 @@ def convert_value(raw: str, schema: dict[str, Any] | None, *, untyped_json: bool
     reference parsers (vLLM's ``qwen3_coder``, ``minimax_m2``...) read it, since models write
     values as text and not as JSON: ``true`` / ``FALSE`` for a boolean and ``null`` /
     ``NULL`` for a nullable parameter in any case, an integer with leading zeros (``007``)
-    for an integer; else the JSON reading when it has the schema's type (``{"a": 1}``).
+    for an integer; else the JSON reading when it has the schema's type (``{"a": 1}``),
+    or for an object or array its Python-literal reading (``{'a': 1}``, vLLM's fallback).
     Text that fits nothing stays a string, for schema validation to flag.
 
     Without a schema (a tool or parameter the request did not offer) ``untyped_json``
@@ -228,6 +229,8 @@ def convert_value(raw: str, schema: dict[str, Any] | None, *, untyped_json: bool
         if typed is not _NO_READING:
             return typed
     got = loads_strict(text) if text else None
+    if (got is None or not got.ok) and types & {"object", "array"}:
+        got = _python_literal(text)  # vLLM's qwen3_coder reads {'a': 1} for an object
     if got is None or not got.ok:
         return raw
     value = got.value
@@ -241,6 +244,15 @@ def convert_value(raw: str, schema: dict[str, Any] | None, *, untyped_json: bool
 
 
 _NO_READING = object()
+
+
+def _python_literal(text: str) -> Decoded:
+    """A Python-literal object or list (single quotes, ``True``/``None``), read with
+    ``ast`` by the pythonic format's checked reader, never evaluated."""
+    from toolbench.formats.pythonic import python_literal  # pythonic imports this module
+
+    ok, value = python_literal(text)
+    return Decoded(value, ok=True) if ok and isinstance(value, (dict, list)) else Decoded()
 
 
 def _typed_text(text: str, lowered: str, types: set[str]) -> Any:

@@ -391,6 +391,20 @@ def _calls_from(src: str) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def python_literal(text: str) -> tuple[bool, Any]:
+    """``(ok, value)`` of one Python literal written as text (``{'key': 'value'}``,
+    ``[1, True, None]``): the same checks as a call's arguments (length, depth, no
+    operator, name or call), read with ``ast`` and never evaluated; never raises."""
+    src = text.strip()
+    if not src or len(src) > MAX_CHARS:
+        return False, None
+    try:
+        _check_shape(src)
+        return True, _literal(ast.parse(src, mode="eval").body, 0)
+    except Exception:  # Refused, SyntaxError, RecursionError...: not a literal
+        return False, None
+
+
 def _literal(node: ast.expr, depth: int) -> Any:
     """The value of a literal node; anything that would need evaluation is refused."""
     if depth > MAX_DEPTH:
