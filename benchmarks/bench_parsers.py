@@ -63,6 +63,12 @@ CASES: dict[str, str] = {
     "harmony <|message|><|call|>": _fill("<|message|><|call|>"),
     "harmony to=functions.a {": _fill("<|channel|>commentary to=functions.a<|message|>{"),
     '{"name":..,"parameters":{': _fill('{"name": "a", "parameters": {'),
+    # issue 20's lenient readings: each must stay linear on hostile text
+    "DSML bare invoke unclosed": _fill('<｜DSML｜invoke name="a"><｜DSML｜parameter name="b">'),
+    "<function=x>{ repeated": _fill("<function=x>{"),
+    "orphan {..}</tool_call>": _fill('{"name": "a", "arguments": {}}</tool_call>'),
+    "stray <tool_call> + prose": _fill("<tool_call>\nI will wait. "),
+    "pythonic [a-b(from=": _fill("[a-b(from="),
     "text with one call": _fill("lorem ipsum dolor sit amet ") + CALL,
     "bulk: many small objects": _fill('{"a": 1} '),
     "bulk: many real calls": _fill(CALL + "\n"),

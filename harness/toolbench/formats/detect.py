@@ -88,9 +88,22 @@ _TOKEN = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 def name_tokens(model: str) -> str:
     """The model name as space-separated tokens: provider prefix and ``:tag`` removed,
     lowercased, split into words and version numbers (``ollama/Qwen3.5:4b`` -> ``qwen 3.5``)."""
+    return _tokenize(model)[1]
+
+
+def _tokenize(model: str) -> tuple[str, str, list[tuple[int, int]]]:
+    """``(name, tokens joined by spaces, each token's span in name)``."""
     name = model.rsplit("/", 1)[-1]
     name = name.split(":", 1)[0] or name
-    return " ".join(_TOKEN.findall(name.lower()))
+    found = list(_TOKEN.finditer(name.lower()))
+    return name, " ".join(m.group() for m in found), [m.span() for m in found]
+
+
+def _matched_text(name: str, words: str, spans: list[tuple[int, int]], m: re.Match[str]) -> str:
+    """The part of the name (as written) whose tokens the pattern matched."""
+    first = words.count(" ", 0, m.start())
+    last = words.count(" ", 0, m.end() - 1)
+    return name[spans[first][0] : spans[last][1]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +124,12 @@ def detect_format(model: str, chat_template: str | None = None) -> Detection:
             if all(tok in chat_template for tok in tokens):
                 shown = " and ".join(tokens)
                 return Detection(model, fmt, f"its chat template renders tool calls with {shown}")
-    words = name_tokens(model)
+    name, words, spans = _tokenize(model)
     for pattern, fmt, why in _COMPILED:
         m = pattern.search(words)
         if m:
-            return Detection(model, fmt, f"name matches '{m.group(0)}': {why}")
+            shown = _matched_text(name, words, spans, m)
+            return Detection(model, fmt, f"name matches '{shown}': {why}")
     return Detection(
         model,
         DEFAULT_FORMAT,
