@@ -174,6 +174,7 @@ CASES: list[ParseCase] = [
     ("tool_result_shape_not_a_call", '<tool_call>\n{"name": "_error", "message": "boom"}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
     ("echoed_tool_schema_not_a_call", '<tool_call>\n{"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {}}}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
     ("hallucinated_result_list_not_calls", W + '\n<tool_call>\n[{"name": "get_weather", "content": "21C"}]', PARIS, "repaired", "", [codes.CALL_BAD_SHAPE], []),
+    ("description_beside_arguments_still_a_call", '<tool_call>\n{"name": "search", "arguments": {"q": "x"}, "description": "look it up"}\n</tool_call>', [("search", {"q": "x"})], "strict", "", [], []),
     ("name_only_is_a_call_without_arguments", '<tool_call>\n{"name": "search"}\n</tool_call>', [("search", {})], "strict", "", [], []),
     ("id_and_type_beside_arguments_strict", '<tool_call>\n{"id": "c1", "type": "function", "name": "search", "arguments": {"q": "x"}}\n</tool_call>', [("search", {"q": "x"})], "strict", "", [], []),
     # a stray trailing <tool_call> followed by prose is named for what it is

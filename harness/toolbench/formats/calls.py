@@ -132,7 +132,8 @@ class CallCollector:
             return
         has_args = any(k in value for k in ARG_KEYS)
         extra = [k for k in value if k not in name_keys and k not in ARG_KEYS and k not in _IDS]
-        if has_args and "description" in extra:
+        # an echoed tool definition: {"name", "description", "parameters"}, no "arguments"
+        if "description" in extra and "parameters" in value and "arguments" not in value:
             self.issue(
                 codes.CALL_BAD_SHAPE, f"{where}: '{name.strip()}' is a tool definition, not a call"
             )
