@@ -177,6 +177,8 @@ CASES: list[ParseCase] = [
     ("description_beside_arguments_still_a_call", '<tool_call>\n{"name": "search", "arguments": {"q": "x"}, "description": "look it up"}\n</tool_call>', [("search", {"q": "x"})], "strict", "", [], []),
     ("name_only_is_a_call_without_arguments", '<tool_call>\n{"name": "search"}\n</tool_call>', [("search", {})], "strict", "", [], []),
     ("id_and_type_beside_arguments_strict", '<tool_call>\n{"id": "c1", "type": "function", "name": "search", "arguments": {"q": "x"}}\n</tool_call>', [("search", {"q": "x"})], "strict", "", [], []),
+    # at most 128 call blocks per reply are read (as in the dialects); the rest is not shown
+    ("call_blocks_past_the_cap_not_read", (W + "\n") * 130 + "tail", PARIS * 128, "repaired", "", [codes.CALL_BAD_SHAPE], []),
     # a stray trailing <tool_call> followed by prose is named for what it is
     ("stray_open_tag_then_prose", W + "\n<tool_call>\nI will wait for the result.", PARIS, "repaired", "I will wait for the result.", [codes.CALL_STRAY_TAG], [codes.STOP_TEXT_AFTER_CALL]),
 ]  # fmt: skip

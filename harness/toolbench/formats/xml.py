@@ -15,6 +15,8 @@ prose inside one block, a doubled or missing tag, a JSON list, a call whose open
 is missing before its ``</tool_call>``) are ``repaired`` with code ``call.lenient``, and a
 reply in which one block failed to decode is not strict. An unclosed ``<tool_call>``
 followed by prose is ``call.stray_tag`` (the prose stays visible), not a truncated call.
+At most :data:`~toolbench.formats.dialect.MAX_CALLS` call blocks are read per reply, as
+in the dialects; from the next block on the reply is not read (nor shown as content).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.calls import CallCollector
+from toolbench.formats.dialect import MAX_CALLS
 from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end
@@ -89,7 +92,13 @@ class Xml(PromptedFormat):
         cuts = Cutter(body)
         blocks = BlockFinder(body, OPEN, CLOSE)
         orphans = _Orphans(body, col)
+        read = 0
         while (block := blocks.next(cuts.pos)) is not None:
+            if read >= MAX_CALLS:
+                col.issue(codes.CALL_BAD_SHAPE, f"more than {MAX_CALLS} call blocks; not read")
+                cuts.cut(block.start, len(body))  # unread call blocks are not content
+                break
+            read += 1
             orphans.read(cuts, block.start)
             cuts.cut(block.start, self._read_call(body, block, col))
         orphans.read(cuts, len(body))
