@@ -117,10 +117,11 @@ def _scan(text: str, start: int, stop: int) -> Scan:
                 depth = 0
                 pos = e
                 break
-            if n == 1 and stack and isinstance(stack[-1], int):  # the common pair: inline
-                opener = stack.pop()
-                if text[opener] == "{":
-                    _add(out.spans, text, opener, e)
+            top = stack[-1] if n == 1 and stack else None
+            if isinstance(top, int):  # the common pair, one opener and one closer: inline
+                stack.pop()
+                if text[top] == "{":
+                    _add(out.spans, text, top, e)
             else:
                 _add(out.spans, text, _pop(stack, n, text), e)
             depth -= n
