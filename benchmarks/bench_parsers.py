@@ -66,7 +66,6 @@ CASES: dict[str, str] = {
     # issue 20's lenient readings: each must stay linear on hostile text
     "DSML bare invoke unclosed": _fill('<｜DSML｜invoke name="a"><｜DSML｜parameter name="b">'),
     "<function=x>{ repeated": _fill("<function=x>{"),
-    "orphan {..}</tool_call>": _fill('{"name": "a", "arguments": {}}</tool_call>'),
     "stray <tool_call> + prose": _fill("<tool_call>\nI will wait. "),
     "pythonic [a-b(from=": _fill("[a-b(from="),
     "text with one call": _fill("lorem ipsum dolor sit amet ") + CALL,
@@ -76,6 +75,8 @@ CASES: dict[str, str] = {
     "bulk: unclosed <tool_call>s": _fill('<tool_call>{"name": "f", "arguments": {}}\n'),
     "bulk: text in <tool_call>s": _fill('<tool_call>{"name": "f"} x</tool_call>'),
     "bulk: </tool_call> in strings": _fill('<tool_call>{"a</tool_call>"'),
+    # 25k real calls, each without its opening tag (xml reads at most 128 of them)
+    "bulk: orphan {..}</tool_call>": _fill('{"name": "a", "arguments": {}}</tool_call>'),
 }
 
 

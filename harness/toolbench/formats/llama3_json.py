@@ -105,6 +105,8 @@ class Llama3Json(DialectFormat):
         found: list[tuple[int, int, _Tagged | None]] = [(t.start, t.end, t) for t in tagged]
         starts = [t.start for t in tagged]
         for span in scan.spans:
+            if len(found) >= MAX_CALLS + len(tagged):
+                break  # no more calls are read: leave the rest undecoded
             k = bisect.bisect_right(starts, span.start) - 1
             if k >= 0 and span.start < tagged[k].end:
                 continue  # the JSON inside a <function=...> tag
