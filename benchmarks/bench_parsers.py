@@ -63,6 +63,11 @@ CASES: dict[str, str] = {
     "harmony <|message|><|call|>": _fill("<|message|><|call|>"),
     "harmony to=functions.a {": _fill("<|channel|>commentary to=functions.a<|message|>{"),
     '{"name":..,"parameters":{': _fill('{"name": "a", "parameters": {'),
+    # issue 20's lenient readings: each must stay linear on hostile text
+    "DSML bare invoke unclosed": _fill('<｜DSML｜invoke name="a"><｜DSML｜parameter name="b">'),
+    "<function=x>{ repeated": _fill("<function=x>{"),
+    "stray <tool_call> + prose": _fill("<tool_call>\nI will wait. "),
+    "pythonic [a-b(from=": _fill("[a-b(from="),
     "text with one call": _fill("lorem ipsum dolor sit amet ") + CALL,
     "bulk: many small objects": _fill('{"a": 1} '),
     "bulk: many real calls": _fill(CALL + "\n"),
@@ -70,6 +75,8 @@ CASES: dict[str, str] = {
     "bulk: unclosed <tool_call>s": _fill('<tool_call>{"name": "f", "arguments": {}}\n'),
     "bulk: text in <tool_call>s": _fill('<tool_call>{"name": "f"} x</tool_call>'),
     "bulk: </tool_call> in strings": _fill('<tool_call>{"a</tool_call>"'),
+    # 25k real calls, each without its opening tag (xml reads at most 128 of them)
+    "bulk: orphan {..}</tool_call>": _fill('{"name": "a", "arguments": {}}</tool_call>'),
 }
 
 

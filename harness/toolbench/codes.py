@@ -18,6 +18,7 @@ ARGS_NOT_LITERAL = "args.not_literal"
 CALL_TOO_DEEP = "call.too_deep"
 CALL_LENIENT = "call.lenient"  # read only leniently: not a strict parse
 CALL_IN_CONTENT = "call.in_content"  # native: call syntax left in the content as text
+CALL_STRAY_TAG = "call.stray_tag"  # a call tag followed by prose, not by a call
 
 # notes on a parsed call (ToolCall.notes): recorded, not errors
 ARGS_NULL = "args.null"
@@ -99,6 +100,8 @@ DESCRIPTIONS: dict[str, str] = {
     "a doubled or missing tag)",
     CALL_IN_CONTENT: "the reply's content holds tool-call syntax as text: the server did not "
     "return it as a structured call",
+    CALL_STRAY_TAG: "a call's opening tag is followed by prose, not by a call (a stray tag, "
+    "not a reply cut off mid-call)",
     ARGS_NULL: 'a call\'s arguments were null or the JSON string "null", read as {} '
     "(a note on the call, not an error)",
     CALL_WRONG_TOOL: "the expected tool was not the one called",

@@ -11,13 +11,18 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from toolbench.bfcl.convert import BadInput, json_schema, scenario_id
 from toolbench.bfcl.importer import import_bfcl
 from toolbench.bfcl.verdict import verdict
+from toolbench.formats.base import ModelReply, ParseResult, ToolCall
+from toolbench.formats.registry import get_format
+from toolbench.results import TurnRecord
 from toolbench.scenarios.loader import load_scenarios, validate_paths
+from toolbench.scoring import score_trial
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "fixture"
 
@@ -79,7 +84,10 @@ VERDICTS = [
     ("simple_python_0", [{"geometry_area_circle": {"radius": 5.0, "units": "km"}}], False),
     ("simple_python_0", [{"geometry.area_circle": {"radius": 5.0}}], False),  # dotted name
     ("simple_python_1", [{"plot_point": {"xy": [1, 2], "label": "a"}}], True),
-    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2], "label": "a"}}], True),
+    # integer items given as floats: BFCL's type_error:nested (bfcl-eval 2026.3.23 says so)
+    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2], "label": "a"}}], False),
+    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2.0], "label": "a"}}], False),
+    ("simple_python_1", [{"plot_point": {"xy": [True, 2], "label": "a"}}], False),
     ("simple_python_1", [{"plot_point": {"xy": [1, 2], "label": 1}}], False),  # any = str
     ("simple_python_1", [{"plot_point": {"xy": [1, 2], "style": {"color": "Red"}}}], False),
     (
@@ -265,3 +273,29 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, case: str) -> 
         import_bfcl(src, tmp_path / "out")
     assert str(exc.value) == message.format(src=src)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+@pytest.mark.parametrize(
+    ("calls", "attempted", "ok"),
+    [([], False, True), ([], True, False), ([{"get_weather": {"city": "x"}}], True, False)],
+    ids=["abstains", "failed-attempt", "calls"],
+)
+def test_irrelevance_verdict_is_the_trials_no_call_correct(
+    tmp_path_factory: pytest.TempPathFactory,
+    calls: list[dict[str, Any]],
+    attempted: bool,
+    ok: bool,
+) -> None:
+    """One definition: a reply that tried to call and did not decode fails an irrelevance
+    entry in the verdict exactly as in ``score_trial`` (``nocall.decode_failure``)."""
+    out = tmp_path_factory.getbasetemp() / "verdict-import"
+    if not out.exists():
+        import_bfcl(FIXTURE, out)
+    sc = next(s for s in load_scenarios([out]) if s.id == "live_irrelevance_0-0-0")
+    made = [ToolCall(name=n, arguments=a) for c in calls for n, a in c.items()]
+    status = "strict" if made else ("failed" if attempted else "no_call")
+    parsed = ParseResult(calls=made, attempted=attempted, status=status)
+    record = TurnRecord(request={}, reply=ModelReply(text="x"), parsed=parsed)
+    scores = score_trial(sc, get_format("xml"), [record])
+    assert verdict(sc, calls, attempted=attempted) is ok
+    assert scores.no_call_correct is ok

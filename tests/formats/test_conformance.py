@@ -13,6 +13,7 @@ it, after treating None and "" alike and stripping surrounding whitespace.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
 EXTRA = Path(__file__).resolve().parents[1] / "data" / "conformance_extra.jsonl"
 """Vectors gathered for the dialects from public parser tests, same schema, each line
 naming its ``source`` (project, commit, file) and ``license``."""
+SOURCE_TOOLS = Path(__file__).resolve().parents[1] / "data" / "conformance_tools.json"
+"""Tools a source test gave its parser that its corpus lines do not record (vLLM's fixtures)."""
 FILES = ("vllm.jsonl", "llamacpp.jsonl")
 MIN_CALL_AGREEMENT = 0.98
 
@@ -48,12 +51,13 @@ def _norm(text: str | None) -> str:
 
 
 def _tools(vec: dict[str, Any]) -> list[ToolDef] | None:
-    """The tool definitions the source gave its parser (llama.cpp lines), as ToolDefs.
+    """The tool definitions the source gave its parser (llama.cpp lines, or the source
+    test's fixture from ``conformance_tools.json``), as ToolDefs.
 
     Schema-aware dialects (qwen3-coder, claude-xml, DSML) type bare-text values with them,
     as the reference parsers do; without them a value is typed by its JSON reading.
     """
-    tools = vec.get("tools")
+    tools = vec.get("tools") or _source_tools().get(vec["source"], {}).get("tools")
     if not tools:
         return None
     return [
@@ -61,6 +65,12 @@ def _tools(vec: dict[str, Any]) -> list[ToolDef] | None:
         for t in tools
         if isinstance(t, dict) and t.get("name") and isinstance(t.get("parameters"), dict)
     ] or None
+
+
+@functools.cache
+def _source_tools() -> dict[str, Any]:
+    sources: dict[str, Any] = json.loads(SOURCE_TOOLS.read_text(encoding="utf-8"))["sources"]
+    return sources
 
 
 def _calls_agree(vec: dict[str, Any], got: ParseResult) -> bool:

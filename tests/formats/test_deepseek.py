@@ -36,6 +36,17 @@ CASES: list[ParseCase] = [
     ("hallucinated_output", W + "<｜tool▁output▁begin｜>21C<｜tool▁output▁end｜>", PARIS, "strict", "", [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
     ("unknown_tool", f"{B}{CB}fly{S}{{}}{CE}{E}", [("fly", {})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+    # issue 20: a name that runs into its fence or JSON is split (repaired), other text is no name
+    ("r1_name_into_fence", f'{B}{CB}function{S}get_weather```json\n{{"city": "Paris"}}\n```{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("r1_name_into_json", f'{B}{CB}function{S}get_weather{{"city": "Paris"}}{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("v31_name_into_fence", f'{B}{CB}get_weather```json{S}{{"city": "Paris"}}{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("v31_name_into_json_no_args", f'{B}{CB}search{{"q": "x"}}{S}{CE}{E}', [("search", {"q": "x"})], "repaired", "", [codes.CALL_LENIENT], []),
+    ("name_with_prose_is_no_name", f'{B}{CB}call get_weather please{S}{{"city": "Paris"}}{CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("name_into_parens_is_no_name", f'{B}{CB}function{S}get_weather(city="Paris"){CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("namespaced_name_strict", f'{B}{CB}mcp.fs/read-file{S}{{}}{CE}{E}', [("mcp.fs/read-file", {})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+    # issue 20: V4 opens a call with the invoke alone; read it (repaired), values do not leak
+    ("dsml_v4_bare_invoke", 'Checking.<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Beijing</｜DSML｜parameter>\n</｜DSML｜invoke>', [("get_weather", {"city": "Beijing"})], "repaired", "Checking.", [codes.CALL_LENIENT], []),
+    ("dsml_v4_two_bare_invokes", '<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Rome</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name="search">\n<｜DSML｜parameter name="q" string="true">x</｜DSML｜parameter>\n</｜DSML｜invoke>', [("get_weather", {"city": "Rome"}), ("search", {"q": "x"})], "repaired", "", [codes.CALL_LENIENT], []),
 ]  # fmt: skip
 
 

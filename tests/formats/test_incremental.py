@@ -83,6 +83,10 @@ DSML = (
     '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n'
     "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
 )
+BARE_INVOKE = (
+    '<｜DSML｜invoke name="get_weather">\n'
+    '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>'
+)
 
 # (format, reply, events as (kind, text) with adjacent texts joined, names read per call)
 EVENTS: list[tuple[str, str, list[tuple[str, str]], list[str]]] = [
@@ -175,6 +179,13 @@ EVENTS: list[tuple[str, str, list[tuple[str, str]], list[str]]] = [
         "deepseek",
         f"Ok {DSML}",
         [("text", "Ok "), ("call_started", "<｜DSML｜function_calls>"), ("call_complete", DSML)],
+        ["get_weather"],
+    ),
+    (
+        # DeepSeek V4's invoke without its block is a call while streaming too (issue 20)
+        "deepseek",
+        f"Ok {BARE_INVOKE}",
+        [("text", "Ok "), ("call_started", "<｜DSML｜invoke"), ("call_complete", BARE_INVOKE)],
         ["get_weather"],
     ),
 ]  # fmt: skip

@@ -34,6 +34,18 @@ CASES: list[ParseCase] = [
     ("hallucinated_result", W + '<|start_header_id|>ipython<|end_header_id|>\n\n{"temp": 3}', PARIS, "strict", 'ipython\n\n{"temp": 3}', [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
     ("think", "<think>plan</think>" + W, PARIS, "strict", "", [], []),
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+    # issue 20: Meta's documented Llama 3.1 custom-tool form <function=name>{...}</function>
+    ("function_tag", '<function=get_weather>{"city": "Paris"}</function>', PARIS, "strict", "", [], []),
+    ("function_tag_eom", 'Sure. <function=search>{"q": "x"}</function><|eom_id|>', [("search", {"q": "x"})], "strict", "Sure.", [], []),
+    ("function_tags_two", '<function=get_weather>{"city": "Paris"}</function>\n<function=search>{"q": "x"}</function>', [*PARIS, ("search", {"q": "x"})], "strict", "", [], []),
+    ("function_tag_unclosed_whole_json", '<function=get_weather>{"city": "Paris"}<|eot_id|>', PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
+    ("function_tag_cut", '<function=get_weather>{"city": "Pa', [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("function_tag_cut_mid_token", "Sure. <functi", [], "failed", "Sure.", [codes.CALL_TRUNCATED], []),
+    ("function_tag_args_with_name_key", '<function=search>{"q": "x", "name": "n", "parameters": {}}</function>', [("search", {"q": "x", "name": "n", "parameters": {}})], "strict", "", [], []),
+    ("function_tag_in_prose_is_text", "Use <function=x> tags", [], "no_call", "Use <function=x> tags", [], []),
+    # llama.cpp tests/test-chat.cpp (as vendored in llama-cpp-python 0.3.36, MIT) L5934:
+    # Functionary v3.1, a Llama 3.1 fine-tune, in the same documented form
+    ("llamacpp_functionary_v31_L5934", '<function=special_function>{"arg1": 1}</function>', [("special_function", {"arg1": 1})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
 ]  # fmt: skip
 
 

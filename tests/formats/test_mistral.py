@@ -40,6 +40,11 @@ CASES: list[ParseCase] = [
     ("hallucinated_result", W + "[TOOL_RESULTS]get_weather[TOOL_CONTENT]21C[/TOOL_RESULTS]", PARIS, "strict", "", [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
     ("unknown_tool", "[TOOL_CALLS]fly[ARGS]{}", [("fly", {})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+    # issue 20: repair must not turn a bare word into a name
+    ("v3_bare_word_name", '[TOOL_CALLS] [{"name": invalid}]', [], "failed", "", [codes.CALL_MISSING_NAME], []),
+    ("v3_bare_word_beside_a_call", '[TOOL_CALLS] [{"name": invalid, "arguments": {}}, {"name": "search", "arguments": {"q": "x",}}]', [("search", {"q": "x"})], "repaired", "", [codes.CALL_MISSING_NAME, codes.JSON_REPAIRED], []),
+    ("v3_single_quoted_name_kept", "[TOOL_CALLS] [{'name': 'search', 'arguments': {'q': 'x'}}]", [("search", {"q": "x"})], "repaired", "", [codes.JSON_REPAIRED], []),
+    ("object_bare_word_name", '[TOOL_CALLS]{"name": search, "arguments": {}}', [], "failed", "", [codes.CALL_MISSING_NAME], []),
 ]  # fmt: skip
 
 

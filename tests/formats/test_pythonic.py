@@ -44,6 +44,14 @@ CASES: list[ParseCase] = [
     ("markdown_link", "See [the docs](https://x.y) for more.", [], "no_call", "See [the docs](https://x.y) for more.", [], []),
     ("unknown_tool", "[fly(to='Mars')]", [("fly", {"to": "Mars"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+    # issue 20: MCP-style hyphenated names and keyword-named arguments, still read with ast
+    ("hyphenated_tool_name", '[weather-forecast(city="London")]', [("weather-forecast", {"city": "London"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+    ("keyword_named_arguments", '[book_flight(from="SFO", to="JFK", class="economy")]', [("book_flight", {"from": "SFO", "to": "JFK", "class": "economy"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+    ("hyphenated_argument_names", '[get-time(), web-search(query="a-b=c", max-results=5)]', [("get-time", {}), ("web-search", {"query": "a-b=c", "max-results": 5})], "strict", "", [codes.CALL_UNKNOWN_TOOL, codes.CALL_UNKNOWN_TOOL], []),
+    ("keyword_argument_in_python_start", "<|python_start|>[search(q='x', lambda=1)]<|python_end|>", [("search", {"q": "x", "lambda": 1})], "strict", "", [], []),
+    ("keyword_name_as_value_still_refused", "[search(q=lambda: 1)]", [], "failed", "", NOT_LITERAL, []),
+    ("subtraction_still_refused", "[search(q=a-b)]", [], "failed", "", NOT_LITERAL, []),
+    ("stand_in_text_in_a_string_untouched", "[search(q='_tb_0', from='x')]", [("search", {"q": "_tb_0", "from": "x"})], "strict", "", [], []),
 ]  # fmt: skip
 
 

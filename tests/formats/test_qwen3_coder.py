@@ -43,7 +43,9 @@ CASES: list[ParseCase] = [
     ("empty_tool_call", "<tool_call>\n</tool_call>", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
     ("hermes_json_is_not_this_format", '<tool_call>\n{"name": "search", "arguments": {"q": "x"}}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
     ("value_not_of_schema_type_stays_text", fn("get_weather", city="Paris", days="three"), [("get_weather", {"city": "Paris", "days": "three"})], "strict", "", [], []),
-    ("unknown_param_read_as_json", fn("get_weather", extra='{"a": 1}'), [("get_weather", {"extra": {"a": 1}})], "strict", "", [], []),
+    # A parameter the schema does not list stays text, as vLLM's qwen3_coder keeps it
+    ("unknown_param_stays_text", fn("get_weather", extra='{"a": 1}'), [("get_weather", {"extra": '{"a": 1}'})], "strict", "", [], []),
+    ("leading_zero_integer", fn("get_weather", city="Paris", days="007"), [("get_weather", {"city": "Paris", "days": 7})], "strict", "", [], []),
     ("hallucinated_result", W + "\n<tool_response>\n21C\n</tool_response>", PARIS, "strict", "", [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
     ("think", "<think>plan</think>" + W, PARIS, "strict", "", [], []),
     ("unknown_tool", fn("fly", to="Mars"), [("fly", {"to": "Mars"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
@@ -61,6 +63,7 @@ S_NUM: dict[str, Any] = {"type": "number"}
 S_STR: dict[str, Any] = {"type": "string"}
 S_BOOL: dict[str, Any] = {"type": "boolean"}
 S_NULLABLE_STR: dict[str, Any] = {"type": ["string", "null"]}
+S_NULLABLE_INT: dict[str, Any] = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
 S_UNION: dict[str, Any] = {"anyOf": [{"type": "object"}, {"type": "string"}]}
 S_ENUM: dict[str, Any] = {"enum": [1, 2]}
 
@@ -85,12 +88,47 @@ S_ENUM: dict[str, Any] = {"enum": [1, 2]}
         ('"foo"', None, '"foo"'),
         ("[1, 2]", None, [1, 2]),
         ("plain text", None, "plain text"),
+        # vLLM qwen3_coder _convert_param_value: booleans and null in any case, int("007")
+        ("True", S_BOOL, True),
+        ("FALSE", S_BOOL, False),
+        ("yes", S_BOOL, "yes"),
+        ("NULL", S_NULLABLE_STR, None),
+        ("Null", S_NULLABLE_INT, None),
+        ("null", S_STR, "null"),
+        ("007", S_INT, 7),
+        ("-042", S_INT, -42),
+        ("+5", S_INT, 5),
+        ("007.50", S_NUM, 7.5),
+        ("12", S_NUM, 12),
+        ("1e999", S_NUM, "1e999"),
+        ("9" * 5000, S_INT, "9" * 5000),  # past int()'s digit limit: text, no exception
+        ("07", S_NULLABLE_INT, 7),
+        ("True", S_UNION, "True"),
+        # vLLM test_qwen3_xml_coder_shared.py: an object written as a Python repr
+        ("{'key': 'value'}", S_UNION, {"key": "value"}),
+        ("[1, True, None]", {"type": "array"}, [1, True, None]),
+        ("{'a': __import__('os')}", S_UNION, "{'a': __import__('os')}"),
+        ("{'key': 'value'}", S_STR, "{'key': 'value'}"),
     ],
 )
 def test_values_are_typed_by_the_json_schema(
     raw: str, schema: dict[str, Any] | None, expected: Any
 ) -> None:
-    assert convert_value(raw, schema) == expected
+    got = convert_value(raw, schema)
+    assert got == expected
+    assert type(got) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("1", "1"), ("true", "true"), ('{"a": 1}', '{"a": 1}'), ("NULL", None), ("null", None)],
+)
+def test_values_without_a_schema_stay_text_in_qwen3_coder(raw: str, expected: Any) -> None:
+    """vLLM's and llama.cpp's Qwen3-Coder parsers keep an untyped value as written (null
+    aside); the reply without tools gives the same value."""
+    assert convert_value(raw, None, untyped_json=False) == expected
+    got = F.parse(f"<function=f>\n<parameter=a>\n{raw}\n</parameter>\n</function>")
+    assert got.calls[0].arguments == {"a": expected}
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
 """xml: Hermes/Qwen ``<tool_call>`` tags."""
+# ruff: noqa: E501  (one table row per line reads better than wrapped rows)
 
 from __future__ import annotations
 
@@ -164,7 +165,23 @@ CASES: list[ParseCase] = [
         [],
         [codes.STOP_TEXT_AFTER_CALL, codes.STOP_HALLUCINATED_RESULT],
     ),
-]
+    # issue 20 (real Hermes replies): a call without its opening tag is read, repaired
+    ("call_without_opening_tag", W + '\n{"name": "search", "arguments": {"q": "x"}}\n</tool_call>', [*PARIS, ("search", {"q": "x"})], "repaired", "", [codes.CALL_LENIENT], []),
+    ("stray_close_after_prose_object_is_text", W + '\nSee {"a": 1}</tool_call>', PARIS, "strict", 'See {"a": 1}', [], [codes.STOP_TEXT_AFTER_CALL]),
+    # an object with a name and other keys: a call only if those keys are the tool's parameters
+    ("arguments_beside_the_name", '<tool_call>\n{"name": "get_weather", "city": "Paris"}\n</tool_call>', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("keys_not_parameters_not_a_call", '<tool_call>\n{"name": "get_weather", "colour": "red"}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("tool_result_shape_not_a_call", '<tool_call>\n{"name": "_error", "message": "boom"}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("echoed_tool_schema_not_a_call", '<tool_call>\n{"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {}}}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("hallucinated_result_list_not_calls", W + '\n<tool_call>\n[{"name": "get_weather", "content": "21C"}]', PARIS, "repaired", "", [codes.CALL_BAD_SHAPE], []),
+    ("description_beside_arguments_still_a_call", '<tool_call>\n{"name": "search", "arguments": {"q": "x"}, "description": "look it up"}\n</tool_call>', [("search", {"q": "x"})], "strict", "", [], []),
+    ("name_only_is_a_call_without_arguments", '<tool_call>\n{"name": "search"}\n</tool_call>', [("search", {})], "strict", "", [], []),
+    ("id_and_type_beside_arguments_strict", '<tool_call>\n{"id": "c1", "type": "function", "name": "search", "arguments": {"q": "x"}}\n</tool_call>', [("search", {"q": "x"})], "strict", "", [], []),
+    # at most 128 call blocks per reply are read (as in the dialects); the rest is not shown
+    ("call_blocks_past_the_cap_not_read", (W + "\n") * 130 + "tail", PARIS * 128, "repaired", "", [codes.CALL_BAD_SHAPE], []),
+    # a stray trailing <tool_call> followed by prose is named for what it is
+    ("stray_open_tag_then_prose", W + "\n<tool_call>\nI will wait for the result.", PARIS, "repaired", "I will wait for the result.", [codes.CALL_STRAY_TAG], [codes.STOP_TEXT_AFTER_CALL]),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))

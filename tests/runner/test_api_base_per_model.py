@@ -11,7 +11,7 @@ import pytest
 from tests.runner.conftest import trials_by_id
 from toolbench.cli.app import run_cli
 from toolbench.providers.fake import FakeServer
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 pytestmark = pytest.mark.usefixtures("openai_key")
 

@@ -16,7 +16,7 @@ from tests.support.fake_openai import FakeOpenAI, SseScript
 from toolbench.formats.base import RenderedRequest
 from toolbench.providers.base import Endpoint, ProviderSettings
 from toolbench.providers.litellm_api import NULL_CONTENT_ADAPTATION, adaptations, build_request
-from toolbench.results import load_results
+from toolbench.store import load_results
 
 pytestmark = pytest.mark.usefixtures("openai_key")
 LISBON = {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lisbon"}}]}

@@ -6,10 +6,12 @@ The matchers reproduce BFCL's AST checker (``bfcl_eval/eval_checker/ast_eval``):
   strict ``string`` type guard (BFCL's ``string_checker``);
 * ``integer``, ``float``, ``boolean``: ``any_of`` with a strict type guard (BFCL converts an
   int to a float where a float is expected, and refuses ``3.0`` for an integer);
-* ``array`` / ``tuple``: ``any_of`` the answer lists, normalised item by item
-  (``list_checker``); a list of dicts: ``alternatives`` of ``items`` of ``fields``
+* ``array`` / ``tuple``: the answer lists, normalised item by item (``list_checker``),
+  each item of the items' exact Python type (``type_checker``'s nested check:
+  ``type_error:nested``); a list of dicts: ``alternatives`` of ``items`` of ``fields``
   (``list_dict_checker``);
-* ``dict``: ``alternatives`` of ``fields`` (``dict_checker``);
+* ``dict``: ``alternatives`` of ``fields``, values compared with Python's ``==`` as
+  ``dict_checker`` does (``True == 1``);
 * ``""`` among the answers: the argument may be left out.
 
 Function names with dots are written with underscores, as BFCL shows them to models that
@@ -117,10 +119,42 @@ def _answer_type(alts: list[Any]) -> type | None:
 
 
 def _fields(answer: dict[str, Any]) -> dict[str, Any]:
+    """A dict answer's keys: BFCL's ``dict_checker`` compares each value with ``in`` (no
+    type check: ``1`` matches ``True`` and ``1.0``), strings standardized."""
     return {
-        k: {"any_of": list(v) if isinstance(v, list) else [v], "normalize": True}
+        k: {
+            "any_of": list(v) if isinstance(v, list) else [v],
+            "normalize": True,
+            "python_equal": True,
+        }
         for k, v in answer.items()
     }
+
+
+def _typed_items(alts: list[Any], item_type: str) -> dict[str, Any] | None:
+    """BFCL's nested type check of a list argument (``type_checker``, one level deep), or
+    None when BFCL skips it (an answer that is not a list, such as ``""``).
+
+    Each item must have the items' Python type exactly (``[12, 15]`` is not a list of
+    floats: ``type_error:nested``), or the type of the answer's first item (BFCL's
+    "variable" reading); the list must equal that answer, strings standardized.
+    """
+    if item_type not in _PY_TYPE or any(not isinstance(a, list) for a in alts):
+        return None
+    want = _PY_TYPE[item_type].__name__
+    options: list[dict[str, Any]] = []
+    for a in alts:
+        allowed = [want]
+        first = next((x for x in a if x != ""), None)
+        own = type(first).__name__ if first is not None else want
+        if own not in allowed and own in ("str", "int", "float", "bool", "list", "dict"):
+            allowed.append(own)
+        items = [
+            {"alternatives": [{"any_of": [x], "normalize": True, "py_type": t} for t in allowed]}
+            for x in a
+        ]
+        options.append({"items": items})
+    return {"alternatives": options}
 
 
 def arg_matcher(
@@ -173,6 +207,10 @@ def _matcher(param: str, alts: list[Any], spec: dict[str, Any]) -> dict[str, Any
                     )
             optional = {"optional": True} if "" in alts else {}
             return {**guard, "alternatives": options, **optional}
+        item_type = items.get("type") if isinstance(items, dict) else None
+        typed = _typed_items(alts, item_type) if isinstance(item_type, str) else None
+        if typed is not None:
+            return {**guard, **typed}
         values = [a if a != "" else [] for a in alts]
         optional = {"optional": True} if "" in alts else {}
         return {**guard, "any_of": values, "normalize": True, **optional}

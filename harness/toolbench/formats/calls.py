@@ -23,6 +23,8 @@ from toolbench.formats.jsonscan import Decoded, decode
 from toolbench.tools import ToolDef
 
 ARG_KEYS = ("arguments", "parameters", "args")
+_IDS = frozenset({"id", "type", "call_id", "tool_call_id", "index"})
+"""Keys a call object may carry beside its name and arguments."""
 
 DROPPING = frozenset(
     {
@@ -32,6 +34,7 @@ DROPPING = frozenset(
         codes.CALL_BAD_SHAPE,
         codes.ARGS_NOT_OBJECT,
         codes.CALL_IN_CONTENT,
+        codes.CALL_STRAY_TAG,
     }
 )
 """Issue codes that mean an attempted call yielded no call."""
@@ -47,6 +50,10 @@ class CallCollector:
     attempted: bool = False
     dropped: bool = False
     """An attempted call was dropped: the reply cannot be a strict parse."""
+    flat: list[tuple[ToolCall, str]] = field(default_factory=list)
+    """Calls whose arguments were written beside the name (``{"name": "f", "city": "x"}``),
+    with where they were read: kept only if :meth:`check_tools` finds every key a
+    parameter of that tool (see :meth:`add_object`)."""
 
     def issue(self, code: str, message: str) -> None:
         self.errors.append(ParseIssue(code=code, message=message))
@@ -97,6 +104,7 @@ class CallCollector:
             self.issue(codes.JSON_REPAIRED, f"{where}: invalid JSON, decoded only after repair")
             self.calls.extend(probe.calls)
             self.errors.extend(probe.errors)
+            self.flat.extend(probe.flat)
             self.dropped = self.dropped or probe.dropped
             return
         if not values:
@@ -121,6 +129,20 @@ class CallCollector:
         name = next((value[k] for k in name_keys if k in value), None)
         if not isinstance(name, str) or not name.strip():
             self.issue(codes.CALL_MISSING_NAME, f"{where}: the call has no tool name")
+            return
+        has_args = any(k in value for k in ARG_KEYS)
+        extra = [k for k in value if k not in name_keys and k not in ARG_KEYS and k not in _IDS]
+        # an echoed tool definition: {"name", "description", "parameters"}, no "arguments"
+        if "description" in extra and "parameters" in value and "arguments" not in value:
+            self.issue(
+                codes.CALL_BAD_SHAPE, f"{where}: '{name.strip()}' is a tool definition, not a call"
+            )
+            return
+        if not has_args and extra:
+            beside = {k: value[k] for k in extra}
+            call = ToolCall(name=name.strip(), arguments=beside, repaired=True)
+            self.calls.append(call)
+            self.flat.append((call, where))
             return
         args_raw: Any = next((value[k] for k in ARG_KEYS if k in value), {})
         args, args_repaired, notes = self._arguments(args_raw, name, where)
@@ -159,12 +181,36 @@ class CallCollector:
         return raw, repaired, []
 
     def check_tools(self, tools: Sequence[ToolDef] | None) -> None:
+        self._settle_flat(tools)
         if tools is None:
             return
         known = {t.name for t in tools}
         for call in self.calls:
             if call.name not in known:
                 self.issue(codes.CALL_UNKNOWN_TOOL, f"unknown tool '{call.name}'")
+
+    def _settle_flat(self, tools: Sequence[ToolDef] | None) -> None:
+        """An object with a name and other keys but no ``arguments`` is a call only when
+        those keys are parameters of the tool it names (then ``repaired``, code
+        ``call.lenient``); otherwise (a tool result ``{"name": "_error", "message": ..}``,
+        a made-up record, or no tools to check against) it is not a call."""
+        for call, where in self.flat:
+            tool = next((t for t in tools or () if t.name == call.name), None)
+            props = tool.parameters.get("properties") if tool is not None else None
+            if isinstance(props, dict) and set(call.arguments) <= set(props):
+                self.issue(
+                    codes.CALL_LENIENT,
+                    f"{where}: arguments of '{call.name}' written beside the name, not in "
+                    "'arguments'",
+                )
+                continue
+            self.calls = [c for c in self.calls if c is not call]
+            self.issue(
+                codes.CALL_BAD_SHAPE,
+                f"{where}: an object with a name and other keys ({', '.join(call.arguments)}) "
+                "is not a call",
+            )
+        self.flat.clear()
 
     def result(
         self,
@@ -175,6 +221,7 @@ class CallCollector:
         final_answer: str | None = None,
         final_from_content: bool = True,
     ) -> ParseResult:
+        self._settle_flat(None)
         if self.calls:
             lenient = self.dropped or any(c.repaired for c in self.calls)
             status = "repaired" if lenient else "strict"

@@ -121,7 +121,7 @@ class ClaudeXml(DialectFormat):
         )
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
-        split = split_think(text)
+        split = split_think(text, opened_in_prompt=False)
         body = split.text
         col = DialectCollector()
         cuts = Cutter(body)

@@ -5,7 +5,11 @@ The call block is ``<｜tool▁calls▁begin｜>`` then, per call,
 V3 / R1 form ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>name`` followed by a fenced
 ```json block and ``<｜tool▁call▁end｜>``,
 closed by ``<｜tool▁calls▁end｜>``. V3.2 and V4 switched to a DSML ``<｜DSML｜function_calls>``
-/ ``<｜DSML｜tool_calls>`` block of ``invoke``/``parameter`` tags; both are read. The prompt
+/ ``<｜DSML｜tool_calls>`` block of ``invoke``/``parameter`` tags; both are read, and a V4
+``invoke`` written without its block is read too, marked ``repaired``. A name that runs
+straight into its arguments (``get_weather```json``, ``get_weather{...}``) is split there
+and marked ``repaired`` (``call.lenient``); other text where the name belongs is
+``call.bad_shape``, never a call with that text as its name. The prompt
 is the tool section of DeepSeek V3.1's model card; results go back as
 ``<｜tool▁output▁begin｜>result<｜tool▁output▁end｜>``, as the V3.1 template renders them.
 """
@@ -32,7 +36,7 @@ CALL_END = "<｜tool▁call▁end｜>"
 SEP = "<｜tool▁sep｜>"
 OUT_BEGIN = "<｜tool▁output▁begin｜>"
 OUT_END = "<｜tool▁output▁end｜>"
-DSML = InvokeSyntax("｜DSML｜", ("function_calls", "tool_calls"))
+DSML = InvokeSyntax("｜DSML｜", ("function_calls", "tool_calls"), bare_invokes=True)
 _SPECIALS = (
     CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP, OUT_BEGIN, OUT_END,
     "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>", "<｜end▁of▁sentence｜>",
@@ -60,6 +64,7 @@ class DeepSeek(DialectFormat):
                 open="<｜DSML｜(?:function_calls|tool_calls)>",
                 close_pattern="</｜DSML｜(?:function_calls|tool_calls)>",
             ),
+            tag("<｜DSML｜invoke", "</｜DSML｜invoke>"),  # V4's invoke without its block
             to_end(OUT_BEGIN),
             tokens(*_SPECIALS),
         )
@@ -157,15 +162,50 @@ def _section_end(body: str, b: int, stop: int) -> int:
     return j if j >= 0 else stop
 
 
+_NAME = re.compile(r"[\w.:/-]++")
+"""A tool name: word characters, dots, colons, slashes, hyphens (MCP and namespaced names)."""
+
+
 def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> None:
     head = head.strip()
     if head == "function":  # V3 / R1: the name follows the separator, then a json fence
-        name, _, args_text = rest.partition("\n")
+        name_line, _, args_text = rest.partition("\n")
         args_text = _unfence(args_text)
     else:
-        name, args_text = head, rest
-    name = name.strip()
-    args_text = args_text.strip()
+        name_line, args_text = head, rest
+    name, glued = _split_name(name_line.strip())
+    if name is None:
+        col.fail(codes.CALL_BAD_SHAPE, f"{name_line.strip()[:60]!r} is not a tool name")
+        return
+    if glued is not None:  # the arguments ran into the name: read them leniently
+        args_text = _unfence(glued) if not args_text.strip() else args_text
+        since = len(col.calls)
+        _add_call(name, args_text.strip(), unclosed, col)
+        if len(col.calls) > since:
+            col.calls[-1].repaired = True
+            col.issue(codes.CALL_LENIENT, f"'{name}': the arguments run into the name")
+        return
+    _add_call(name, args_text.strip(), unclosed, col)
+
+
+def _split_name(text: str) -> tuple[str | None, str | None]:
+    """``(name, arguments glued to it)``: ``get_weather`` gives ``("get_weather", None)``;
+    ``get_weather```json {..}`` or ``get_weather{..}`` split where the name ends and a fence
+    or JSON object begins; anything else after a name is not a name (None)."""
+    if not text:
+        return "", None
+    m = _NAME.match(text)
+    if m is None:
+        return None, None
+    tail = text[m.end() :]
+    if not tail:
+        return m.group(), None
+    if tail.lstrip().startswith(("```", "{")):
+        return m.group(), tail
+    return None, None
+
+
+def _add_call(name: str, args_text: str, unclosed: bool, col: DialectCollector) -> None:
     if not name:
         col.issue(codes.CALL_MISSING_NAME, "a call has no tool name")
         return

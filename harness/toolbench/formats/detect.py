@@ -6,18 +6,24 @@ pure function: no network, no registry look-up. The chat template, when a server
 it, is the stronger evidence (a fine-tune keeps its base family's template but not its
 name), so its signature tokens are checked first.
 
-The name patterns (:data:`NAME_PATTERNS`), first match wins, matched case-insensitively
-anywhere in the name, so ``openrouter/meta-llama/llama-3.3-70b-instruct`` and
-``ollama/qwen3-coder:30b`` work:
+The name is matched on its tokens, not on substrings (``llama`` is not inside
+``ollama``): the provider prefix (everything up to the last ``/``) and a tag after ``:``
+(``:30b``, ``:latest``, Bedrock's ``:0``) are removed, then the rest is lowercased and
+split into words and version numbers (``Qwen3.5-4B`` -> ``qwen 3.5 4 b``, ``qwen-3-coder``
+and ``qwen3-coder`` -> ``qwen 3 coder``). The patterns (:data:`NAME_PATTERNS`) match whole
+tokens; the first pattern that matches wins, and fine-tunes' own markers come before
+their base families (``Hermes-3-Llama-3.1``, ``DeepSeek-R1-Distill-Qwen``, ``Llama-xLAM``):
 
-* ``gpt-oss`` -> ``harmony`` (gpt-oss speaks harmony channels);
-* ``qwen3-coder``, ``qwen3.5``, ``qwen3-next``, ``nemotron-3``, ``step-3.5`` ->
+* ``gpt oss`` -> ``harmony`` (gpt-oss speaks harmony channels);
+* ``xlam`` -> ``prompt-json`` (xLAM writes bare JSON call lists); ``toolace`` -> ``pythonic``;
+* ``hermes`` -> ``xml``; ``deepseek`` -> ``deepseek`` (R1 distills keep DeepSeek's tokens);
+* ``qwen 3 coder``, ``qwen 3.5``, ``qwen 3 next``, ``nemotron 3``, ``step 3.5`` ->
   ``qwen3-coder`` (Qwen3-Coder's ``<function=...>`` XML, reused by those templates);
-* ``qwen``, ``qwq``, ``hermes``, ``granite-4``, ``smollm`` -> ``xml`` (Hermes ``<tool_call>``);
-* ``kimi``, ``moonshot`` -> ``kimi-k2``; ``deepseek`` -> ``deepseek``;
-* ``llama-4``, ``llama-3.2``, ``olmo-3`` -> ``pythonic``; any other ``llama`` -> ``llama3-json``;
+* ``qwen``, ``qwq``, ``granite 4``, ``smollm`` -> ``xml`` (Hermes ``<tool_call>``);
+* ``kimi``, ``moonshot`` -> ``kimi-k2``;
+* ``llama 4``, ``llama 3.2``, ``olmo 3`` -> ``pythonic``; any other ``llama`` -> ``llama3-json``;
 * ``mistral``, ``mixtral``, ``ministral``, ``magistral``, ``devstral``, ``codestral``,
-  ``pixtral``, ``nemo`` -> ``mistral``;
+  ``pixtral``, ``nemo`` -> ``mistral`` (``nemotron`` is not ``nemo``);
 * ``claude`` -> ``claude-xml``.
 
 Anything else gets :data:`DEFAULT_FORMAT`, with a reason that says so.
@@ -32,18 +38,21 @@ DEFAULT_FORMAT = "prompt-json"
 """The fallback: plain JSON in the prompt needs no model-specific syntax."""
 
 NAME_PATTERNS: tuple[tuple[str, str, str], ...] = (
-    (r"gpt-oss", "harmony", "gpt-oss speaks the harmony channel format"),
-    (r"qwen3-coder|qwen3\.5|qwen3-next", "qwen3-coder", "Qwen3-Coder/3.5 write XML calls"),
+    (r"gpt oss", "harmony", "gpt-oss speaks the harmony channel format"),
+    (r"xlam", "prompt-json", "xLAM writes bare JSON call lists"),
+    (r"toolace", "pythonic", "ToolACE was trained on pythonic call lists"),
+    (r"hermes", "xml", "Hermes writes <tool_call> JSON"),
+    (r"deepseek", "deepseek", "DeepSeek writes <｜tool▁calls▁begin｜> (or DSML) blocks"),
+    (r"qwen 3 coder|qwen 3\.5|qwen 3 next", "qwen3-coder", "Qwen3-Coder/3.5 write XML calls"),
     (
-        r"nemotron-(?:nano-)?3|step-?3\.5",
+        r"nemotron (?:(?:nano|super|ultra) )?3|step 3\.5",
         "qwen3-coder",
         "its template reuses Qwen3-Coder's <function=...> XML calls",
     ),
-    (r"qwen|qwq|hermes|granite-4|smollm", "xml", "Hermes/Qwen <tool_call> JSON family"),
+    (r"qwen|qwq|granite 4(?:\.\d+)?|smollm", "xml", "Hermes/Qwen <tool_call> JSON family"),
     (r"kimi|moonshot", "kimi-k2", "Kimi writes <|tool_calls_section_begin|> sections"),
-    (r"deepseek", "deepseek", "DeepSeek writes <｜tool▁calls▁begin｜> (or DSML) blocks"),
     (
-        r"llama-?4|llama-?3\.2|olmo-?3",
+        r"llama (?:4|3\.2|3 2)|olmo 3",
         "pythonic",
         "Llama 3.2/4 and Olmo 3 were trained on pythonic call lists",
     ),
@@ -55,6 +64,8 @@ NAME_PATTERNS: tuple[tuple[str, str, str], ...] = (
     ),
     (r"claude", "claude-xml", "Claude was trained on <function_calls><invoke> prompts"),
 )
+"""(pattern over the name's tokens, format, why), first match wins. A pattern matches
+whole tokens: ``llama`` matches ``llama 3.1`` but not ``ollama``."""
 
 TEMPLATE_SIGNATURES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("<|channel|>", "<|message|>"), "harmony"),
@@ -70,7 +81,29 @@ TEMPLATE_SIGNATURES: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 """Tokens a chat template uses to render tool calls, checked in order (all must occur)."""
 
-_COMPILED = tuple((re.compile(p, re.IGNORECASE), f, why) for p, f, why in NAME_PATTERNS)
+_COMPILED = tuple((re.compile(rf"(?<![^ ])(?:{p})(?![^ ])"), f, why) for p, f, why in NAME_PATTERNS)
+_TOKEN = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
+
+
+def name_tokens(model: str) -> str:
+    """The model name as space-separated tokens: provider prefix and ``:tag`` removed,
+    lowercased, split into words and version numbers (``ollama/Qwen3.5:4b`` -> ``qwen 3.5``)."""
+    return _tokenize(model)[1]
+
+
+def _tokenize(model: str) -> tuple[str, str, list[tuple[int, int]]]:
+    """``(name, tokens joined by spaces, each token's span in name)``."""
+    name = model.rsplit("/", 1)[-1]
+    name = name.split(":", 1)[0] or name
+    found = list(_TOKEN.finditer(name.lower()))
+    return name, " ".join(m.group() for m in found), [m.span() for m in found]
+
+
+def _matched_text(name: str, words: str, spans: list[tuple[int, int]], m: re.Match[str]) -> str:
+    """The part of the name (as written) whose tokens the pattern matched."""
+    first = words.count(" ", 0, m.start())
+    last = words.count(" ", 0, m.end() - 1)
+    return name[spans[first][0] : spans[last][1]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +124,12 @@ def detect_format(model: str, chat_template: str | None = None) -> Detection:
             if all(tok in chat_template for tok in tokens):
                 shown = " and ".join(tokens)
                 return Detection(model, fmt, f"its chat template renders tool calls with {shown}")
+    name, words, spans = _tokenize(model)
     for pattern, fmt, why in _COMPILED:
-        m = pattern.search(model)
+        m = pattern.search(words)
         if m:
-            return Detection(model, fmt, f"name matches '{m.group(0)}': {why}")
+            shown = _matched_text(name, words, spans, m)
+            return Detection(model, fmt, f"name matches '{shown}': {why}")
     return Detection(
         model,
         DEFAULT_FORMAT,

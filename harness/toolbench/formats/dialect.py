@@ -15,6 +15,7 @@ generic prompt formats and live here:
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -189,22 +190,47 @@ def _fits(value: Any, types: set[str]) -> bool:
     return kind == "number" and "integer" in types and float(value).is_integer()
 
 
-def convert_value(raw: str, schema: dict[str, Any] | None) -> Any:
+_INT_TEXT = re.compile(r"[+-]?[0-9]{1,300}")
+"""An integer as models write it, leading zeros included (``007``); bounded in length."""
+_NUM_TEXT = re.compile(
+    r"[+-]?(?:[0-9]{1,300}(?:\.[0-9]{0,300})?|\.[0-9]{1,300})(?:[eE][+-]?[0-9]{1,4})?"
+)
+"""A decimal number as models write it (``007.5``, ``.5``, ``1e3``)."""
+
+
+def convert_value(raw: str, schema: dict[str, Any] | None, *, untyped_json: bool = True) -> Any:
     """Type a bare-text argument value by the parameter's JSON Schema.
 
-    A string parameter keeps the text exactly; any other type takes the JSON reading of the
-    text when it has that type (``42``, ``true``, ``{"a": 1}``), else the text stays a
-    string (schema validation will then flag it). Without a schema (a tool or parameter the
-    request did not offer) the JSON reading is used whenever the text is valid JSON that is
-    not itself a string, so ``2`` is a number and ``"foo"`` stays the five characters.
+    A string parameter keeps the text exactly. Other types read the text the way the
+    reference parsers (vLLM's ``qwen3_coder``, ``minimax_m2``...) read it, since models write
+    values as text and not as JSON: ``true`` / ``FALSE`` for a boolean and ``null`` /
+    ``NULL`` for a nullable parameter in any case, an integer with leading zeros (``007``)
+    for an integer; else the JSON reading when it has the schema's type (``{"a": 1}``),
+    or for an object or array its Python-literal reading (``{'a': 1}``, vLLM's fallback).
+    Text that fits nothing stays a string, for schema validation to flag.
+
+    Without a schema (a tool or parameter the request did not offer) ``untyped_json``
+    decides: True reads valid JSON that is not itself a string (``2`` is a number,
+    ``"foo"`` stays the five characters); False keeps the text, as vLLM's and llama.cpp's
+    Qwen3-Coder parsers do, except a case-insensitive ``null``, which they read as null.
     """
     types = schema_types(schema)
     text = raw.strip()
-    if "null" in types and text == "null":
+    lowered = text.lower() if len(text) <= 5 else ""
+    if not types:
+        if not untyped_json:
+            return None if lowered == "null" else raw
+    elif "null" in types and lowered == "null":
         return None
-    if types and types <= {"string", "null"}:
+    elif types <= {"string", "null"}:
         return raw
+    else:
+        typed = _typed_text(text, lowered, types)
+        if typed is not _NO_READING:
+            return typed
     got = loads_strict(text) if text else None
+    if (got is None or not got.ok) and types & {"object", "array"}:
+        got = _python_literal(text)  # vLLM's qwen3_coder reads {'a': 1} for an object
     if got is None or not got.ok:
         return raw
     value = got.value
@@ -215,6 +241,32 @@ def convert_value(raw: str, schema: dict[str, Any] | None) -> Any:
             return int(value) if "number" not in types else value
         return value
     return raw
+
+
+_NO_READING = object()
+
+
+def _python_literal(text: str) -> Decoded:
+    """A Python-literal object or list (single quotes, ``True``/``None``), read with
+    ``ast`` by the pythonic format's checked reader, never evaluated."""
+    from toolbench.formats.pythonic import python_literal  # pythonic imports this module
+
+    ok, value = python_literal(text)
+    return Decoded(value, ok=True) if ok and isinstance(value, (dict, list)) else Decoded()
+
+
+def _typed_text(text: str, lowered: str, types: set[str]) -> Any:
+    """The value of ``text`` read as a boolean or number the schema allows (else a sentinel)."""
+    if "boolean" in types and lowered in ("true", "false"):
+        return lowered == "true"
+    if "integer" in types and _INT_TEXT.fullmatch(text):
+        return int(text)
+    if "number" in types and _NUM_TEXT.fullmatch(text):
+        if _INT_TEXT.fullmatch(text):
+            return int(text)
+        number = float(text)
+        return number if math.isfinite(number) else text  # 1e999: no JSON number
+    return _NO_READING
 
 
 def json_type(value: Any) -> str:

@@ -149,7 +149,7 @@ class Harmony(DialectFormat):
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         col = DialectCollector()
         if MESSAGE not in text:
-            split = split_think(text)
+            split = split_think(text, opened_in_prompt=False)
             body = _cut_open_header(split.text, col)
             raw = tidy(body)
             col.check_tools(tools)

@@ -31,6 +31,9 @@ class InvokeSyntax:
 
     prefix: str
     blocks: tuple[str, ...]
+    bare_invokes: bool = False
+    """Read ``invoke`` elements written without their enclosing block (DeepSeek V4 often
+    opens a call with the ``invoke`` alone) as calls, marked ``repaired``."""
 
     def tags(self) -> tuple[str, ...]:
         """Every literal tag of the syntax (for sanitizing)."""
@@ -88,12 +91,34 @@ def read_blocks(
         end = close + len(end_tag) if close >= 0 else len(body)
         cuts.cut(max(m.start(), cuts.pos), end)
         pos = end
+    if syntax.bare_invokes and pos == 0 and not col.full():
+        _read_bare(r, tools, col, cuts)
+
+
+def _read_bare(
+    r: _Reader, tools: Sequence[ToolDef] | None, col: DialectCollector, cuts: Cutter
+) -> None:
+    """Invokes outside any block: read from the first to the end of the last one."""
+    first = r.invoke.search(r.body)
+    if first is None:
+        return
+    col.attempted = True
+    since = len(col.calls)
+    end = _read_invokes(r, first.start(), len(r.body), tools, col)
+    cuts.cut(max(first.start(), cuts.pos), end)
+    if len(col.calls) > since:
+        for call in col.calls[since:]:
+            call.repaired = True
+        block = f"<{r.syntax.prefix}{r.syntax.blocks[-1]}>"
+        col.issue(codes.CALL_LENIENT, f"invoke without its {block} block, read leniently")
 
 
 def _read_invokes(
     r: _Reader, start: int, stop: int, tools: Sequence[ToolDef] | None, col: DialectCollector
-) -> None:
+) -> int:
+    """Read the invokes in ``[start, stop)``; return where the last one read ends."""
     pos = start
+    last = start
     while not col.full() and (m := r.invoke.search(r.body, pos, stop)) is not None:
         name = m.group(1).strip()
         close = r.invoke_end.at(m.end(), stop)
@@ -112,6 +137,8 @@ def _read_invokes(
                 col.issue(codes.JSON_REPAIRED, f"invoke '{name}': unclosed tags, read leniently")
             col.calls.append(ToolCall(name=name, arguments=args, repaired=repaired))
         pos = end
+        last = close + len(f"</{r.syntax.prefix}invoke>") if closed else end
+    return last
 
 
 def _read_params(

@@ -102,7 +102,10 @@ def _scan(text: str, start: int, stop: int) -> Scan:
             if m.lastindex == 1:
                 s, e = m.span(1)
                 n = 1 if e - s == 1 else _count(m.group(1), "{", "[")
-                stack.append((s, e, n) if n > 1 else s)
+                if n == e - s <= 16:  # a few adjacent openers ("{[", "[["): one entry each
+                    stack.extend(range(s, e))
+                else:
+                    stack.append((s, e, n))
                 depth += n
                 continue
             s, e = m.span(2)
@@ -114,7 +117,13 @@ def _scan(text: str, start: int, stop: int) -> Scan:
                 depth = 0
                 pos = e
                 break
-            _add(out.spans, text, _pop(stack, n, text), e)
+            top = stack[-1] if n == 1 and stack else None
+            if isinstance(top, int):  # the common pair, one opener and one closer: inline
+                stack.pop()
+                if text[top] == "{":
+                    _add(out.spans, text, top, e)
+            else:
+                _add(out.spans, text, _pop(stack, n, text), e)
             depth -= n
         if stack:
             bottom = stack[0]

@@ -105,7 +105,7 @@ class KimiK2(DialectFormat):
         k3_reasoning = None
         if k3 >= 0 and "<think>" not in text[:k3]:
             k3_reasoning, text = text[:k3].strip(), text[k3 + len(K3_THINK_END) :]
-        split = split_think(text)
+        split = split_think(text, opened_in_prompt=False)
         body = split.text
         col = DialectCollector()
         cuts = Cutter(body)

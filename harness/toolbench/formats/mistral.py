@@ -109,9 +109,21 @@ class Mistral(DialectFormat):
 
 
 def _split_reasoning(text: str) -> tuple[str, str | None]:
-    """Take out ``[THINK]...[/THINK]`` (Magistral) and ``<think>`` blocks."""
-    i = text.find(THINK)
+    """Take out ``[THINK]...[/THINK]`` (Magistral, Ministral Reasoning) and think blocks.
+
+    Mistral's rule for an unpaired tag: ``[/THINK]`` without a ``[THINK]`` before it ends
+    a block whose opening token the reply does not show (a server that drops special
+    tokens, or a prompt that opened it), so what precedes it is reasoning; an unclosed
+    ``[THINK]`` runs to the end of the reply. No Mistral template opens a ``<think>``
+    block, so a stray ``</think>`` is only a marker and the text before it stays visible.
+    """
     thoughts: list[str] = []
+    i = text.find(THINK)
+    j = text.find(THINK_END)
+    if j >= 0 and (i < 0 or j < i):  # closed but never opened
+        thoughts.append(text[:j])
+        text = text[j + len(THINK_END) :]
+        i = text.find(THINK)
     if i >= 0:
         j = text.find(THINK_END, i)
         if j < 0:
@@ -120,7 +132,7 @@ def _split_reasoning(text: str) -> tuple[str, str | None]:
         else:
             thoughts.append(text[i + len(THINK) : j])
             text = text[:i] + text[j + len(THINK_END) :]
-    split = split_think(text)
+    split = split_think(text, opened_in_prompt=False)
     if split.reasoning:
         thoughts.append(split.reasoning)
     reasoning = "\n".join(t.strip() for t in thoughts if t.strip())
@@ -158,6 +170,9 @@ def _read_one(body: str, pos: int, col: DialectCollector) -> tuple[int, bool]:
         got, end = _decode_at(body, pos, col)
         value = got.value if got.ok else None
         if isinstance(value, dict) and "name" in value:
+            if got.repaired and not _name_quoted(value, body[pos:end]):
+                col.fail(codes.CALL_MISSING_NAME, f"{CALLS}: the name is a bare word, not a string")
+                return end, True
             col.add_decoded(got, name_keys=("name",), where=CALLS)
             return end, True
         return _read_args(body, pos, "", None, col), True
@@ -201,21 +216,41 @@ def _read_v3(body: str, pos: int, col: DialectCollector) -> int:
         return pos
     items = got.value if isinstance(got.value, list) else [got.value]
     probe = CallCollector()
+    bare = 0
     for item in items:
-        if isinstance(item, dict):
+        if got.repaired and isinstance(item, dict) and not _name_quoted(item, body[start:end]):
+            bare += 1  # repair turned a bare word into a string: that is no name
+        elif isinstance(item, dict):
             probe.add_object(item, name_keys=("name",), where=CALLS, repaired=got.repaired)
     nameless = any(isinstance(x, dict) and not x.get("name") and _has_args(x) for x in items)
+    if bare:
+        col.fail(codes.CALL_MISSING_NAME, f"{CALLS}: {bare} name(s) written as a bare word")
     if not probe.calls and not nameless:
-        col.fail(codes.CALL_BAD_SHAPE, "[TOOL_CALLS] is followed by JSON that holds no call")
-        return pos
+        if not bare:
+            col.fail(codes.CALL_BAD_SHAPE, "[TOOL_CALLS] is followed by JSON that holds no call")
+        return end if bare else pos
     if got.repaired:
         col.issue(codes.JSON_REPAIRED, "[TOOL_CALLS]: invalid JSON, decoded only after repair")
     col.calls.extend(probe.calls)
     col.errors.extend(e for e in probe.errors if e.code != codes.CALL_MISSING_NAME)
+    col.flat.extend(probe.flat)
     col.attempted = True
     if nameless:
         col.issue(codes.CALL_MISSING_NAME, f"{CALLS}: a call has no tool name")
     return end
+
+
+def _name_quoted(item: dict[str, Any], src: str) -> bool:
+    """Whether the call's name was written as a string in ``src`` (before any repair).
+
+    JSON repair turns ``{"name": invalid}`` into the string ``"invalid"``; a bare word is
+    not a name the model gave, so a repaired call keeps its name only if it was quoted.
+    """
+    name = item.get("name")
+    if not isinstance(name, str):
+        return True  # no string name: the collector reports it as it does today
+    inner = json.dumps(name, ensure_ascii=False)[1:-1]
+    return f'"{inner}"' in src or f"'{name}'" in src
 
 
 def _has_args(item: dict[str, Any]) -> bool:

@@ -11,6 +11,10 @@ expression refuses the call with ``args.not_literal``.
 pass (length, bracket depth, sign runs) and refused with ``call.too_deep`` before any
 parsing, and anything ``ast`` still raises is caught.
 
+Tool names with hyphens (MCP's ``weather-forecast``) and argument names that are Python
+keywords (``from``, ``class``) are read too, through stand-in identifiers (see
+:func:`_protect_names`).
+
 Wrappers the reference parsers accept are read too: Llama 4's
 ``<|python_start|>...<|python_end|>`` and Olmo 3's ``<function_calls>...</function_calls>``
 (one call per line).
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import json
+import keyword
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,11 +46,11 @@ MAX_CHARS = 64_000
 """A call list longer than this is refused unread (``call.too_deep``)."""
 MAX_DEPTH = 24
 """Deepest bracket nesting accepted in a call list (an argument nested 20 levels is plenty)."""
-_LIST_START = re.compile(r"\[\s*+[A-Za-z_]\w*+\s*+\(")
+_LIST_START = re.compile(r"\[\s*+[A-Za-z_][\w\-]*+\s*+\(")
 # A call list where a user would see it: at the start of a line or after a space or a tag
 # (code such as ``d[f(x)]`` is not one), opening with a keyword argument: ``[f(a=``. An
 # empty ``[f()]`` is too common in ordinary code to count as this format's syntax.
-_LEAK = re.compile(r"(?<![^\s>])\[\s*+[A-Za-z_]\w*+\(\s*+[A-Za-z_]\w*+\s*+=")
+_LEAK = re.compile(r"(?<![^\s>])\[\s*+[A-Za-z_][\w\-]*+\(\s*+[A-Za-z_][\w\-]*+\s*+=")
 _SPECIALS = (PY_START, PY_END, "<|python_tag|>", OLMO_OPEN, OLMO_CLOSE, "<|eom|>", "<|eot|>")
 _JSON_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False}
 
@@ -91,7 +96,7 @@ class Pythonic(DialectFormat):
             tag(PY_START, PY_END),
             tag(OLMO_OPEN, OLMO_CLOSE),
             StreamRegion(open=literal("<|python_tag|>"), close_pattern=r"<\|eom\|>|<\|eot\|>"),
-            StreamRegion(open=r"\[\s{0,8}[A-Za-z_]\w{0,40}\s{0,8}\(", close="balanced"),
+            StreamRegion(open=r"\[\s{0,8}[A-Za-z_][\w\-]{0,40}\s{0,8}\(", close="balanced"),
             tokens(*_SPECIALS),
         )
     )
@@ -129,7 +134,7 @@ class Pythonic(DialectFormat):
         return [{"role": "ipython", "content": res} for _, res in results]
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
-        split = split_think(text)
+        split = split_think(text, opened_in_prompt=False)
         body = split.text
         col = DialectCollector()
         cuts = Cutter(body)
@@ -297,8 +302,12 @@ def _read_region(body: str, region: Region, col: DialectCollector) -> None:
     elif not src.startswith("["):
         src = "[" + src + "]"
     try:
+        src, names = _protect_names(src)
         _check_shape(src)
-        calls = _calls_from(src)
+        calls = [
+            (names.get(n, n), {names.get(k, k): v for k, v in a.items()})
+            for n, a in _calls_from(src)
+        ]
     except Refused as exc:
         col.fail(exc.code, str(exc))
         return
@@ -309,6 +318,57 @@ def _read_region(body: str, region: Region, col: DialectCollector) -> None:
         col.issue(codes.JSON_REPAIRED, "call list without its closing ']', read after repair")
     for name, args in calls:
         col.calls.append(ToolCall(name=name, arguments=args, repaired=repaired))
+
+
+_CALLEE = re.compile(r"[A-Za-z_][\w\-]*+\s*+$")
+_KWARG = re.compile(r"(^|,)(\s*+)([A-Za-z_][\w\-]*+)(\s*+=)(?!=)")
+
+
+def _protect_names(src: str) -> tuple[str, dict[str, str]]:
+    """Stand-ins for names that are not Python identifiers, and the names they stand for.
+
+    Tool names may carry hyphens (MCP's ``weather-forecast``) and parameters may be
+    Python keywords (``from``, ``class``); models write them as they are, and ``ast``
+    cannot parse them. In one pass over the text outside strings, a callee right inside
+    the list (before ``(``) and a keyword-argument name right inside a call (before ``=``)
+    that is not an identifier is replaced by a stand-in identifier; the code is still
+    parsed, never evaluated, and the stand-ins are mapped back after reading.
+    """
+    names: dict[str, str] = {}
+    stand_ins: dict[str, str] = {}
+    tag = "_tb_"
+    while tag in src:
+        tag = "_" + tag
+
+    def stand_in(name: str) -> str:
+        if name.isidentifier() and not keyword.iskeyword(name):
+            return name
+        if name not in stand_ins:
+            stand_ins[name] = f"{tag}{len(stand_ins)}"
+            names[stand_ins[name]] = name
+        return stand_ins[name]
+
+    def kwarg(m: re.Match[str]) -> str:
+        return m.group(1) + m.group(2) + stand_in(m.group(3)) + m.group(4)
+
+    out: list[str] = []
+    stack: list[str] = []
+    tokens = [m.group() for m in _TOKEN.finditer(src)]
+    for i, c in enumerate(tokens):
+        if c in "([{":
+            stack.append(c)
+        elif c in ")]}":
+            if stack:
+                stack.pop()
+        elif c[0] not in "'\"":
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if stack == ["["] and nxt == "(" and (m := _CALLEE.search(c)):
+                name = m.group().rstrip()
+                c = c[: m.start()] + stand_in(name) + c[m.start() + len(name) :]
+            elif stack == ["[", "("]:
+                c = _KWARG.sub(kwarg, c)
+        out.append(c)
+    return "".join(out), names
 
 
 def _calls_from(src: str) -> list[tuple[str, dict[str, Any]]]:
@@ -329,6 +389,20 @@ def _calls_from(src: str) -> list[tuple[str, dict[str, Any]]]:
             args[kw.arg] = _literal(kw.value, 0)
         out.append((item.func.id, args))
     return out
+
+
+def python_literal(text: str) -> tuple[bool, Any]:
+    """``(ok, value)`` of one Python literal written as text (``{'key': 'value'}``,
+    ``[1, True, None]``): the same checks as a call's arguments (length, depth, no
+    operator, name or call), read with ``ast`` and never evaluated; never raises."""
+    src = text.strip()
+    if not src or len(src) > MAX_CHARS:
+        return False, None
+    try:
+        _check_shape(src)
+        return True, _literal(ast.parse(src, mode="eval").body, 0)
+    except Exception:  # Refused, SyntaxError, RecursionError...: not a literal
+        return False, None
 
 
 def _literal(node: ast.expr, depth: int) -> Any:

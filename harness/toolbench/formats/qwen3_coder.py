@@ -4,8 +4,10 @@ The prompt lists the tools in the template's own ``<tools><function><name>...`` 
 copies its instructions. Parameter values are bare text: one newline after the opening tag
 and one before the closing tag belong to the layout, and the value is typed by the tool's
 JSON Schema (:func:`toolbench.formats.dialect.convert_value`), as vLLM's ``qwen3_coder`` and
-llama.cpp's parsers do. The ``<tool_call>`` wrapper may be missing (llama.cpp accepts a
-bare ``<function=...>``, and so does this parser). Results go back in ``<tool_response>``
+llama.cpp's parsers do: ``True`` / ``NULL`` in any case for boolean / nullable parameters,
+``007`` for an integer, and the text itself for a parameter the request gave no schema
+for. The ``<tool_call>`` wrapper may be missing (llama.cpp accepts a bare
+``<function=...>``, and so does this parser). Results go back in ``<tool_response>``
 blocks, as the template renders ``tool`` messages.
 """
 
@@ -248,5 +250,5 @@ def _read_params(
         value = body[gt + 1 : vend]
         value = value.removeprefix("\n")
         value = value.removesuffix("\n")
-        args[pname] = convert_value(value, param_schema(tools, tool, pname))
+        args[pname] = convert_value(value, param_schema(tools, tool, pname), untyped_json=False)
     return args, repaired

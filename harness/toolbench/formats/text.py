@@ -25,20 +25,31 @@ class ThinkSplit:
     reasoning: str | None
 
 
-def split_think(text: str) -> ThinkSplit:
+def split_think(text: str, *, opened_in_prompt: bool = True) -> ThinkSplit:
     """Remove ``<think>...</think>`` blocks and return their text as reasoning.
 
-    A ``</think>`` with no opening tag before it means the chat template opened the block
-    in the prompt: everything before it is reasoning. An unclosed ``<think>`` runs to the
-    end of the reply (the model never finished thinking).
+    An unclosed ``<think>`` runs to the end of the reply (the model never finished
+    thinking). A ``</think>`` with no opening tag before it is read by the family's rule:
+
+    * ``opened_in_prompt`` (DeepSeek R1 / V3.1, Qwen3.5 / Nemotron 3 / Step 3.5, QwQ,
+      Hermes-style Qwen templates): the chat template opens the block in the generation
+      prompt, so everything before the first ``</think>`` is reasoning;
+    * otherwise (families whose templates never open one: Llama, Mistral, Kimi, gpt-oss,
+      Claude prompts): the tag is a stray marker; it is dropped and the text before it
+      stays visible, since it is what the user was told.
     """
     parts: list[str] = []
     thoughts: list[str] = []
     pos = 0
     first_close = text.find(THINK_CLOSE)
     first_open = text.find(THINK_OPEN)
+    stray = False
     if first_close >= 0 and (first_open < 0 or first_open > first_close):
-        thoughts.append(text[:first_close])
+        if opened_in_prompt:
+            thoughts.append(text[:first_close])
+        else:
+            parts.append(text[:first_close])
+            stray = True
         pos = first_close + len(THINK_CLOSE)
     found = bool(thoughts)
     while True:
@@ -55,7 +66,7 @@ def split_think(text: str) -> ThinkSplit:
         thoughts.append(text[i + len(THINK_OPEN) : j])
         pos = j + len(THINK_CLOSE)
     if not found:
-        return ThinkSplit(text, None)
+        return ThinkSplit("".join(parts) if stray else text, None)
     visible = "".join(parts)
     return ThinkSplit(visible, "\n".join(t.strip() for t in thoughts if t.strip()))
 

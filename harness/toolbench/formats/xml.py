@@ -11,8 +11,12 @@ A call's payload ends where its JSON ends (:mod:`toolbench.formats.tagged`): a
 ``</tool_call>`` inside a JSON string does not end it, and whatever follows an unclosed
 call (prose, chat tokens, an invented ``<tool_response>``) is text after the call,
 exactly as if the tag had been there. Readings that need leniency (several objects or
-prose inside one block, a doubled or missing tag, a JSON list) are ``repaired`` with
-code ``call.lenient``, and a reply in which one block failed to decode is not strict.
+prose inside one block, a doubled or missing tag, a JSON list, a call whose opening tag
+is missing before its ``</tool_call>``) are ``repaired`` with code ``call.lenient``, and a
+reply in which one block failed to decode is not strict. An unclosed ``<tool_call>``
+followed by prose is ``call.stray_tag`` (the prose stays visible), not a truncated call.
+At most :data:`~toolbench.formats.dialect.MAX_CALLS` call blocks are read per reply, as
+in the dialects; from the next block on the reply is not read (nor shown as content).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.calls import CallCollector
+from toolbench.formats.dialect import MAX_CALLS
 from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end
@@ -38,6 +43,12 @@ RESP_OPEN = "<tool_response>"
 RESP_CLOSE = "</tool_response>"
 _TAGS = (OPEN, CLOSE, RESP_OPEN, RESP_CLOSE, "<tools>", "</tools>")
 _NAME_KEYS = ("name", "tool", "function")
+_SPACE = re.compile(r"\s++")
+MAX_ORPHANS = 128
+"""Stray ``</tool_call>`` tags looked at per reply for a call without its opening tag."""
+ORPHAN_WINDOW = 65_536
+"""Longest call read without its opening tag (the scan looks no further back)."""
+_ORPHAN_END = re.compile(r"\}\s*+(?:```\s*+)?</tool_call>")
 
 
 def call_text(name: str, arguments: dict[str, Any]) -> str:
@@ -80,8 +91,17 @@ class Xml(PromptedFormat):
         col = CallCollector()
         cuts = Cutter(body)
         blocks = BlockFinder(body, OPEN, CLOSE)
+        orphans = _Orphans(body, col)
+        read = 0
         while (block := blocks.next(cuts.pos)) is not None:
+            if read >= MAX_CALLS:
+                col.issue(codes.CALL_BAD_SHAPE, f"more than {MAX_CALLS} call blocks; not read")
+                cuts.cut(block.start, len(body))  # unread call blocks are not content
+                break
+            read += 1
+            orphans.read(cuts, block.start)
             cuts.cut(block.start, self._read_call(body, block, col))
+        orphans.read(cuts, len(body))
         raw = cuts.finish()
         if cuts.last_end is not None:
             col.check_text_after(body[cuts.last_end :])
@@ -100,6 +120,13 @@ class Xml(PromptedFormat):
             listed = got.ok and not got.repaired and isinstance(got.value, list)
             self._add(col, got, block.lenient or listed)
             return block.end
+        if not block.closed:  # without slicing the rest of the reply
+            k = _SPACE.match(body, block.inner, block.inner_end)
+            first = k.end() if k else block.inner
+            last = first < block.inner_end and body.find(OPEN, first) < 0
+            if last and body[first] not in "{[`":
+                col.fail(codes.CALL_STRAY_TAG, "a <tool_call> tag followed by prose, not a call")
+                return block.start + len(OPEN)  # the prose after the tag stays visible
         inner = body[block.inner : block.inner_end].strip()
         if inner.startswith("```"):  # a fence inside the tags
             inner = inner.strip("`").removeprefix("json").strip()
@@ -133,7 +160,8 @@ class Xml(PromptedFormat):
     def _add(col: CallCollector, got: Decoded, lenient: bool) -> None:
         before = len(col.calls)
         col.add_decoded(got, name_keys=_NAME_KEYS, where="<tool_call>", lenient=lenient)
-        if lenient and len(col.calls) > before:
+        pending = {id(call) for call, _ in col.flat}  # settled (and said) by check_tools
+        if lenient and any(id(c) not in pending for c in col.calls[before:]):
             col.issue(
                 codes.CALL_LENIENT,
                 "<tool_call>: text, a list or a missing tag around the call's JSON",
@@ -141,6 +169,59 @@ class Xml(PromptedFormat):
 
     def _clean(self, text: str) -> str:
         return strip_markers(_drop_blocks(text), _TAGS)
+
+
+class _Orphans:
+    """Calls written without their opening tag: ``{...}</tool_call>`` outside any block.
+
+        Hermes models sometimes drop the ``<tool_call>`` of a second call
+        (``<tool_call>{A}</tool_call>\n{B}\n</tool_call>``). A JSON object that ends right
+        before a ``</tool_call>`` no block opened, and has a call's shape (a name and
+        ``arguments``/``parameters``), is read as a call, ``repaired`` with ``call.lenient``;
+        anything else before a stray closing tag stays text. Only a ``}`` right before the tag
+        makes a candidate, each stretch of text is scanned once (``floor``) and at most
+    :data:`ORPHAN_WINDOW` characters back, and at most
+        :data:`MAX_ORPHANS` candidates are looked at, so hostile text costs linear time.
+    """
+
+    def __init__(self, body: str, col: CallCollector) -> None:
+        self.body = body
+        self.col = col
+        self.floor = 0
+        self.left = MAX_ORPHANS
+
+    def read(self, cuts: Cutter, stop: int) -> None:
+        body = self.body
+        start = max(cuts.pos, self.floor)
+        if self.left <= 0 or body.find(CLOSE, start, stop) < 0:
+            return
+        for m in _ORPHAN_END.finditer(body, start, stop):
+            if self.left <= 0:
+                return
+            self.left -= 1
+            lo = max(cuts.pos, self.floor, m.start() - ORPHAN_WINDOW)
+            self.floor = m.end()
+            if not any(body.find(f'"{k}"', lo, m.start()) >= 0 for k in _NAME_KEYS):
+                continue  # no name key: no call can end here, skip the scan
+            scan = scan_objects(body, lo, m.start() + 1)
+            span = scan.spans[-1] if scan.spans else None
+            if span is None or span.end != m.start() + 1:
+                continue
+            got = loads_strict(body[span.start : span.end])
+            value = got.value if got.ok else None
+            if not (isinstance(value, dict) and _call_shaped(value)):
+                continue
+            before = len(self.col.calls)
+            self.col.add_decoded(got, name_keys=_NAME_KEYS, where="</tool_call>", lenient=True)
+            if len(self.col.calls) > before:
+                self.col.issue(codes.CALL_LENIENT, "a call without its opening <tool_call>")
+                cuts.cut(span.start, m.end())
+
+
+def _call_shaped(value: dict[str, Any]) -> bool:
+    return any(isinstance(value.get(k), str) for k in _NAME_KEYS) and any(
+        k in value for k in ("arguments", "parameters")
+    )
 
 
 def _decode(text: str) -> Decoded:

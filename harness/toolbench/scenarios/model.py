@@ -77,6 +77,13 @@ class ArgMatcher(BaseModel):
     strict_type: bool = False
     """With ``type``: ``integer`` refuses ``3.0`` and ``number`` accepts ints (BFCL's
     Python type check after its int-to-float conversion)."""
+    py_type: Literal["str", "int", "float", "bool", "list", "dict"] | None = None
+    """A guard beside another check: the value's exact Python type, with no int-to-float
+    conversion and no bool as int (BFCL's type check of the items of a list argument:
+    ``[12, 15]`` is not a list of floats)."""
+    python_equal: bool = False
+    """Compare with Python's ``==`` as BFCL's dict checker does (``True == 1``,
+    ``1 == 1.0``) instead of JSON equality, after ``normalize``."""
     fields: dict[str, ArgMatcher] | None = None
     """The value is an object; each key it has is named here and matches, each named key
     it lacks may be missing (BFCL's nested dict answers)."""
@@ -119,6 +126,8 @@ class ArgMatcher(BaseModel):
             self.alternatives is not None,
         ]
         n = sum(checks)
+        if self.py_type is not None and n == 0:
+            raise ValueError("'py_type' is a guard: give it beside a value check")
         if self.absent:
             if n or self.type is not None:
                 raise ValueError("'absent' cannot be combined with a value check")

@@ -20,6 +20,9 @@ Values are compared as JSON values, because that is what a model emits:
 * ``type`` beside another check is a guard checked first (``{any_of: [...], type:
   integer}``); ``strict_type`` makes it Python's check as BFCL runs it: ``integer`` refuses
   ``3.0``, ``boolean`` is never a number.
+* ``py_type``: a guard on the exact Python type (``float`` refuses ``12``, ``int`` refuses
+  ``True``), as BFCL checks the items of a list argument; ``python_equal``: compare with
+  Python's ``==`` (``True == 1``), as BFCL's dict checker compares a dict's values.
 * ``normalize``: strings compare as BFCL's ``standardize_string`` leaves them (lowercase;
   spaces and ``,./-_*^`` removed; ``'`` read as ``"``), for the value itself and the
   top-level items of a list value, as BFCL's string and list checkers do.
@@ -114,6 +117,8 @@ def _norm(value: Any) -> Any:
 
 
 def _equal(m: ArgMatcher, value: Any, want: Any) -> bool:
+    if m.python_equal:
+        return bool(_norm(value) == _norm(want)) if m.normalize else bool(value == want)
     if m.normalize:
         return json_equal(_norm(value), _norm(want), m.ignore_case)
     return json_equal(value, want, m.ignore_case)
@@ -148,6 +153,8 @@ def value_matches(m: ArgMatcher, value: Any) -> bool:
         ok = strict_type_matches(value, m.type) if m.strict_type else type_matches(value, m.type)
         if not ok:
             return False
+    if m.py_type is not None and type(value).__name__ != m.py_type:
+        return False
     if m.has_exact:
         return _equal(m, value, m.exact)
     if m.any_of is not None:

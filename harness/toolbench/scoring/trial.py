@@ -63,6 +63,14 @@ def attempted(parsed: ParseResult) -> bool:
     return bool(parsed.calls) or parsed.attempted or parsed.status == "failed"
 
 
+def abstained(parsed: ParseResult) -> bool:
+    """The one definition of a correct no-call reply (``no_call_correct``, and the BFCL
+    irrelevance verdict): no call, and no attempt at one. A reply that tried to call and
+    did not parse is not an abstention (``nocall.decode_failure``), although BFCL's own
+    irrelevance check counts a reply it cannot decode as no call."""
+    return not attempted(parsed)
+
+
 def parse_status(turns: Sequence[TurnRecord]) -> tuple[ParseStatus, bool | None, bool | None]:
     """``(parse, parse_strict_ok, parse_ok)`` over the given turns."""
     statuses = [t.parsed.status for t in turns]
@@ -121,7 +129,7 @@ def _no_call_problems(turns: Sequence[TurnRecord]) -> list[Problem]:
         if turn.parsed.calls:
             names = ", ".join(c.name for c in turn.parsed.calls)
             out.append((codes.CALL_UNEXPECTED, f"{label}called {names} instead of answering"))
-        elif attempted(turn.parsed):
+        elif not abstained(turn.parsed):
             out.append(
                 (codes.NO_CALL_DECODE_FAILURE, f"{label}tried to call a tool and did not parse")
             )

@@ -99,10 +99,59 @@ def perturb_value(v: Any) -> list[tuple[str, Any]]:
             out.append(("swapped_items", list(reversed(v))))
         if any(isinstance(x, str) for x in v):
             out.append(("case_punct", [shout(x) if isinstance(x, str) else x for x in v]))
+        out += [(f"nested_{label}", items) for label, items in perturb_items(v)]
+        if v and isinstance(v[0], dict):
+            out += [(f"nested_item_{label}", [d, *v[1:]]) for label, d in perturb_dict(v[0])]
         return out
     if isinstance(v, dict):
-        return [("wrong_value", {**v, "zz_extra": 1}), ("wrong_type", "x")]
+        out = [("wrong_value", {**v, "zz_extra": 1}), ("wrong_type", "x")]
+        return out + [(f"nested_{label}", d) for label, d in perturb_dict(v)]
     return []
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x: Any) -> bool:
+    return _is_int(x) or isinstance(x, float)
+
+
+def perturb_items(v: list[Any]) -> list[tuple[str, list[Any]]]:
+    """The items of a list with their types changed (BFCL checks item types one level
+    deep: ``type_error:nested``)."""
+    out: list[tuple[str, list[Any]]] = []
+    if any(_is_int(x) for x in v):
+        out.append(("int_as_float", [float(x) if _is_int(x) else x for x in v]))
+    if any(isinstance(x, float) and x.is_integer() for x in v):
+        whole = [int(x) if isinstance(x, float) and x.is_integer() else x for x in v]
+        out.append(("float_as_int", whole))
+    if any(isinstance(x, bool) for x in v):
+        out.append(("bool_as_int", [int(x) if isinstance(x, bool) else x for x in v]))
+    if any(_is_num(x) for x in v):
+        out.append(("number_as_string", [str(x) if _is_num(x) else x for x in v]))
+    return out
+
+
+def perturb_dict(d: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A dict's values with their types or spelling changed, one key at a time (BFCL's
+    ``dict_checker`` compares values with ``in``: no type check inside a dict)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for k, x in d.items():
+        if isinstance(x, bool):
+            out.append((f"bool_as_int:{k}", {**d, k: int(x)}))
+        elif isinstance(x, int):
+            out.append((f"int_as_float:{k}", {**d, k: float(x)}))
+            out.append((f"number_as_string:{k}", {**d, k: str(x)}))
+        elif isinstance(x, float):
+            if x.is_integer():
+                out.append((f"float_as_int:{k}", {**d, k: int(x)}))
+            out.append((f"number_as_string:{k}", {**d, k: str(x)}))
+        elif isinstance(x, str):
+            out.append((f"case_punct:{k}", {**d, k: shout(x)}))
+            out.append((f"wrong_type:{k}", {**d, k: 7}))
+        out.append((f"missing:{k}", {kk: vv for kk, vv in d.items() if kk != k}))
+    return out
 
 
 def cases(entry: dict[str, Any], answer: list[dict[str, Any]]) -> list[tuple[str, Any]]:
