@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from toolbench.errors import UserError
+from toolbench.metrics import all_metrics
 from toolbench.report.metrics import (
-    METRICS,
     OVERALL,
     aggregate,
     cell_map,
@@ -57,7 +57,7 @@ def test_aggregate_excludes_none_and_infra(run_dir: Path) -> None:
     assert overall.values["n_trials"] == 24
     assert overall.counts["call_accuracy"] == (13, 15)
     assert overall.values["retry_recovery"] is None
-    assert set(overall.values) == set(METRICS)
+    assert set(overall.values) == {m.name for m in all_metrics()}
 
 
 def test_trial_table_columns_and_outcomes(run_dir: Path) -> None:
