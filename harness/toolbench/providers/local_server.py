@@ -27,9 +27,7 @@ from toolbench.cassettes import register_local_model_path, register_local_netloc
 from toolbench.errors import InfraError, UserError
 from toolbench.providers import model_files
 from toolbench.providers.llama_server import BINARY_ENV, LlamaServer, binary_path
-from toolbench.providers.local_models import (
-    LOCAL_MODELS,
-)
+from toolbench.providers.local_models import LOCAL_MODELS
 
 
 def server_available() -> bool:

@@ -48,8 +48,5 @@ def shard_of(model: str, fmt: str, scenario_id: str, sample: int, count: int) ->
 
 def file_sha256(path: Path) -> str:
     """The hex SHA-256 of a file's bytes."""
-    h = hashlib.sha256()
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 16), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
