@@ -4,26 +4,20 @@ and the fix, exit code 2, before any trial, and no run directory written."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.cli.test_usage_errors import toolbench as installed_toolbench
 
-HARNESS = Path(__file__).resolve().parents[2] / "harness"
-SCRIPT = Path(sys.executable).parent / "toolbench"
 RUN = ["run", "--scenarios", "example-weather", "--formats", "xml", "--record", "all",
        "--out", "out", "--cassettes", "cas", "--no-report", "--quiet"]  # fmt: skip
 
 
 def toolbench(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "PYTHONPATH": str(HARNESS), "NO_COLOR": "1", "COLUMNS": "200",
-            "HOME": str(cwd), **env}  # fmt: skip
-    full.pop("TOOLBENCH_SCENARIOS", None)
-    return subprocess.run(
-        [str(SCRIPT), *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120
-    )
+    """The installed script, with ``HOME`` in the scratch directory (Gemma's package
+    assembles its GGUF under ``~/.cache``)."""
+    return installed_toolbench(args, cwd, HOME=str(cwd), **env)
 
 
 def _one_line_exit_2(done: subprocess.CompletedProcess[str], line: str, cwd: Path) -> None:
@@ -31,26 +25,16 @@ def _one_line_exit_2(done: subprocess.CompletedProcess[str], line: str, cwd: Pat
     assert not (cwd / "out").exists() and not (cwd / "cas").exists()
 
 
-def test_a_server_binary_that_is_not_executable(tmp_path: Path) -> None:
+@pytest.mark.parametrize("binary", ["llama-server", "/nonexistent/llama-server"])
+def test_a_server_binary_that_is_not_an_executable_file(tmp_path: Path, binary: str) -> None:
     (tmp_path / "llama-server").write_text("not a program")
+    given = str(tmp_path / binary)  # an absolute binary stays as it is
     done = toolbench([*RUN, "--models", "local/smollm2-135m"], tmp_path,
-                     TOOLBENCH_LLAMA_SERVER=str(tmp_path / "llama-server"))  # fmt: skip
+                     TOOLBENCH_LLAMA_SERVER=given)  # fmt: skip
     _one_line_exit_2(
         done,
-        f"TOOLBENCH_LLAMA_SERVER={tmp_path / 'llama-server'} is not an executable file; "
-        "point TOOLBENCH_LLAMA_SERVER at a llama-server binary, or unset it to use the one "
-        "toolbench[local] installs",
-        tmp_path,
-    )
-
-
-def test_a_server_binary_that_does_not_exist(tmp_path: Path) -> None:
-    done = toolbench([*RUN, "--models", "local/smollm2-135m"], tmp_path,
-                     TOOLBENCH_LLAMA_SERVER="/nonexistent/llama-server")  # fmt: skip
-    _one_line_exit_2(
-        done,
-        "TOOLBENCH_LLAMA_SERVER=/nonexistent/llama-server is not an executable file; "
-        "point TOOLBENCH_LLAMA_SERVER at a llama-server binary, or unset it to use the one "
+        f"TOOLBENCH_LLAMA_SERVER={given} is not an executable file; point "
+        "TOOLBENCH_LLAMA_SERVER at a llama-server binary, or unset it to use the one "
         "toolbench[local] installs",
         tmp_path,
     )

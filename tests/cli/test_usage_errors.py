@@ -41,9 +41,10 @@ BIG_EXTRA = len(GOOD + "description: ''\n")
 LOCAL_REF = "(only local references such as '#/$defs/name' are allowed)"
 
 
-def toolbench(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run the venv's console script; PYTHONPATH puts this checkout's code first."""
-    env = {**os.environ, "PYTHONPATH": str(HARNESS), "NO_COLOR": "1", "COLUMNS": "200"}
+def toolbench(args: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    """Run the venv's console script; PYTHONPATH puts this checkout's code first; ``extra``
+    adds environment variables."""
+    env = {**os.environ, "PYTHONPATH": str(HARNESS), "NO_COLOR": "1", "COLUMNS": "200", **extra}
     env.pop("TOOLBENCH_SCENARIOS", None)
     return subprocess.run(
         [str(SCRIPT), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120

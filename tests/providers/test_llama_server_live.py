@@ -16,14 +16,13 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.live import require_llama_server
 from toolbench.providers.llama_server import LlamaServer
 from toolbench.providers.local_models import LOCAL_MODELS
-from toolbench.providers.local_server import server_available
 
 pytestmark = pytest.mark.live
 
-if not server_available():  # pragma: no cover - depends on the install
-    pytest.skip("llama-server is not installed", allow_module_level=True)
+require_llama_server("live request-order test")
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "cassettes" / "local_smollm2-135m" / "prompt-json"

