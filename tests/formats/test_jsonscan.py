@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolbench.formats import jsonscan
 from toolbench.formats.jsonscan import decode, scan_objects, value_end
 
 
@@ -40,6 +41,46 @@ def test_scan_window() -> None:
     text = '{"a": 1} {"b": 2} {"c": 3}'
     got = scan_objects(text, 9, 18)
     assert [text[s.start : s.end] for s in got.spans] == ['{"b": 2}']
+
+
+@pytest.mark.parametrize(
+    ("budget", "text", "expected", "unclosed", "stopped"),
+    [
+        # Each valid object costs one unit (the C decoder measures it): two read, then stop.
+        (2, '{"a": 1} {"b": {"c": [1]}} {"d": 1}', ['{"a": 1}', '{"b": {"c": [1]}}'], None, 27),
+        # Invalid JSON costs a unit per object and per bracket run.
+        (2, '{"a": [}] {"b": 1}', [], 0, 7),  # stopped inside the object: it is unclosed
+        (6, '{] {] {"a": 1}', ["{]", "{]"], None, 6),
+        (5, '{] {] {"a": 1}', ["{]"], 3, 4),
+        # Within the budget: read to the end, nothing stopped.
+        (4, '{"a": [}]', ['{"a": [}]'], None, None),
+        (2, 'x {"a": 1} y', ['{"a": 1}'], None, None),
+    ],
+)
+def test_scan_budget(
+    monkeypatch: pytest.MonkeyPatch,
+    budget: int,
+    text: str,
+    expected: list[str],
+    unclosed: int | None,
+    stopped: int | None,
+) -> None:
+    """Past its budget of bracket runs and objects a scan stops and says where."""
+    monkeypatch.setattr(jsonscan, "TOKEN_BUDGET", budget)
+    got = scan_objects(text)
+    assert ([text[s.start : s.end] for s in got.spans], got.unclosed, got.stopped) == (
+        expected,
+        unclosed,
+        stopped,
+    )
+
+
+def test_budget_is_not_spent_on_valid_objects() -> None:
+    """A thousand real calls, 8 brackets each, cost a thousand units, not eight thousand."""
+    call = json.dumps({"tool": "f", "arguments": {"a": [1, {"b": [2]}]}})
+    text = "\n".join([call] * 1000)
+    got = scan_objects(text)
+    assert (len(got.spans), got.stopped) == (1000, None)
 
 
 def test_deep_nesting_is_bounded() -> None:

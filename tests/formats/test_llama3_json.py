@@ -99,3 +99,9 @@ def test_shots_show_the_call_and_the_ipython_result() -> None:
     system = Llama3Json(FormatOptions(shots=1)).render(TOOLS, USER_Q).messages[0]["content"]
     assert '{"name": "get_local_time", "parameters": {"city": "Tokyo"}}' in system
     assert 'ipython: {"time": "14:05"}' in system
+
+
+def test_a_call_past_the_scan_budget_is_a_typed_failure() -> None:
+    """Behind more bracket runs than one scan reads, a call is said to be unread."""
+    got = F.parse('{"name": 1] ' * 10_000 + '{"name": "get_weather", "parameters": {}}')
+    assert (got.calls, [e.code for e in got.errors]) == ([], [codes.CALL_BAD_SHAPE])

@@ -287,3 +287,24 @@ def test_null_arguments_become_empty_and_are_noted(reply: str, notes: list[str])
     got = F.parse(reply, TOOLS)
     assert [(c.name, c.arguments, c.notes) for c in got.calls] == [("search", {}, notes)]
     assert (got.status, got.errors) == ("strict", [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "calls", "content", "errors"),
+    [
+        # 129 calls: 128 read, the rest neither read nor shown (as xml's call blocks).
+        ((W + "\n") * 129 + "done", 128, "", [codes.CALL_BAD_SHAPE]),
+        ((W + "\n") * 128 + "done", 128, "done", []),
+        # A call behind more bracket runs than one scan reads: a typed failure, not a call.
+        ("{] " * 20_000 + W, 0, None, [codes.CALL_BAD_SHAPE]),
+    ],
+    ids=["129_calls", "128_calls", "call_after_budget"],
+)
+def test_bounded_reading(reply: str, calls: int, content: str | None, errors: list[str]) -> None:
+    """The work per reply is bounded; what is not read is said, with a typed code."""
+    got = F.parse(reply)
+    assert len(got.calls) == calls
+    assert [e.code for e in got.errors] == errors
+    if content is not None:
+        assert got.content == content
+    assert got.status == ("failed" if calls == 0 else "repaired" if errors else "strict")

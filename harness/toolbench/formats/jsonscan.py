@@ -12,7 +12,13 @@ strings. This scanner walks the text once, left to right:
   quantifier is possessive, so the regex never backtracks;
 * a run of openers is pushed as one stack entry and only expanded to single positions
   when a closer pops into the middle of it, so each character is handled a constant
-  number of times.
+  number of times;
+* an object that is valid JSON is measured by the C decoder in one call, so real calls,
+  however many or however nested, cost no Python work per bracket;
+* the Python-level work is bounded: at most :data:`TOKEN_BUDGET` bracket runs and
+  objects are read per scan. Past that, ``Scan.stopped`` says where reading stopped and
+  the rest is not scanned. Hostile text can make every two characters a token
+  (``{]`` repeated); without the bound 1 MB of it took 1.4 s.
 
 Every closing bracket ends a balanced span; nested spans fold into the outermost closed
 one, which also recovers the valid objects that follow a stray unbalanced ``{``.
@@ -24,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, NamedTuple
 
 from json_repair import repair_json
@@ -42,6 +49,13 @@ _OPENER = re.compile(r"[{\[]")
 _CLOSER = re.compile(r"[}\]]")
 
 _DECODER = json.JSONDecoder()
+
+TOKEN_BUDGET = 8_192
+"""Bracket runs and objects one scan reads before it stops (see ``Scan.stopped``).
+
+A valid JSON object goes through the C decoder and costs one unit; a real reply, even
+one with many kilobytes of nested arguments, spends a few dozen. Sized so that the
+densest hostile text measured (``{]`` repeated) stays well under 100 ms a megabyte."""
 
 REPAIR_LIMIT = 200_000
 """Spans longer than this are not handed to the (pure Python) repair library."""
@@ -63,6 +77,16 @@ class Scan:
     spans: list[Span] = field(default_factory=list)
     unclosed: int | None = None
     """Start of the outermost object still open at the end of the text (truncation)."""
+    stopped: int | None = None
+    """Where reading stopped because :data:`TOKEN_BUDGET` ran out (None: read to the end).
+    An object open at that point is reported as ``unclosed``."""
+
+    @property
+    def unread(self) -> int | None:
+        """Where text not read to its end starts (an object open at the stop), or None."""
+        if self.stopped is None:
+            return None
+        return self.stopped if self.unclosed is None else min(self.stopped, self.unclosed)
 
 
 def scan_objects(text: str, start: int = 0, end: int | None = None) -> Scan:
@@ -74,15 +98,30 @@ def scan_objects(text: str, start: int = 0, end: int | None = None) -> Scan:
     so the cost stays linear). ``unclosed`` keeps the first open brace either way.
     """
     stop = len(text) if end is None else min(end, len(text))
-    out = _scan(text, start, stop)
-    if out.unclosed is not None and text.find('"', out.unclosed, stop) >= 0:
-        again = _scan(text, out.unclosed + 1, stop)
+    budget = [TOKEN_BUDGET]
+    out = _scan(text, start, stop, budget)
+    quoted = out.unclosed is not None and text.find('"', out.unclosed, stop) >= 0
+    if out.unclosed is not None and out.stopped is None and quoted:
+        again = _scan(text, out.unclosed + 1, stop, budget)
         kept = [sp for sp in out.spans if sp.start < out.unclosed]
-        out = Scan(kept + again.spans, out.unclosed)
+        out = Scan(kept + again.spans, out.unclosed, again.stopped)
     return out
 
 
-def _scan(text: str, start: int, stop: int) -> Scan:
+def _json_end(text: str, start: int) -> int | None:
+    """Where a valid JSON object at ``text[start]`` ends (the C decoder), or None.
+
+    A failed decode stops at or before its error, which lies inside the balanced region
+    the token loop reads next: each character is decoded at most once more.
+    """
+    try:
+        value, done = _DECODER.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    return int(done) if isinstance(value, dict) else None
+
+
+def _scan(text: str, start: int, stop: int, budget: list[int]) -> Scan:
     out = Scan()
     pos = start
     while pos < stop:
@@ -90,20 +129,34 @@ def _scan(text: str, start: int, stop: int) -> Scan:
         first = skipped.end() if skipped else pos
         if first >= stop:
             break
+        if budget[0] <= 0:
+            out.stopped = first
+            break
+        budget[0] -= 1
         leaf = _LEAF.match(text, first, stop)
-        if leaf:
-            out.spans.append(Span(first, leaf.end()))
-            pos = leaf.end()
+        # Only up to the text's end: the decoder cannot be told to stop at a window's.
+        whole = stop == len(text)
+        done = leaf.end() if leaf else _json_end(text, first) if whole else None
+        if done is not None:
+            out.spans.append(Span(first, done))
+            pos = done
             continue
         stack: list[_Entry] = []
         depth = 0
         pos = stop
-        for m in _TOKEN.finditer(text, first, stop):
+        read = 0
+        last = first
+        tokens = islice(_TOKEN.finditer(text, first, stop), budget[0])
+        for read, m in enumerate(tokens, 1):  # noqa: B007 - read counts the budget spent
+            last = m.end()
             if m.lastindex == 1:
                 s, e = m.span(1)
                 n = 1 if e - s == 1 else _count(m.group(1), "{", "[")
                 if n == e - s <= 16:  # a few adjacent openers ("{[", "[["): one entry each
                     stack.extend(range(s, e))
+                elif n == 2:  # two openers with text between ('{"a": ['): first and last
+                    stack.append(s)
+                    stack.append(e - 1)
                 else:
                     stack.append((s, e, n))
                 depth += n
@@ -125,6 +178,10 @@ def _scan(text: str, start: int, stop: int) -> Scan:
             else:
                 _add(out.spans, text, _pop(stack, n, text), e)
             depth -= n
+        else:
+            if read >= budget[0] and last < stop:  # the budget ran out inside the object
+                out.stopped = last
+        budget[0] -= read
         if stack:
             bottom = stack[0]
             out.unclosed = bottom if isinstance(bottom, int) else bottom[0]

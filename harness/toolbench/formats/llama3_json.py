@@ -23,7 +23,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import Message, ParseResult, ToolCall
 from toolbench.formats.dialect import MAX_CALLS, DialectCollector, DialectFormat, NextFinder
-from toolbench.formats.jsonscan import Scan, loads_strict, scan_objects
+from toolbench.formats.jsonscan import TOKEN_BUDGET, Scan, loads_strict, scan_objects
 from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
@@ -124,10 +124,13 @@ class Llama3Json(DialectFormat):
                 _add_tagged(tag, col)
             cuts.cut(start, end_)
         end = len(body)
-        broken = scan.unclosed
+        # Open where the scan's budget ran out is not known to be truncated (said below).
+        broken = scan.unclosed if scan.stopped is None else None
         if broken is not None and broken >= cuts.pos and _NAMED.search(body, broken):
             col.fail(codes.CALL_TRUNCATED, "the reply ended inside a tool call")
             cuts.cut(broken, end)
+        if (unread := scan.unread) is not None and _NAMED.search(body, unread):
+            col.fail(codes.CALL_BAD_SHAPE, f"a call after {TOKEN_BUDGET} JSON brackets; not read")
         if not col.attempted and PYTHON_TAG in body:
             col.fail(codes.CALL_BAD_SHAPE, "<|python_tag|> without a JSON call after it")
         cuts.finish()

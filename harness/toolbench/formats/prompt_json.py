@@ -17,7 +17,14 @@ from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.calls import ARG_KEYS, CallCollector
 from toolbench.formats.describe import describe_tools
-from toolbench.formats.jsonscan import Span, decode, loads_strict, scan_objects
+from toolbench.formats.dialect import MAX_CALLS
+from toolbench.formats.jsonscan import (
+    TOKEN_BUDGET,
+    Span,
+    decode,
+    loads_strict,
+    scan_objects,
+)
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.streamsyntax import Region, StreamSyntax
 from toolbench.formats.text import (
@@ -76,10 +83,17 @@ class PromptJson(PromptedFormat):
         body = split.text
         col = CallCollector()
         scan = scan_objects(body)
-        call_spans = [
-            (sp, keys) for sp in scan.spans if (keys := _call_keys(body[sp.start : sp.end]))
-        ]
-        broken = _broken_call(body, scan.unclosed, [sp for sp, _ in call_spans])
+        call_spans, past = _call_spans(body, scan.spans)
+        unclosed = scan.unclosed
+        if past is not None:  # past MAX_CALLS: the rest is neither read nor content
+            col.issue(codes.CALL_BAD_SHAPE, f"more than {MAX_CALLS} calls; not read")
+            body = body[:past]
+            unclosed = None if unclosed is None or unclosed >= past else unclosed
+        elif (unread := scan.unread) is not None:  # the scan's budget ran out: the rest is text
+            if _CALL_KEY.search(body, unread):
+                col.fail(codes.CALL_BAD_SHAPE, f"a call after {TOKEN_BUDGET} brackets; not read")
+            unclosed = None  # open where reading stopped, not known to be truncated
+        broken = _broken_call(body, unclosed, [sp for sp, _ in call_spans])
         if broken is not None and broken[1] < len(body):  # a malformed call before a good one
             call_spans.append((Span(*broken), ("tool",)))
             call_spans.sort(key=lambda item: item[0].start)
@@ -129,6 +143,25 @@ class PromptJson(PromptedFormat):
             if sp.start >= kept.pos:
                 kept.cut(sp.start, sp.end)
         return self._clean(kept.finish())
+
+
+def _call_spans(
+    body: str, spans: list[Span]
+) -> tuple[list[tuple[Span, tuple[str, ...]]], int | None]:
+    """The spans that are calls, with the key naming the tool; at most ``MAX_CALLS``.
+
+    The second value is where the first call past the limit starts (None: all read), so
+    a megabyte of calls costs 128 decodes, not 25,000.
+    """
+    out: list[tuple[Span, tuple[str, ...]]] = []
+    for sp in spans:
+        keys = _call_keys(body[sp.start : sp.end])
+        if keys is None:
+            continue
+        if len(out) >= MAX_CALLS:
+            return out, sp.start
+        out.append((sp, keys))
+    return out, None
 
 
 def _broken_call(body: str, unclosed: int | None, calls: list[Span]) -> tuple[int, int] | None:
