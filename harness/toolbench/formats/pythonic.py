@@ -321,6 +321,9 @@ def _read_region(body: str, region: Region, col: DialectCollector) -> None:
 
 
 _CALLEE = re.compile(r"[A-Za-z_][\w\-]*+\s*+$")
+_KEYWORD_NAME = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\s*+[=(]")
+"""A Python keyword written as a callee or an argument name: only then are stand-ins needed
+(besides hyphens)."""
 _KWARG = re.compile(r"(^|,)(\s*+)([A-Za-z_][\w\-]*+)(\s*+=)(?!=)")
 
 
@@ -335,6 +338,8 @@ def _protect_names(src: str) -> tuple[str, dict[str, str]]:
     parsed, never evaluated, and the stand-ins are mapped back after reading.
     """
     names: dict[str, str] = {}
+    if "-" not in src and not _KEYWORD_NAME.search(src):
+        return src, names  # every name is an identifier already (the common case)
     stand_ins: dict[str, str] = {}
     tag = "_tb_"
     while tag in src:
