@@ -198,7 +198,13 @@ _NUM_TEXT = re.compile(
 """A decimal number as models write it (``007.5``, ``.5``, ``1e3``)."""
 
 
-def convert_value(raw: str, schema: dict[str, Any] | None, *, untyped_json: bool = True) -> Any:
+def convert_value(
+    raw: str,
+    schema: dict[str, Any] | None,
+    *,
+    untyped_json: bool = True,
+    null_any_type: bool = False,
+) -> Any:
     """Type a bare-text argument value by the parameter's JSON Schema.
 
     A string parameter keeps the text exactly. Other types read the text the way the
@@ -213,10 +219,14 @@ def convert_value(raw: str, schema: dict[str, Any] | None, *, untyped_json: bool
     decides: True reads valid JSON that is not itself a string (``2`` is a number,
     ``"foo"`` stays the five characters); False keeps the text, as vLLM's and llama.cpp's
     Qwen3-Coder parsers do, except a case-insensitive ``null``, which they read as null.
+    ``null_any_type`` reads that ``null`` as null whatever the schema says, a string
+    parameter included: Qwen3-Coder's rule in vLLM, SGLang and Ollama alike.
     """
     types = schema_types(schema)
     text = raw.strip()
     lowered = text.lower() if len(text) <= 5 else ""
+    if null_any_type and lowered == "null":
+        return None
     if not types:
         if not untyped_json:
             return None if lowered == "null" else raw

@@ -4,11 +4,12 @@ The prompt lists the tools in the template's own ``<tools><function><name>...`` 
 copies its instructions. Parameter values are bare text: one newline after the opening tag
 and one before the closing tag belong to the layout, and the value is typed by the tool's
 JSON Schema (:func:`toolbench.formats.dialect.convert_value`), as vLLM's ``qwen3_coder`` and
-llama.cpp's parsers do: ``True`` / ``NULL`` in any case for boolean / nullable parameters,
-``007`` for an integer, and the text itself for a parameter the request gave no schema
-for. The ``<tool_call>`` wrapper may be missing (llama.cpp accepts a bare
-``<function=...>``, and so does this parser). Results go back in ``<tool_response>``
-blocks, as the template renders ``tool`` messages.
+llama.cpp's parsers do: ``True`` in any case for a boolean, ``NULL`` in any case as null
+for any parameter (a string one included, as vLLM, SGLang and Ollama read it), ``007``
+for an integer, and the text itself for a parameter the request gave no schema for. The
+``<tool_call>`` wrapper may be missing (llama.cpp accepts a bare ``<function=...>``, and so
+does this parser). Results go back in ``<tool_response>`` blocks, as the template renders
+``tool`` messages.
 """
 
 from __future__ import annotations
@@ -250,5 +251,6 @@ def _read_params(
         value = body[gt + 1 : vend]
         value = value.removeprefix("\n")
         value = value.removesuffix("\n")
-        args[pname] = convert_value(value, param_schema(tools, tool, pname), untyped_json=False)
+        schema = param_schema(tools, tool, pname)
+        args[pname] = convert_value(value, schema, untyped_json=False, null_any_type=True)
     return args, repaired
