@@ -163,12 +163,13 @@ def test_family_agrees(family: str, fmt: str) -> None:
     assert calls_agree / len(vectors) >= MIN_CALL_AGREEMENT, report
 
 
-EXTRA_FAMILIES = tuple((f, fmt) for f, fmt in FAMILIES if fmt not in ("xml", "prompt-json"))
+EXTRA_FAMILIES = tuple((f, fmt) for f, fmt in FAMILIES if fmt != "prompt-json")
 
 
 @pytest.mark.parametrize(("family", "fmt"), EXTRA_FAMILIES)
 def test_gathered_vectors_agree(family: str, fmt: str) -> None:
-    """The vectors gathered into tests/data (SGLang's parser tests), reported apart."""
+    """The vectors gathered into tests/data (SGLang's, vLLM's and Ollama's parser tests),
+    reported apart; every line names its source and licence."""
     rows = [json.loads(line) for line in EXTRA.read_text(encoding="utf-8").splitlines() if line]
     assert all(r["source"] and r["license"] for r in rows)
     vectors = [r for r in rows if r["format"] == family]

@@ -1,5 +1,9 @@
 """Arguments sent as JSON ``null`` or the string ``"null"`` (tools without parameters)
-are read as ``{}`` by every format, and noted on the call as ``args.null``."""
+are read as ``{}`` by every format, and noted on the call as ``args.null``.
+
+Strict, but for ``xml``: Hermes' own syntax has an ``arguments`` object, and ``xml`` is
+``strict`` only where a strict Hermes reader reads the same (``test_xml_strict_reader``),
+so there it is ``repaired`` with ``call.lenient``."""
 
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ CASES: list[tuple[str, str]] = [
 @pytest.mark.parametrize(("fmt", "reply"), CASES)
 def test_null_arguments_are_an_empty_object_with_a_note(fmt: str, reply: str) -> None:
     result = get_format(fmt).parse(reply)
-    assert result.status == "strict", result.errors
+    assert result.status == ("repaired" if fmt == "xml" else "strict"), result.errors
     assert [(c.name, c.arguments, c.notes) for c in result.calls] == [
         ("search", {}, [codes.ARGS_NULL])
     ]

@@ -118,7 +118,8 @@ class Xml(PromptedFormat):
         if block.exact:
             got = _decode(body[block.inner : block.inner_end])
             listed = got.ok and not got.repaired and isinstance(got.value, list)
-            self._add(col, got, block.lenient or listed)
+            why = None if block.lenient or listed else _not_hermes(body, block, got.value)
+            self._add(col, got, block.lenient or listed or why is not None, why)
             return block.end
         if not block.closed:  # without slicing the rest of the reply
             k = _SPACE.match(body, block.inner, block.inner_end)
@@ -138,7 +139,9 @@ class Xml(PromptedFormat):
             return block.end
         strict = loads_strict(inner)
         if strict.ok:
-            self._add(col, strict, block.lenient or isinstance(strict.value, list))
+            listed = isinstance(strict.value, list)
+            why = None if block.lenient or listed else _not_hermes(body, block, strict.value)
+            self._add(col, strict, block.lenient or listed or why is not None, why)
             return block.end
         scan = scan_objects(body, block.inner, block.inner_end)
         if scan.spans and scan.unclosed is None:
@@ -157,15 +160,13 @@ class Xml(PromptedFormat):
         return block.end
 
     @staticmethod
-    def _add(col: CallCollector, got: Decoded, lenient: bool) -> None:
+    def _add(col: CallCollector, got: Decoded, lenient: bool, why: str | None = None) -> None:
         before = len(col.calls)
         col.add_decoded(got, name_keys=_NAME_KEYS, where="<tool_call>", lenient=lenient)
         pending = {id(call) for call, _ in col.flat}  # settled (and said) by check_tools
         if lenient and any(id(c) not in pending for c in col.calls[before:]):
-            col.issue(
-                codes.CALL_LENIENT,
-                "<tool_call>: text, a list or a missing tag around the call's JSON",
-            )
+            why = why or "text, a list or a missing tag around the call's JSON"
+            col.issue(codes.CALL_LENIENT, f"<tool_call>: {why}")
 
     def _clean(self, text: str) -> str:
         return strip_markers(_drop_blocks(text), _TAGS)
@@ -216,6 +217,39 @@ class _Orphans:
             if len(self.col.calls) > before:
                 self.col.issue(codes.CALL_LENIENT, "a call without its opening <tool_call>")
                 cuts.cut(span.start, m.end())
+
+
+_END_OF_TURN = re.compile(r"\s*+(?:<\|im_end\|>|<\|endoftext\|>|<\|eot_id\|>)?+\s*+")
+
+
+def _not_hermes(body: str, block: Block, value: Any) -> str | None:
+    """Why a block read whole is not Hermes' own syntax, or None when it is.
+
+    ``strict`` means what a strict Hermes reader reads the same way: exactly one object
+    with a string ``name`` and an object ``arguments``, no fence around it, and a closing
+    tag, or nothing after it but the end of the turn (a stop sequence ate the tag). Other
+    keys, arguments as a string or null, a name alone, a fence or text after an unclosed
+    block are read as before, but ``repaired`` with ``call.lenient`` saying which.
+    """
+    if not block.closed and not _END_OF_TURN.fullmatch(body, block.end):
+        return "no </tool_call> and text after the call"
+    lead, trail = body[block.start : block.inner], body[block.inner_end : block.end]
+    if "`" in lead or "`" in trail or body.startswith("```", _skip(body, block.inner)):
+        return "a code fence inside the tags"
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None  # not a call at all: add_decoded says what it is
+    if "arguments" not in value:
+        return "no 'arguments' object"
+    if not isinstance(value["arguments"], dict):
+        return "arguments that are not a JSON object"
+    if len(value) != 2:
+        return "keys besides 'name' and 'arguments'"
+    return None
+
+
+def _skip(body: str, pos: int) -> int:
+    m = _SPACE.match(body, pos)
+    return m.end() if m else pos
 
 
 def _call_shaped(value: dict[str, Any]) -> bool:
