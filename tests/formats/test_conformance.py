@@ -22,7 +22,7 @@ import pytest
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult
-from toolbench.formats.registry import get_format
+from toolbench.formats.registry import format_class, format_names, get_format
 from toolbench.tools import ToolDef
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
@@ -109,20 +109,20 @@ def _compare(vec: dict[str, Any], fmt: str = "xml") -> tuple[bool, bool | None, 
     return calls_ok, content_ok, reasoning_ok, reason
 
 
-# (corpus format family, toolbench format that reads it): hermes is the xml format's own
-# syntax; bare llama3-style JSON calls are also what prompt-json reads with the "name" key.
-# Every dialect format is held to its own family's vectors.
-FAMILIES = (
-    ("hermes", "xml"),
-    ("llama3_json", "prompt-json"),
-    ("llama3_json", "llama3-json"),
-    ("pythonic", "pythonic"),
-    ("mistral", "mistral"),
-    ("qwen3_xml", "qwen3-coder"),
-    ("deepseek", "deepseek"),
-    ("kimi", "kimi-k2"),
-    ("gpt_oss", "harmony"),
-)
+def _families() -> tuple[tuple[str, str], ...]:
+    """(corpus family, toolbench format that reads it), from the formats' own
+    ``conformance_family`` declarations: hermes is the xml format's own syntax; bare
+    llama3-style JSON calls are also what prompt-json reads with the "name" key; every
+    dialect format is held to its own family's vectors, a plugin's dialect too."""
+    out = []
+    for name in format_names():
+        family = format_class(name).conformance_family
+        if family is not None:
+            out.append((family, name))
+    return tuple(sorted(out))
+
+
+FAMILIES = _families()
 
 
 def _report(label: str, vectors: list[dict[str, Any]], fmt: str) -> tuple[int, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from templates import TEMPLATES
 
-from toolbench.formats.detect import DEFAULT_FORMAT, NAME_PATTERNS, detect_format
+from toolbench.formats.detect import DEFAULT_FORMAT, detect_format, name_patterns
 from toolbench.formats.registry import format_names
 
 
@@ -127,7 +127,7 @@ def test_unknown_model_falls_back_to_the_documented_default_and_says_so() -> Non
 def test_every_answer_is_a_registered_format() -> None:
     names = set(format_names())
     assert DEFAULT_FORMAT in names
-    assert {fmt for _, fmt, _ in NAME_PATTERNS} <= names
+    assert {fmt for _, fmt, _ in name_patterns()} <= names
 
 
 @pytest.mark.parametrize(

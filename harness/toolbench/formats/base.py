@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -175,6 +175,14 @@ def _class_syntax(cls: type[Format]) -> StreamSyntax:
     return cls.stream + StreamSyntax((tokens(*toks),)) if toks else cls.stream
 
 
+class NamePattern(NamedTuple):
+    """One model-name pattern of a format's detection (see ``Format.name_patterns``)."""
+
+    rank: int
+    pattern: str
+    why: str
+
+
 class Format(ABC):
     """Base class for a tool-calling format.
 
@@ -202,6 +210,20 @@ class Format(ABC):
     native: ClassVar[bool] = False
     """True when the format uses the provider's own tool-calling API
     (``requirements.native_tools``; kept as its own flag for the runner)."""
+    name_patterns: ClassVar[Sequence[NamePattern]] = ()
+    """Model names that speak this format (:mod:`toolbench.formats.detect`): patterns over
+    a name's tokens, each with its rank (lower is tried first: a fine-tune's own marker
+    before its base family) and the reason detection gives."""
+    template_tokens: ClassVar[Sequence[tuple[str, ...]]] = ()
+    """Token sets a chat template renders this format's calls with (all of one set must
+    occur), tried in ``template_rank`` order across formats."""
+    template_rank: ClassVar[int] = 100
+    conformance_family: ClassVar[str | None] = None
+    """The family of the conformance corpus (``hermes``, ``qwen3_xml``...) whose vectors
+    this format must read as the reference parsers do."""
+    leak_rank: ClassVar[int | None] = None
+    """Set for a dialect whose call syntax, left in a native reply's content, is a call
+    the server failed to parse; the rank orders the dialects tried (lower first)."""
 
     options: BaseModel
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult
+from toolbench.formats.base import NamePattern, ParseResult
 from toolbench.formats.describe import type_name
 from toolbench.formats.dialect import DialectCollector, DialectFormat, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
@@ -83,6 +83,12 @@ def describe_tools_xml(tools: Sequence[ToolDef]) -> str:
 
 class ClaudeXml(DialectFormat):
     name = "claude-xml"
+    name_patterns = (
+        NamePattern(130, "claude", "Claude was trained on <function_calls><invoke> prompts"),
+    )
+    template_tokens = (("<function_calls>", "<invoke"),)
+    template_rank = 60
+    leak_rank = 8
     stream = StreamSyntax(
         (
             tag(OPEN, "</function_calls>"),

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult
+from toolbench.formats.base import NamePattern, ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
 from toolbench.formats.streamsyntax import Region, StreamSyntax, tag, to_end, tokens
@@ -56,6 +56,13 @@ def result_text(name: str, result: str) -> str:
 
 class DeepSeek(DialectFormat):
     name = "deepseek"
+    name_patterns = (
+        NamePattern(50, "deepseek", "DeepSeek writes <｜tool▁calls▁begin｜> (or DSML) blocks"),
+    )
+    template_tokens = (("tool▁calls▁begin",), ("｜DSML｜",))
+    template_rank = 40
+    conformance_family = "deepseek"
+    leak_rank = 5
     stream = StreamSyntax(
         (
             tag(CALLS_BEGIN, CALLS_END),

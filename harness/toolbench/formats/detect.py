@@ -2,16 +2,18 @@
 
 Hand-rolled agents keep a ``GetFormatterForModel(name)`` function or a ``tool_format`` key
 per model; this is that table, in one place, with the reason for every answer. It is a
-pure function: no network, no registry look-up. The chat template, when a server reports
-it, is the stronger evidence (a fine-tune keeps its base family's template but not its
-name), so its signature tokens are checked first.
+pure function of the name and the registered formats: no network. Each format declares
+its own name patterns and chat-template tokens (``Format.name_patterns``,
+``template_tokens``), so a plugin dialect is detected like a built-in one. The chat
+template, when a server reports it, is the stronger evidence (a fine-tune keeps its base
+family's template but not its name), so its signature tokens are checked first.
 
 The name is matched on its tokens, not on substrings (``llama`` is not inside
 ``ollama``): the provider prefix (everything up to the last ``/``) and a tag after ``:``
 (``:30b``, ``:latest``, Bedrock's ``:0``) are removed, then the rest is lowercased and
 split into words and version numbers (``Qwen3.5-4B`` -> ``qwen 3.5 4 b``, ``qwen-3-coder``
-and ``qwen3-coder`` -> ``qwen 3 coder``). The patterns (:data:`NAME_PATTERNS`) match whole
-tokens; the first pattern that matches wins, and fine-tunes' own markers come before
+and ``qwen3-coder`` -> ``qwen 3 coder``). The patterns (:func:`name_patterns`) match whole
+tokens; the lowest rank that matches wins, and fine-tunes' own markers come before
 their base families (``Hermes-3-Llama-3.1``, ``DeepSeek-R1-Distill-Qwen``, ``Llama-xLAM``):
 
 * ``gpt oss`` -> ``harmony`` (gpt-oss speaks harmony channels);
@@ -33,55 +35,44 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 DEFAULT_FORMAT = "prompt-json"
 """The fallback: plain JSON in the prompt needs no model-specific syntax."""
 
-NAME_PATTERNS: tuple[tuple[str, str, str], ...] = (
-    (r"gpt oss", "harmony", "gpt-oss speaks the harmony channel format"),
-    (r"xlam", "prompt-json", "xLAM writes bare JSON call lists"),
-    (r"toolace", "pythonic", "ToolACE was trained on pythonic call lists"),
-    (r"hermes", "xml", "Hermes writes <tool_call> JSON"),
-    (r"deepseek", "deepseek", "DeepSeek writes <｜tool▁calls▁begin｜> (or DSML) blocks"),
-    (r"qwen 3 coder|qwen 3\.5|qwen 3 next", "qwen3-coder", "Qwen3-Coder/3.5 write XML calls"),
-    (
-        r"nemotron (?:(?:nano|super|ultra) )?3|step 3\.5",
-        "qwen3-coder",
-        "its template reuses Qwen3-Coder's <function=...> XML calls",
-    ),
-    (r"qwen|qwq|granite 4(?:\.\d+)?|smollm", "xml", "Hermes/Qwen <tool_call> JSON family"),
-    (r"kimi|moonshot", "kimi-k2", "Kimi writes <|tool_calls_section_begin|> sections"),
-    (
-        r"llama (?:4|3\.2|3 2)|olmo 3",
-        "pythonic",
-        "Llama 3.2/4 and Olmo 3 were trained on pythonic call lists",
-    ),
-    (r"llama", "llama3-json", "Llama 3.x writes JSON calls and reads results as ipython"),
-    (
-        r"mistral|mixtral|ministral|magistral|devstral|codestral|pixtral|nemo",
-        "mistral",
-        "Mistral models write [TOOL_CALLS]",
-    ),
-    (r"claude", "claude-xml", "Claude was trained on <function_calls><invoke> prompts"),
-)
-"""(pattern over the name's tokens, format, why), first match wins. A pattern matches
-whole tokens: ``llama`` matches ``llama 3.1`` but not ``ollama``."""
 
-TEMPLATE_SIGNATURES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("<|channel|>", "<|message|>"), "harmony"),
-    (("<function=", "<parameter="), "qwen3-coder"),
-    (("tool_calls_section_begin",), "kimi-k2"),
-    (("tool▁calls▁begin",), "deepseek"),
-    (("｜DSML｜",), "deepseek"),
-    (("[TOOL_CALLS]",), "mistral"),
-    (("<function_calls>", "<invoke"), "claude-xml"),
-    (("<tool_call>",), "xml"),
-    (("<|python_start|>",), "pythonic"),
-    (("<|python_tag|>",), "llama3-json"),
-)
-"""Tokens a chat template uses to render tool calls, checked in order (all must occur)."""
+def name_patterns() -> tuple[tuple[str, str, str], ...]:
+    """(pattern over the name's tokens, format, why), first match wins, from every
+    registered format's ``name_patterns`` in rank order. A pattern matches whole tokens:
+    ``llama`` matches ``llama 3.1`` but not ``ollama``."""
+    return tuple((p, f, why) for _, p, f, why in _declared()[0])
 
-_COMPILED = tuple((re.compile(rf"(?<![^ ])(?:{p})(?![^ ])"), f, why) for p, f, why in NAME_PATTERNS)
+
+def template_signatures() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Token sets a chat template uses to render tool calls, checked in order (all of one
+    set must occur), from every registered format's ``template_tokens``."""
+    return tuple((tokens, f) for _, tokens, f in _declared()[1])
+
+
+def _declared() -> tuple[list[tuple[int, str, str, str]], list[tuple[int, tuple[str, ...], str]]]:
+    from toolbench.formats.registry import format_class, format_names
+
+    names: list[tuple[int, str, str, str]] = []
+    templates: list[tuple[int, tuple[str, ...], str]] = []
+    for fmt in format_names():
+        cls = format_class(fmt)
+        names += [(p.rank, p.pattern, fmt, p.why) for p in cls.name_patterns]
+        templates += [(cls.template_rank, tuple(t), fmt) for t in cls.template_tokens]
+    names.sort(key=lambda n: (n[0], n[2]))
+    templates.sort(key=lambda t: (t[0], t[2]))
+    return names, templates
+
+
+@lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![^ ])(?:{pattern})(?![^ ])")
+
+
 _TOKEN = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 
 
@@ -120,13 +111,13 @@ class Detection:
 def detect_format(model: str, chat_template: str | None = None) -> Detection:
     """The tool-call format for ``model``: from its chat template if given, else its name."""
     if chat_template:
-        for tokens, fmt in TEMPLATE_SIGNATURES:
+        for tokens, fmt in template_signatures():
             if all(tok in chat_template for tok in tokens):
                 shown = " and ".join(tokens)
                 return Detection(model, fmt, f"its chat template renders tool calls with {shown}")
     name, words, spans = _tokenize(model)
-    for pattern, fmt, why in _COMPILED:
-        m = pattern.search(words)
+    for pattern, fmt, why in name_patterns():
+        m = _compiled(pattern).search(words)
         if m:
             shown = _matched_text(name, words, spans, m)
             return Detection(model, fmt, f"name matches '{shown}': {why}")

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult
+from toolbench.formats.base import NamePattern, ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
 from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tokens
 from toolbench.formats.text import split_think, tidy
@@ -109,6 +109,11 @@ def describe_namespace(tools: Sequence[ToolDef]) -> str:
 
 class Harmony(DialectFormat):
     name = "harmony"
+    name_patterns = (NamePattern(10, "gpt oss", "gpt-oss speaks the harmony channel format"),)
+    template_tokens = (("<|channel|>", "<|message|>"),)
+    template_rank = 10
+    conformance_family = "gpt_oss"
+    leak_rank = 7
     stream = StreamSyntax(
         (
             Region(

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult, ToolCall
+from toolbench.formats.base import NamePattern, ParseResult, ToolCall
 from toolbench.formats.dialect import (
     DialectCollector,
     DialectFormat,
@@ -65,6 +65,13 @@ def result_text(name: str, result: str) -> str:
 
 class KimiK2(DialectFormat):
     name = "kimi-k2"
+    name_patterns = (
+        NamePattern(90, "kimi|moonshot", "Kimi writes <|tool_calls_section_begin|> sections"),
+    )
+    template_tokens = (("tool_calls_section_begin",),)
+    template_rank = 30
+    conformance_family = "kimi"
+    leak_rank = 6
     stream = StreamSyntax(
         (
             tag(SECTION, SECTION_END),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import Message, ParseResult, ToolCall
+from toolbench.formats.base import Message, NamePattern, ParseResult, ToolCall
 from toolbench.formats.dialect import MAX_CALLS, DialectCollector, DialectFormat, NextFinder
 from toolbench.formats.jsonscan import TOKEN_BUDGET, Scan, loads_strict, scan_objects
 from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tokens
@@ -53,6 +53,13 @@ def result_text(name: str, result: str) -> str:
 
 class Llama3Json(DialectFormat):
     name = "llama3-json"
+    name_patterns = (
+        NamePattern(110, "llama", "Llama 3.x writes JSON calls and reads results as ipython"),
+    )
+    template_tokens = (("<|python_tag|>",),)
+    template_rank = 100
+    conformance_family = "llama3_json"
+    leak_rank = 2
     stream = StreamSyntax(
         (
             Region(open=literal(PYTHON_TAG), close_pattern=r"<\|eom_id\|>|<\|eot_id\|>"),

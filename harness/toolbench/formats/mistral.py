@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult, ToolCall
+from toolbench.formats.base import NamePattern, ParseResult, ToolCall
 from toolbench.formats.calls import CallCollector
 from toolbench.formats.dialect import (
     DialectCollector,
@@ -64,6 +64,17 @@ def result_text(name: str, result: str) -> str:
 
 class Mistral(DialectFormat):
     name = "mistral"
+    name_patterns = (
+        NamePattern(
+            120,
+            "mistral|mixtral|ministral|magistral|devstral|codestral|pixtral|nemo",
+            "Mistral models write [TOOL_CALLS]",
+        ),
+    )
+    template_tokens = (("[TOOL_CALLS]",),)
+    template_rank = 50
+    conformance_family = "mistral"
+    leak_rank = 1
     stream = StreamSyntax((to_end(CALLS), tokens(*_SPECIALS)))
     description = (
         "Mistral: [AVAILABLE_TOOLS] in the prompt, [TOOL_CALLS]name[ARGS]{...} (v11) "

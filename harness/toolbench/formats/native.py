@@ -65,23 +65,26 @@ CALL_OPENERS = tuple(m for m in LEAK_MARKERS if not m.startswith("</") and "_end
 """Markers that open a call: in the content they mean the server did not parse one."""
 
 
-@lru_cache(maxsize=1)
 def dialects() -> tuple[DialectFormat, ...]:
     """The dialect formats whose own call syntax (``call_openers``, ``pattern_markers``:
     ``[TOOL_CALLS]``, ``<|python_tag|>``, a pythonic ``[f(a=1)]`` list, ...) in a native
-    reply's content is a call the server failed to parse. Imported here, not looked up in
-    the registry, so the rule is the same on every machine."""
-    from toolbench.formats.claude_xml import ClaudeXml
-    from toolbench.formats.deepseek import DeepSeek
-    from toolbench.formats.harmony import Harmony
-    from toolbench.formats.kimi_k2 import KimiK2
-    from toolbench.formats.llama3_json import Llama3Json
-    from toolbench.formats.mistral import Mistral
-    from toolbench.formats.pythonic import Pythonic
-    from toolbench.formats.qwen3_coder import Qwen3Coder
+    reply's content is a call the server failed to parse: every registered dialect that
+    declares a ``leak_rank``, tried in that order (a plugin's dialect too)."""
+    from toolbench.formats.registry import format_class, format_names
 
-    classes = (Mistral, Llama3Json, Pythonic, Qwen3Coder, DeepSeek, KimiK2, Harmony, ClaudeXml)
-    return tuple(cls() for cls in classes)
+    return _dialects(tuple(format_class(n) for n in format_names()))
+
+
+@lru_cache(maxsize=8)
+def _dialects(classes: tuple[type[Format], ...]) -> tuple[DialectFormat, ...]:
+    from toolbench.formats.dialect import DialectFormat
+
+    ranked = sorted(
+        (c.leak_rank, c.name, c)
+        for c in classes
+        if c.leak_rank is not None and issubclass(c, DialectFormat)
+    )
+    return tuple(cls() for _, _, cls in ranked)
 
 
 def dialect_in(text: str) -> tuple[DialectFormat, str] | None:

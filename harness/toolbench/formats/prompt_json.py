@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult
+from toolbench.formats.base import NamePattern, ParseResult
 from toolbench.formats.calls import ARG_KEYS, CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.dialect import MAX_CALLS
@@ -56,6 +56,8 @@ def result_text(name: str, result: str) -> str:
 
 class PromptJson(PromptedFormat):
     name = "prompt-json"
+    name_patterns = (NamePattern(20, "xlam", "xLAM writes bare JSON call lists"),)
+    conformance_family = "llama3_json"
     stream = StreamSyntax(
         (Region(open=r"""\{\s{0,16}["'](?:tool|name)["']\s{0,16}:""", close="balanced"),)
     )

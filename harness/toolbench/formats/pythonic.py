@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult, ToolCall
+from toolbench.formats.base import NamePattern, ParseResult, ToolCall
 from toolbench.formats.dialect import DialectCollector, DialectFormat
 from toolbench.formats.streamsyntax import Region as StreamRegion
 from toolbench.formats.streamsyntax import StreamSyntax, literal, tag, tokens
@@ -91,6 +91,18 @@ def result_text(name: str, result: str) -> str:
 
 class Pythonic(DialectFormat):
     name = "pythonic"
+    name_patterns = (
+        NamePattern(30, "toolace", "ToolACE was trained on pythonic call lists"),
+        NamePattern(
+            100,
+            "llama (?:4|3\\.2|3 2)|olmo 3",
+            "Llama 3.2/4 and Olmo 3 were trained on pythonic call lists",
+        ),
+    )
+    template_tokens = (("<|python_start|>",),)
+    template_rank = 90
+    conformance_family = "pythonic"
+    leak_rank = 3
     stream = StreamSyntax(
         (
             tag(PY_START, PY_END),

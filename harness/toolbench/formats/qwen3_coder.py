@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult, ToolCall
+from toolbench.formats.base import NamePattern, ParseResult, ToolCall
 from toolbench.formats.dialect import (
     DialectCollector,
     DialectFormat,
@@ -103,6 +103,18 @@ def _extra(d: dict[str, Any], handled: tuple[str, ...]) -> list[str]:
 
 class Qwen3Coder(DialectFormat):
     name = "qwen3-coder"
+    name_patterns = (
+        NamePattern(60, "qwen 3 coder|qwen 3\\.5|qwen 3 next", "Qwen3-Coder/3.5 write XML calls"),
+        NamePattern(
+            70,
+            "nemotron (?:(?:nano|super|ultra) )?3|step 3\\.5",
+            "its template reuses Qwen3-Coder's <function=...> XML calls",
+        ),
+    )
+    template_tokens = (("<function=", "<parameter="),)
+    template_rank = 20
+    conformance_family = "qwen3_xml"
+    leak_rank = 4
     stream = StreamSyntax((tag(OPEN, CLOSE), tag(FUNC, FUNC_END), to_end(RESP), tokens(*_SPECIALS)))
     description = (
         "Qwen3-Coder: <tool_call><function=name><parameter=p>value</parameter>, typed by schema."

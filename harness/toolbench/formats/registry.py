@@ -6,9 +6,12 @@ point names a :class:`Format` subclass (``module:Class``). A plugin that fails t
 (or names something that is not a format) is named in one warning line and skipped; the
 other formats still work.
 
-A source checkout whose installed metadata predates its ``pyproject.toml`` (an editable
-install made before a format was added) reads toolbench's own entries from that file,
-so the code and its list of built-ins never disagree.
+The registry reads no ``pyproject.toml`` at run time: the installed metadata is the one
+list (an editable install made before a format was added needs ``pip install -e .``
+again, as for any new entry point). What other lists need from a format (its detection
+patterns, its conformance family, whether its syntax leaks into native replies) is
+declared on the format class and read from here (:mod:`toolbench.formats.detect`,
+:func:`toolbench.formats.native.dialects`).
 
 A format spec on the command line is ``name`` or ``name:key=value,key=value``
 (for example ``prompt-json:shots=2``); the options are validated by the format's own
@@ -19,11 +22,9 @@ does take, and a bad value with the model's reason.
 from __future__ import annotations
 
 import logging
-import tomllib
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.metadata import entry_points
-from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
@@ -55,20 +56,6 @@ def register_format(cls: type[Format]) -> type[Format]:
     return cls
 
 
-def _checkout_entries() -> list[FormatEntry] | None:
-    """toolbench's own entries from the ``pyproject.toml`` of a source checkout, if any."""
-    path = Path(__file__).resolve().parents[3] / "pyproject.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    project = data.get("project", {})
-    if project.get("name") != DIST_NAME:
-        return None
-    table = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
-    return [FormatEntry(k, str(v), True) for k, v in table.items()]
-
-
 def format_entries() -> list[FormatEntry]:
     """Every entry point of the group: toolbench's built-ins first, then plugins."""
     own: list[FormatEntry] = []
@@ -77,9 +64,6 @@ def format_entries() -> list[FormatEntry]:
         dist = ep.dist.name if ep.dist is not None else ""
         builtin = dist == DIST_NAME
         (own if builtin else plugins).append(FormatEntry(ep.name, ep.value, builtin))
-    checkout = _checkout_entries()
-    if checkout is not None:
-        own = checkout
     return [*own, *plugins]
 
 

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench import codes
-from toolbench.formats.base import ParseResult
+from toolbench.formats.base import NamePattern, ParseResult
 from toolbench.formats.calls import CallCollector
 from toolbench.formats.dialect import MAX_CALLS
 from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
@@ -63,6 +63,15 @@ def result_text(name: str, result: str) -> str:
 
 class Xml(PromptedFormat):
     name = "xml"
+    name_patterns = (
+        NamePattern(40, "hermes", "Hermes writes <tool_call> JSON"),
+        NamePattern(
+            80, "qwen|qwq|granite 4(?:\\.\\d+)?|smollm", "Hermes/Qwen <tool_call> JSON family"
+        ),
+    )
+    template_tokens = (("<tool_call>",),)
+    template_rank = 80
+    conformance_family = "hermes"
     description = "Hermes/Qwen style: <tools> JSON in the system prompt, <tool_call> JSON tags."
     markers = tuple(re.compile(re.escape(t)) for t in (OPEN, CLOSE, RESP_OPEN, "<tools>"))
     stop_sequences = (RESP_OPEN,)

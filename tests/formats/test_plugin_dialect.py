@@ -1,0 +1,77 @@
+"""The design test of the format registry (issue 23): a dialect that is only a module, a
+test table and one entry point is picked up by every list that used to be kept by hand:
+``formats list``, ``formats detect``, native dialect leakage, the conformance run and the
+docs table. The entry point is added by patching the registry's ``entry_points``, as an
+installed plugin distribution would add it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib.metadata import EntryPoint, EntryPoints
+
+import pytest
+import test_conformance
+import toy_dialect
+from typer.testing import CliRunner
+
+from toolbench.cli.app import app
+from toolbench.formats import registry, table
+from toolbench.formats.native import dialect_in
+from toolbench.formats.registry import ENTRY_POINT_GROUP, get_format
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    real = registry.entry_points
+    plugin = EntryPoint("toy", "toy_dialect:Toy", ENTRY_POINT_GROUP)
+
+    def with_toy(*, group: str) -> EntryPoints:
+        found = real(group=group)
+        return EntryPoints([*found, plugin]) if group == ENTRY_POINT_GROUP else found
+
+    monkeypatch.setattr(registry, "entry_points", with_toy)
+    registry.reload_formats()
+    yield
+    monkeypatch.undo()
+    registry.reload_formats()
+
+
+@pytest.mark.parametrize(("reply", "calls", "content"), toy_dialect.CASES)
+def test_its_table(toy: None, reply: str, calls: list[object], content: str) -> None:
+    got = get_format("toy").parse(reply)
+    assert ([(c.name, c.arguments) for c in got.calls], got.content) == (calls, content)
+
+
+def test_formats_list(toy: None) -> None:
+    out = CliRunner().invoke(app, ["formats", "list"]).output
+    assert "toy          A test-only dialect: <<CALL>>name {json}<<END>>.\n" in out
+
+
+def test_formats_detect(toy: None) -> None:
+    out = CliRunner().invoke(app, ["formats", "detect", "acme/Toy-7B"]).output
+    assert out == "acme/Toy-7B  toy  (name matches 'Toy': Toy models write <<CALL>> blocks)\n"
+
+
+def test_native_dialect_leakage(toy: None) -> None:
+    found = dialect_in('Sure. <<CALL>>search {"q": "x"}<<END>>')
+    assert found is not None and (found[0].name, found[1]) == ("toy", "<<CALL>>")
+
+
+def test_conformance_run(toy: None) -> None:
+    assert ("toy", "toy") in test_conformance._families()
+    agree, report = test_conformance._report("toy", toy_dialect.VECTORS, "toy")
+    assert agree == len(toy_dialect.VECTORS), report
+
+
+def test_docs_table(toy: None) -> None:
+    rows = [r for r in table.render().splitlines() if r.startswith("| `toy` |")]
+    assert rows == [
+        "| `toy` | A test-only dialect: &lt;&lt;CALL>>name {json}&lt;&lt;END>>. | `toy` "
+        "| `<<CALL>>` | `toy` | yes |"
+    ]
+
+
+def test_gone_with_its_entry_point() -> None:
+    """Without the entry point nothing of it is left (the fixture's undo reloads)."""
+    assert "toy" not in registry.format_names()
+    assert dialect_in("<<CALL>>search {}<<END>>") is None
