@@ -173,9 +173,18 @@ def test_scores(
     "tail", ["<|im_end|>", "\nAnything else?", "\n<tool_response>\n{}\n</tool_response>"]
 )
 def test_xml_unclosed_call_scores_as_closed(tail: str) -> None:
+    """Scored as closed, but strict only before the end of the turn (issue 20: Hermes is
+    strict only where a strict reader reads the same; other text makes it repaired)."""
     unclosed = converse("xml", "weather-paris", [f"<tool_call>\n{PARIS_JSON}\n{tail}"])
     closed = converse("xml", "weather-paris", [f"{PARIS}{tail}"])
-    assert unclosed == closed
+    if tail == "<|im_end|>":
+        assert unclosed == closed
+    else:
+        strictness = {"parse": "repaired", "parse_strict_ok": False}
+        assert {k: getattr(unclosed, k) for k in strictness} == strictness
+        assert codes.CALL_LENIENT in unclosed.errors
+        same = unclosed.model_dump(exclude={*strictness, "errors", "reasons"})
+        assert same == closed.model_dump(exclude={*strictness, "errors", "reasons"})
     assert unclosed.stop != "clean"
 
 
