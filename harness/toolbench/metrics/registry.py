@@ -243,6 +243,10 @@ def load_metrics() -> None:
         entry_points(group=ENTRY_POINT_GROUP),
         key=lambda ep: (not _ours(ep), ep.name),
     )
+    if not any(_ours(ep) for ep in installed):
+        from toolbench.scoring.scorer import STALE
+
+        print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
     load_entry_points(installed)
 
 

@@ -31,6 +31,13 @@ from toolbench.scenarios.model import Scenario
 
 ENTRY_POINT_GROUP = "toolbench.scorers"
 
+STALE = (
+    "warning: toolbench's own '{group}' entry points are not installed (metadata older "
+    "than this checkout): reinstall it, `pip install -e .`"
+)
+"""Said once when the built-ins are missing: a checkout whose installed metadata predates
+the group would otherwise lose them silently."""
+
 DisplayPolicy = Literal["careful", "naive"]
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -155,7 +162,10 @@ def load_scorers() -> None:
     if _loaded:
         return
     _loaded = True
-    load_entry_points(sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name))
+    installed = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+    if not any(ep.dist is not None and ep.dist.name == "toolbench" for ep in installed):
+        print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
+    load_entry_points(installed)
 
 
 def all_scorers() -> list[Scorer]:
