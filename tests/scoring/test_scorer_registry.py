@@ -9,7 +9,8 @@ from importlib.metadata import EntryPoint, entry_points
 
 import pytest
 
-from toolbench.results import ScoreValue
+from toolbench import ModelReply, TurnRecord, get_format, load_scenarios, score_trial
+from toolbench.results import ScoreValue, Value, ValueKind
 from toolbench.scoring import scorer
 from toolbench.scoring.scorer import (
     DuplicateScorerError,
@@ -72,15 +73,58 @@ def test_names_must_be_identifiers() -> None:
         Scorer("mine", {"Bad-Name": "number"}, _nothing)
 
 
-def test_an_undeclared_value_is_the_scorers_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def trial() -> TrialInput:
+    paris = next(s for s in load_scenarios() if s.id == "weather-paris")
+    reply = ModelReply(text="It is sunny.")
+    fmt = get_format("xml")
+    turn = TurnRecord(request={}, reply=reply, parsed=fmt.parse_reply(reply, paris.tools))
+    return TrialInput(paris, fmt, [turn])
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "error"),
+    [
+        ("number", 3, None),
+        ("number", 2.5, None),
+        ("number", None, None),
+        ("boolean", False, None),
+        ("label", "short", None),
+        ("number", True, "scorer 'mine': value(s) ['v'] not of their declared kind"),
+        ("boolean", 1, "scorer 'mine': value(s) ['v'] not of their declared kind"),
+        ("label", 1.0, "scorer 'mine': value(s) ['v'] not of their declared kind"),
+    ],
+)
+def test_values_must_be_of_their_declared_kind(
+    trial: TrialInput, kind: ValueKind, value: Value, error: str | None
+) -> None:
+    register_scorer(Scorer("mine", {"v": kind}, lambda inp: Scored({"v": ScoreValue(value=value)})))
+    if error is None:
+        assert run_scorers(trial).values["v"].value == value
+    else:
+        with pytest.raises(ValueError, match=f"^{re.escape(error)}$"):
+            run_scorers(trial)
+
+
+def test_an_undeclared_value_is_the_scorers_bug(trial: TrialInput) -> None:
     def sneaky(inp: TrialInput) -> Scored:
         return Scored(values={"other": ScoreValue(value=1)})
 
     register_scorer(Scorer("sneaky", {"declared": "number"}, sneaky))
-    inp = TrialInput.__new__(TrialInput)  # never read: the stream scorer is removed below
-    scorer.unregister_scorer("stream")
     with pytest.raises(ValueError, match=r"scorer 'sneaky' gave undeclared value\(s\) \['other'\]"):
-        run_scorers(inp)
+        run_scorers(trial)
+
+
+def test_a_scorers_values_and_problems_reach_the_trial(trial: TrialInput) -> None:
+    def judge(inp: TrialInput) -> Scored:
+        return Scored({"polite": ScoreValue(value=False, reason="no please")},
+                      [("custom.rude", "the reply said no please")])  # fmt: skip
+
+    register_scorer(Scorer("manners", {"polite": "boolean"}, judge))
+    scores = score_trial(trial.scenario, trial.fmt, trial.turns)
+    assert scores.values["polite"] == ScoreValue(value=False, reason="no please")
+    assert scores.get("polite") is False
+    assert scores.errors[-1] == "custom.rude" and scores.reasons[-1] == "the reply said no please"
 
 
 def test_broken_plugins_are_one_warning_line_each(capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,7 +26,14 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Literal
 
 from toolbench.formats.base import Format
-from toolbench.results import ScoreValue, TrialScores, TrialSettings, TurnRecord, ValueKind
+from toolbench.results import (
+    ScoreValue,
+    TrialScores,
+    TrialSettings,
+    TurnRecord,
+    Value,
+    ValueKind,
+)
 from toolbench.scenarios.model import Scenario
 
 ENTRY_POINT_GROUP = "toolbench.scorers"
@@ -185,14 +192,31 @@ def value_kind(name: str) -> ValueKind | None:
     return None
 
 
+def _of_kind(value: Value, kind: ValueKind) -> bool:
+    """None (not applicable) is every kind's; a bool is not a number."""
+    if value is None:
+        return True
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
 def run_scorers(inp: TrialInput) -> Scored:
-    """Every registered scorer over one trial, their values and problems together."""
+    """Every registered scorer over one trial, their values and problems together.
+
+    A value the scorer did not declare, or not of its declared kind, is the scorer's bug:
+    it raises, and the runner fails that trial (``harness.scoring``), not the run."""
     out = Scored()
     for s in all_scorers():
         got = s.score(inp)
         unknown = set(got.values) - set(s.values)
-        if unknown:  # a scorer's bug: fail the trial, not the run (harness.scoring)
+        if unknown:
             raise ValueError(f"scorer '{s.name}' gave undeclared value(s) {sorted(unknown)}")
+        wrong = sorted(n for n, v in got.values.items() if not _of_kind(v.value, s.values[n]))
+        if wrong:
+            raise ValueError(f"scorer '{s.name}': value(s) {wrong} not of their declared kind")
         out.values.update(got.values)
         out.problems.extend(got.problems)
     return out
