@@ -360,7 +360,7 @@ def test_schema_3_shards_load_merge_resume_and_rescore(
     resumed = read_info(Path("s2"))  # resume leaves run.json as it was: read migrated
     assert resumed is not None and resumed.shard is not None
     assert len(keys(Path("s2"))) == resumed.shard.trials
-    assert {t.schema_version for t in iter_results(Path("s2"))} == {4}
+    assert {t.schema_version for t in iter_results(Path("s2"))} == {RESULTS_SCHEMA_VERSION}
 
     capsys.readouterr()
     assert run_cli(["rescore", "s1", "-o", "s1-re"]) == 0
