@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from toolbench.cli.app import run_cli
 from toolbench.results import RESULTS_SCHEMA_VERSION
 from toolbench.store import iter_results, read_info
 from toolbench.store.schema import upgrade
@@ -79,3 +80,17 @@ def test_the_trial_migration(
     assert "stream" not in out and out["schema_version"] == RESULTS_SCHEMA_VERSION
     got = (out["scores"] or {}).get("values")
     assert got == values
+
+
+def test_rescoring_the_migrated_trials_gives_the_same_scores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The streaming scorer, run again on the stored deltas, gives exactly the values the
+    migration moved (and the core scores are unchanged)."""
+    scenarios = V4.parents[3] / "scenarios"
+    out = tmp_path / "re"
+    assert run_cli(["rescore", str(V4), "-o", str(out), "--scenarios", str(scenarios)]) == 0
+    assert "0 trial(s) changed scores" in capsys.readouterr().out
+    before = {t.key: t.scores for t in iter_results(V4)}
+    after = {t.key: t.scores for t in iter_results(out)}
+    assert after == before and all(s is not None and s.values for s in after.values())
