@@ -15,7 +15,7 @@ import toolbench
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "library.md"
-HEAVY = ("litellm", "pandas", "pyarrow", "matplotlib")
+HEAVY = ("litellm", "pandas", "pyarrow", "matplotlib", "vcr", "httpx")
 
 
 def _example() -> str:
