@@ -18,14 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
 
-RESULTS_SCHEMA_VERSION = 4
+RESULTS_SCHEMA_VERSION = 5
 """The version of the stored run this toolbench writes (2: ``run.json`` got
 ``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
 cells, scenario files with hashes, model parameters, api base, cassette directory,
 shard, display policy; trials may be streamed: ``TrialResult.stream``,
 ``TurnRecord.stream``, ``TrialSettings.display``; 4: ``run.json`` drops
-``scenario_hashes``, ``merge`` compares ``scenario_files``); older records are migrated on read,
-newer ones refused."""
+``scenario_hashes``, ``merge`` compares ``scenario_files``; 5: a streamed trial's
+measurements move from ``TrialResult.stream`` into ``scores.values``, the named values of
+the registered scorers); older records are migrated on read, newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -50,15 +51,38 @@ evaluate). Neither is a model failure; reports count them apart (``infra_error_r
 AttemptOutcome = Literal["ok", "retry", "fail"]
 
 
+ValueKind = Literal["number", "boolean", "label"]
+"""What a named value holds: a number (a measurement), a boolean (a check) or a label."""
+
+Value = bool | int | float | str | None
+"""A named value (None: not applicable to this trial, left out of every metric over it)."""
+
+
+class ScoreValue(SparseModel):
+    """One named value a registered scorer gave a trial, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+    omit_when_empty = ("reason",)
+
+    value: Value
+    reason: str | None = None
+    """One human line for the drill-down (None, and left out, when the value says it all)."""
+
+
 class TrialScores(SparseModel):
     """Scores of one trial: pure functions of its requests, replies and scenario.
+
+    The fields are the core scorer's values (:mod:`toolbench.scoring.core`), the checks
+    that decide whether a trial passes; ``values`` holds the named values of every
+    registered scorer (:mod:`toolbench.scoring.scorer`: streaming measurements,
+    plugins). :meth:`get` reads either by name, which is how metrics and reports read them.
 
     ``None`` means "not applicable" (e.g. ``call_accuracy`` on a no-call scenario) and is
     left out of that metric's denominator.
     """
 
     model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("fallback_rescued",)
+    omit_when_empty = ("fallback_rescued", "values")
 
     parse: Literal["strict", "repaired", "failed", "no_call"]
     parse_strict_ok: bool | None
@@ -83,6 +107,31 @@ class TrialScores(SparseModel):
     errors: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
     """Human-readable reasons, one per error, for the drill-down."""
+    values: dict[str, ScoreValue] = Field(default_factory=dict)
+    """The registered scorers' named values (empty, and left out, when none applied)."""
+
+    def get(self, name: str) -> Value:
+        """The value called ``name``: a core field or a registered scorer's value
+        (None when no scorer gave this trial one)."""
+        if name in type(self).model_fields and name != "values":
+            v = getattr(self, name)
+            return v if isinstance(v, bool | int | float | str) else None
+        entry = self.values.get(name)
+        return entry.value if entry is not None else None
+
+
+def named_value(scores: dict[str, Any], name: str) -> Value:
+    """The value called ``name`` in a stored (JSON-decoded) ``scores`` record: a core
+    field, else ``values[name].value``; None when absent. Reports read raw lines through
+    this, so a value is found by its name wherever the scorer keeps it."""
+    if name in scores and name != "values":
+        v = scores[name]
+        return v if isinstance(v, bool | int | float | str) else None
+    entry = (scores.get("values") or {}).get(name)
+    if isinstance(entry, dict):
+        v = entry.get("value")
+        return v if isinstance(v, bool | int | float | str) else None
+    return None
 
 
 class TimedText(BaseModel):
@@ -105,36 +154,11 @@ class StreamTurn(BaseModel):
     first_token_ms: float | None = None
     first_call_ms: float | None = None
     """First tool-call delta (native; text formats measure it from the text, see
-    :class:`StreamStats`)."""
+    :mod:`toolbench.scoring.stream`)."""
     call_complete_ms: float | None = None
     last_ms: float | None = None
     issues: list[ParseIssue] = Field(default_factory=list)
     """Broken delta sequences (``stream.*`` codes)."""
-
-
-class StreamStats(BaseModel):
-    """A streamed trial's measurements (None: not applicable, e.g. no call was made)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    display: Literal["careful", "naive"] = "careful"
-    """The display policy the leak figures were measured under (``--display``)."""
-    ttft_ms: float | None = None
-    """Time to first token (first text or tool-call delta) of the first exchange."""
-    first_call_byte_ms: float | None = None
-    """Time to the first byte of the first call, in the exchange that made it."""
-    call_complete_ms: float | None = None
-    """Time until that call was complete."""
-    tokens_per_s: float | None = None
-    """Output tokens per second after the first token, over the trial's exchanges."""
-    stream_leak: bool | None = None
-    """Text formats: a raw marker or part of a call reached the displayed text before the
-    reader recognised the call (None for native)."""
-    leaked_chars: int | None = None
-    holdback_ms: float | None = None
-    """How long text was held back by the display policy, summed over exchanges."""
-    errors: list[str] = Field(default_factory=list)
-    """``stream.*`` codes of the trial's exchanges."""
 
 
 class TurnRecord(SparseModel):
@@ -216,11 +240,10 @@ class RequestParams(BaseModel):
     """Parameter name -> why it was not sent (or was cut)."""
 
 
-class TrialResult(SparseModel):
+class TrialResult(BaseModel):
     """One (model, format, scenario, sample) trial."""
 
     model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("stream",)
 
     schema_version: int = RESULTS_SCHEMA_VERSION
     run_id: str
@@ -269,9 +292,6 @@ class TrialResult(SparseModel):
     params: RequestParams | None = None
     """The sampling parameters asked, sent and dropped (None before the first request,
     and in results written before they were recorded)."""
-
-    stream: StreamStats | None = None
-    """A streamed trial's timings and what its user saw (None, and left out, otherwise)."""
 
     @property
     def key(self) -> tuple[str, str, str, int]:

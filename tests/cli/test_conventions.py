@@ -86,26 +86,25 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "warning"),
+    ("old", "error"),
     [
-        (["report", "runs/r1", "--format", "md"], ["report", "runs/r1", "--to", "md"],
-         "warning: report --format is deprecated; use report --to"
-         " (--format names a tool-call format)\n"),
-        (["recommend", "runs/r1", "--emit", "yaml"], ["recommend", "runs/r1", "--to", "yaml"],
-         "warning: recommend --emit yaml is deprecated; use recommend --to yaml\n"),
+        (["report", "runs/r1", "--format", "md"],
+         "error: toolbench report: No such option: --format (Possible options: --out) "
+         "(see 'toolbench report --help')\n"),
+        (["recommend", "runs/r1", "--emit", "yaml"],
+         "error: toolbench recommend: No such option: --emit (Possible options: --to, "
+         "--weight) (see 'toolbench recommend --help')\n"),
     ],
 )  # fmt: skip
-def test_old_spellings_work_with_one_warning(
-    runs: Path, capsys: pytest.CaptureFixture[str], old: list[str], new: list[str], warning: str
+def test_old_spellings_are_gone(
+    runs: Path, capsys: pytest.CaptureFixture[str], old: list[str], error: str
 ) -> None:
-    assert run_cli(new) == 0
-    wanted = capsys.readouterr()
-    assert wanted.err == "" and wanted.out
-    assert run_cli(old) == 0
-    assert capsys.readouterr() == (wanted.out, warning)
+    """The spellings of the unreleased 0.1.0 that ``--to`` replaced are usage errors."""
+    assert run_cli(old) == 2
+    assert capsys.readouterr().err == error
 
 
-def test_old_spellings_are_hidden(
+def test_old_spellings_are_not_in_help(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "400")

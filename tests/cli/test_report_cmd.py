@@ -71,7 +71,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
             "error: --config: nope.toml: no such file\n",
         ),
         (
-            ["report", "runs/r1", "--format", "pdf"],
+            ["report", "runs/r1", "--to", "pdf"],
             "error: unknown report format 'pdf'. Available: html, junit, md\n",
         ),
         (
@@ -88,8 +88,8 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
             "error: --formats: format 'react' is not in run 'r1' (run has: prompt-json, xml)\n",
         ),
         (
-            ["recommend", "runs/r1", "--emit", "json"],
-            "error: unknown --emit format 'json'. Available: yaml\n",
+            ["recommend", "runs/r1", "--to", "json"],
+            "error: recommend --to: for JSON give --json (--to takes text or yaml)\n",
         ),
     ],
 )
@@ -108,14 +108,14 @@ def test_report_html_default_path(runs: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_report_md_to_stdout_with_baseline(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["report", "runs/r2", "--baseline", "runs/r1", "--format", "md"], capsys)
+    code, out, _ = run(["report", "runs/r2", "--baseline", "runs/r1", "--to", "md"], capsys)
     assert code == 0
     assert out.startswith("## toolbench run `r2`")
     assert "**2 regression(s):**" in out
 
 
 def test_report_junit_file(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, _ = run(["report", "runs/r1", "--format", "junit", "-o", "junit.xml"], capsys)
+    code, _, _ = run(["report", "runs/r1", "--to", "junit", "-o", "junit.xml"], capsys)
     assert code == 0
     root = ET.parse(runs / "junit.xml").getroot()
     assert len(root.findall(".//testcase")) == 12
@@ -211,7 +211,7 @@ def test_compare_runs_and_formats(runs: Path, capsys: pytest.CaptureFixture[str]
 def test_recommend_and_yaml(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["recommend", "runs/r1"], capsys)
     assert code == 0 and "m-beta: use prompt-json (decided by call_accuracy)" in out
-    code, out, _ = run(["recommend", "runs/r1", "--emit", "yaml"], capsys)
+    code, out, _ = run(["recommend", "runs/r1", "--to", "yaml"], capsys)
     assert yaml.safe_load(out)["models"]["m-beta"] == {"tool_format": "prompt-json"}
 
 

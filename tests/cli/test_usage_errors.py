@@ -235,10 +235,6 @@ CASES: dict[str, tuple[list[str], str]] = {
         ["report", "runs/r1", "--to", "pdf"],
         "error: unknown report format 'pdf'. Available: html, junit, md",
     ),
-    "report-old-format-unknown": (
-        ["report", "runs/r1", "--format", "pdf"],
-        "error: unknown report format 'pdf'. Available: html, junit, md",
-    ),
     "export-to-unknown": (
         ["export", "runs/r1", "--to", "xlsx"],
         "error: unknown export format 'xlsx'. Available: csv, jsonl, parquet",
@@ -254,10 +250,6 @@ CASES: dict[str, tuple[list[str], str]] = {
     "recommend-json-and-yaml": (
         ["recommend", "runs/r1", "--json", "--to", "yaml"],
         "error: recommend: --json and --to yaml are exclusive (give one)",
-    ),
-    "recommend-old-emit-unknown": (
-        ["recommend", "runs/r1", "--emit", "json"],
-        "error: unknown --emit format 'json'. Available: yaml",
     ),
     "json-given-a-value": (
         ["gate", "runs/r1", "--json=yes"],

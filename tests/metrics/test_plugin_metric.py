@@ -72,7 +72,7 @@ def test_html_report(run: Path) -> None:
 
 
 def test_junit_compare_and_reference(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_cli(["report", str(run), "--format", "junit", "-o", "r.xml"]) == 0
+    assert run_cli(["report", str(run), "--to", "junit", "-o", "r.xml"]) == 0
     root = ET.parse("r.xml").getroot()
     props = {
         (s.get("name"), p.get("name")): p.get("value")

@@ -4,7 +4,7 @@ the reports used before it existed; a broken plugin is one warning line."""
 from __future__ import annotations
 
 import tomllib
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import pandas as pd
@@ -27,10 +27,18 @@ BUILT_IN = (
 )  # fmt: skip
 
 
-def test_pyproject_declares_the_built_in_groups() -> None:
+def test_built_ins_are_listed_once_and_installed() -> None:
+    """pyproject.toml holds one built-in entry (toolbench.metrics.builtin's table-order
+    list), and the installed metadata is that declaration (else: ``pip install -e .``)."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     declared = data["project"]["entry-points"][registry.ENTRY_POINT_GROUP]
-    assert declared == {ep.name: ep.value for ep in registry.BUILTIN_ENTRY_POINTS}
+    assert declared == {"builtin": "toolbench.metrics.builtin:METRICS"}
+    ours = {
+        ep.name: ep.value
+        for ep in entry_points(group=registry.ENTRY_POINT_GROUP)
+        if ep.dist is not None and ep.dist.name == "toolbench"
+    }
+    assert ours == declared, "stale installed metadata: run `pip install -e .`"
 
 
 def test_built_in_metrics_in_table_order() -> None:
@@ -76,7 +84,8 @@ def test_broken_plugin_is_one_warning_line_and_the_rest_still_work(
 ) -> None:
     broken = EntryPoint("broken", "no_such_plugin_module:METRICS", registry.ENTRY_POINT_GROUP)
     toy = EntryPoint("toy", "tests.metrics.toy_metric:METRICS", registry.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(registry, "entry_points", lambda group: [broken, toy])
+    installed = [broken, toy, *entry_points(group=registry.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(registry, "entry_points", lambda group: installed)
     registry._REGISTRY.clear()
     registry._loaded = False
     registry.changed()

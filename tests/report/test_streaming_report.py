@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,17 +12,20 @@ from toolbench.report.gate import GateConfig, evaluate
 from toolbench.report.html import render_html
 from toolbench.report.markdown import markdown_summary
 from toolbench.report.metrics import aggregate, cell_map, load_table
-from toolbench.results import StreamStats, TrialResult
+from toolbench.results import ScoreValue, TrialResult
 
 MODEL = "m<b>|x"  # markup and a table separator in a cell label
 
 
 def _streamed(sid: str, sample: int, leak: bool, ttft: float, **kw: object) -> TrialResult:
     t = make_trial(MODEL, "xml:stream", sid, sample, **kw)  # type: ignore[arg-type]
-    t.stream = StreamStats(
-        ttft_ms=ttft, first_call_byte_ms=ttft + 10, call_complete_ms=ttft + 50,
-        tokens_per_s=40.0, stream_leak=leak, leaked_chars=12 if leak else 0, holdback_ms=5.0,
+    measured = dict(
+        display="careful", ttft_ms=ttft, first_call_byte_ms=ttft + 10,
+        call_complete_ms=ttft + 50, tokens_per_s=40.0, stream_leak=leak,
+        leaked_chars=12 if leak else 0, holdback_ms=5.0, stream_error=False,
     )  # fmt: skip
+    assert t.scores is not None
+    t.scores.values = {k: ScoreValue(value=v) for k, v in measured.items()}
     return t
 
 
@@ -64,7 +68,8 @@ def test_html_streaming_section_is_escaped(run: Path) -> None:
     assert 'alt="heatmap of stream_leak_rate"' in page
     assert 'alt="distribution of time to first token"' in page
     assert "0.12s / 0.20s / 0.28s" in page  # p10 / p50 / p90 of 0.1 s and 0.3 s
-    assert "&#34;ttft_ms&#34;: 300.0" in page  # the drill-down shows a trial's stream record
+    # the drill-down shows a trial's named values, the streaming scorer's among them
+    assert re.search(r"&#34;ttft_ms&#34;: \{\s*&#34;value&#34;: 300.0\s*\}", page)
 
 
 def test_markdown_streaming_section_is_escaped(run: Path) -> None:

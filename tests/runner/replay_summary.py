@@ -17,6 +17,9 @@ from typing import Any
 from toolbench.results import TrialResult
 from toolbench.store import load_results
 
+_STREAM = ("display", "ttft_ms", "first_call_byte_ms", "call_complete_ms", "tokens_per_s",
+           "stream_leak", "leaked_chars", "holdback_ms")  # fmt: skip
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXPECTED = DATA / "expected_replay.json"
 EXPECTED_BFCL = DATA / "expected_replay_bfcl.json"
@@ -59,8 +62,13 @@ def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
                 errors=sorted(s.errors),
                 reasons=sorted(s.reasons),
             )
-        if r.stream is not None:  # streamed trials: timings and what the user saw
-            row["stream"] = r.stream.model_dump(mode="json")
+        if r.scores is not None and "ttft_ms" in r.scores.values:
+            # streamed trials: timings and what the user saw (the streaming scorer's
+            # values, in the shape the summary has had since streaming began)
+            row["stream"] = {
+                **{k: r.scores.get(k) for k in _STREAM},
+                "errors": [i.code for t in r.turns if t.stream for i in t.stream.issues],
+            }
         rows.append(row)
     return rows
 

@@ -59,11 +59,11 @@ def test_analysis_commands_work_on_the_committed_run(
     assert run_cli(["report", run, "-o", str(out / "r.html")]) == 0
     page = (out / "r.html").read_text(encoding="utf-8")
     assert "local/smollm2-135m" in page and "prompt-json:shots=2" in page
-    assert run_cli(["report", run, "--format", "md", "-o", str(out / "r.md")]) == 0
-    assert run_cli(["report", run, "--format", "junit", "-o", str(out / "r.xml")]) == 0
+    assert run_cli(["report", run, "--to", "md", "-o", str(out / "r.md")]) == 0
+    assert run_cli(["report", run, "--to", "junit", "-o", str(out / "r.xml")]) == 0
     assert run_cli(["export", run, "--to", "csv", "-o", str(out / "r.csv")]) == 0
     assert len((out / "r.csv").read_text().splitlines()) == 1 + len(load_results(run))
-    assert run_cli(["recommend", run, "--emit", "yaml"]) == 0
+    assert run_cli(["recommend", run, "--to", "yaml"]) == 0
     assert run_cli(["compare", run, "--formats", "xml,native"]) == 0
     assert run_cli(["gate", run, "--min", "no_call_accuracy=0.5"]) == 0
     assert run_cli(["gate", run, "--min", "call_accuracy=0.5"]) == 1

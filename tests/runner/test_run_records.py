@@ -20,6 +20,7 @@ from tests.support.fake_openai import FakeOpenAI
 from toolbench.cassettes import API_HOST
 from toolbench.cli.app import run_cli
 from toolbench.redaction import forget_registered_secrets
+from toolbench.results import RESULTS_SCHEMA_VERSION
 from toolbench.store import load_results
 
 SECRET = "sk-test-header-secret-0123456789"
@@ -60,7 +61,7 @@ def test_run_json_holds_the_matrix_files_params_and_api_base(
     )  # fmt: skip
     assert rc == 0
     info = _info(tmp_path)
-    assert info["schema_version"] == 4 and "scenario_hashes" not in info
+    assert info["schema_version"] == RESULTS_SCHEMA_VERSION and "scenario_hashes" not in info
     assert info["cells"] == {"openai/fake": ["prompt-json"]}
     assert info["format_options"] == {"prompt-json": {"shots": 0}}
     digest = hashlib.sha256(scenario_file.read_bytes()).hexdigest()

@@ -159,7 +159,7 @@ def test_no_planted_secret_reaches_any_byte_written(
             assert replayed[r.key].status == "ok"
             assert replayed[r.key].turns[0].reply.text == r.turns[0].reply.text
     for fmt, name in (("html", "r.html"), ("md", "r.md"), ("junit", "r.xml")):
-        assert run_cli(["report", str(run), "--format", fmt, "-o", str(rep / name)]) == 0
+        assert run_cli(["report", str(run), "--to", fmt, "-o", str(rep / name)]) == 0
     for to in ("csv", "jsonl", "parquet"):
         assert run_cli(["export", str(run), "--to", to, "-o", str(rep / f"t.{to}")]) == 0
     assert run_cli(["rescore", str(run), "-o", str(tmp_path / "rescored")]) == 0
@@ -454,7 +454,7 @@ def test_reports_and_exports_redact_a_results_file_written_elsewhere(
     (run / "results.jsonl").write_text(trial.model_dump_json() + "\n", encoding="utf-8")
     out = tmp_path / "out"
     for fmt, name in (("html", "r.html"), ("md", "r.md"), ("junit", "r.xml")):
-        assert run_cli(["report", str(run), "--format", fmt, "-o", str(out / name)]) == 0
+        assert run_cli(["report", str(run), "--to", fmt, "-o", str(out / name)]) == 0
     for to in ("csv", "jsonl", "parquet"):
         assert run_cli(["export", str(run), "--to", to, "-o", str(out / f"t.{to}")]) == 0
     for path in sorted(out.iterdir()):

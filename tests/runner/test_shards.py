@@ -347,20 +347,20 @@ def test_schema_3_shards_load_merge_resume_and_rescore(
     for k in (1, 2, 3):
         as_schema_3(Path(f"s{k}"))
     info = read_info(Path("s1"))
-    assert info is not None and info.schema_version == RESULTS_SCHEMA_VERSION == 4
+    assert info is not None and info.schema_version == RESULTS_SCHEMA_VERSION
     assert "scenario_hashes" not in info.model_dump()
     assert scenario_contents(info) == {"six.yaml": file_sha256(suite)}
 
     assert merge_runs(["s1", "s2", "s3"], "m").trials == 24
     merged = json.loads(Path("m/run.json").read_text())
-    assert merged["schema_version"] == 4 and "scenario_hashes" not in merged
+    assert merged["schema_version"] == RESULTS_SCHEMA_VERSION and "scenario_hashes" not in merged
 
     drop_last_line(Path("s2"))  # a partial schema-3 shard, completed by --resume
     assert run(fake, shards, suite, "s2", "--resume", "--record", "none") == 0
     resumed = read_info(Path("s2"))  # resume leaves run.json as it was: read migrated
     assert resumed is not None and resumed.shard is not None
     assert len(keys(Path("s2"))) == resumed.shard.trials
-    assert {t.schema_version for t in iter_results(Path("s2"))} == {4}
+    assert {t.schema_version for t in iter_results(Path("s2"))} == {RESULTS_SCHEMA_VERSION}
 
     capsys.readouterr()
     assert run_cli(["rescore", "s1", "-o", "s1-re"]) == 0

@@ -50,17 +50,19 @@ def test_record_then_replay_is_equal(fake: FakeOpenAI, tmp_path: Path, scenario_
     native = rec[("native:stream", "weather")]
     assert native.scores is not None and native.scores.call_accuracy is True
     assert native.turns[0].reply.tool_calls[0]["function"]["name"] == "get_weather"
-    assert native.stream is not None and native.stream.errors == []
-    assert native.stream.first_call_byte_ms is not None
-    assert native.stream.call_complete_ms is not None
-    assert native.stream.call_complete_ms >= native.stream.first_call_byte_ms
+    assert native.scores.get("stream_error") is False
+    first_byte, complete = (
+        native.scores.get(k) for k in ("first_call_byte_ms", "call_complete_ms")
+    )
+    assert isinstance(first_byte, float) and isinstance(complete, float)
+    assert complete >= first_byte
     text = rec[("prompt-json:stream", "weather")]
     assert text.scores is not None and text.scores.call_accuracy is True
     assert text.turns[0].stream is not None
     assert "".join(d.text for d in text.turns[0].stream.deltas) == GOOD_CALL
     assert len(text.turns[0].stream.deltas) > 5  # small pieces, each with its offset
-    assert text.completion_tokens == 5 and text.stream is not None
-    assert text.stream.tokens_per_s is not None
+    assert text.completion_tokens == 5
+    assert isinstance(text.scores.get("tokens_per_s"), float)
     cas = tmp_path / "cas" / "openai_fake" / "native_stream" / "weather.sse.json"
     assert cas.is_file()
     assert SECRET not in cas.read_text(encoding="utf-8")
@@ -73,8 +75,7 @@ def test_record_then_replay_is_equal(fake: FakeOpenAI, tmp_path: Path, scenario_
     rep = _by_key(tmp_path / "rep")
     for key, first in rec.items():
         again = rep[key]
-        assert again.scores == first.scores
-        assert again.stream == first.stream  # the recorded timings, not the replay's
+        assert again.scores == first.scores  # with the recorded timings, not the replay's
         assert [t.stream for t in again.turns] == [t.stream for t in first.turns]
         assert [t.reply for t in again.turns] == [t.reply for t in first.turns]
         assert again.latency_s == first.latency_s
@@ -101,7 +102,8 @@ def test_streamed_turns_go_through_the_provider_kinds_stream_method(
     assert rc == 0
     assert seen == [(True, 0), (True, 0)]  # the two streamed trials only, one turn each
     rec = _by_key(tmp_path / "run")
-    assert rec[("native:stream", "weather")].stream is not None
+    measured = rec[("native:stream", "weather")].scores
+    assert measured is not None and measured.get("ttft_ms") is not None
 
 
 def test_stream_both_runs_side_by_side_and_agrees(
@@ -139,7 +141,7 @@ def test_multi_turn_streamed_conversation(fake: FakeOpenAI, tmp_path: Path) -> N
     assert rc == 0 and len(fake.received) == 2
     (again,) = load_results(tmp_path / "rep")
     assert [t.stream for t in again.turns] == [t.stream for t in trial.turns]
-    assert again.stream == trial.stream and again.scores == trial.scores
+    assert again.scores == trial.scores
 
 
 def _event(delta: dict[str, object], finish: str | None = None) -> bytes:
@@ -162,7 +164,7 @@ def test_chunks_that_split_a_utf8_character(
     assert _run(fake, tmp_path, scenario_file, "rep", "--formats", "xml:stream",
                 "--record", "none") == 0  # fmt: skip
     rep = _by_key(tmp_path / "rep")[("xml:stream", "weather")]
-    assert rep.turns[0].reply == rec.turns[0].reply and rep.stream == rec.stream
+    assert rep.turns[0].reply == rec.turns[0].reply and rep.scores == rec.scores
 
 
 def test_a_secret_in_a_streamed_body_never_reaches_the_cassette(
@@ -215,18 +217,21 @@ def test_debug_turn_streamed_in_small_chunks(
     (trial,) = load_results(tmp_path / "run")
     assert trial.scores is not None and trial.scores.call_accuracy is True
     assert trial.settings is not None and trial.settings.display == display
-    st = trial.stream
-    assert st is not None and st.display == display
-    assert st.stream_leak is leak
-    assert (st.leaked_chars or 0) > 0 if leak else st.leaked_chars == 0
-    assert st.first_call_byte_ms is not None and st.call_complete_ms is not None
+    st = trial.scores
+    assert st.get("display") == display
+    assert st.get("stream_leak") is leak
+    chars = st.get("leaked_chars")
+    assert isinstance(chars, int) and (chars > 0 if leak else chars == 0)
+    assert st.get("first_call_byte_ms") is not None and st.get("call_complete_ms") is not None
     other = "naive" if display == "careful" else "careful"
     assert run_cli(["rescore", str(tmp_path / "run"), "-o", str(tmp_path / "re"),
                     "--scenarios", str(DEBUG_TURN), "--display", other]) == 0  # fmt: skip
     (again,) = load_results(tmp_path / "re")
-    assert again.stream is not None and again.stream.stream_leak is (not leak)
+    assert again.scores is not None and again.scores.get("stream_leak") is (not leak)
+    assert again.scores.get("display") == other
     assert again.settings is not None and again.settings.display == other
-    assert again.scores == trial.scores
+    unmeasured = {"values": {}}  # the core scores do not depend on the display policy
+    assert again.scores.model_copy(update=unmeasured) == st.model_copy(update=unmeasured)
 
 
 def test_a_stream_without_finish_reason_is_scored_with_its_code(
@@ -238,7 +243,8 @@ def test_a_stream_without_finish_reason_is_scored_with_its_code(
     trial = _by_key(tmp_path / "run")[("native:stream", "weather")]
     assert trial.status == "ok" and trial.scores is not None
     assert codes.STREAM_NO_FINISH in trial.scores.errors
-    assert trial.stream is not None and trial.stream.errors == [codes.STREAM_NO_FINISH]
+    assert trial.scores.get("stream_error") is True
+    assert trial.scores.values["stream_error"].reason == codes.STREAM_NO_FINISH
     assert trial.turns[0].reply.finish_reason is None
     cell = cell_map(aggregate(load_table(tmp_path / "run").df))[("openai/fake", "native:stream")]
     assert cell.counts["stream_error_rate"] == (1, 2)
@@ -278,15 +284,15 @@ def test_broken_delta_sequences_over_http(
     fake.enqueue(SseScript([*parts, *END]), "A joke.")
     assert _run(fake, tmp_path, scenario_file, "run", "--formats", "native:stream") == 0
     trial = _by_key(tmp_path / "run")[("native:stream", "weather")]
-    assert trial.status == "ok" and trial.stream is not None
-    assert trial.stream.errors == [code]
-    assert trial.scores is not None and code in trial.scores.errors
+    assert trial.status == "ok" and trial.scores is not None
+    assert trial.scores.values["stream_error"].reason == code
+    assert code in trial.scores.errors
     assert [c["id"] for c in trial.turns[0].reply.tool_calls] == ids
     # Rescoring re-parses and re-scores; the stream's codes stay on the trial.
     assert run_cli(["rescore", str(tmp_path / "run"), "-o", str(tmp_path / "re"),
                     "--scenarios", str(scenario_file)]) == 0  # fmt: skip
     again = _by_key(tmp_path / "re")[("native:stream", "weather")]
-    assert again.scores == trial.scores and again.stream == trial.stream
+    assert again.scores == trial.scores
 
 
 def test_a_refused_stream_replays_as_the_same_refusal(

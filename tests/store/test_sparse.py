@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from toolbench.formats.base import ModelReply, ParseResult, ToolCall
 from toolbench.results import (
     RunInfo,
+    ScoreValue,
     Shard,
-    StreamStats,
     StreamTurn,
     TrialResult,
     TrialScores,
@@ -42,7 +42,8 @@ CASES: list[tuple[type[BaseModel], dict[str, Any], str, Any]] = [
     (TrialScores, _SCORES, "fallback_rescued", False),
     (TurnRecord, _TURN, "stream", StreamTurn()),
     (TrialSettings, {"max_turns": 1}, "display", "naive"),
-    (TrialResult, _TRIAL, "stream", StreamStats()),
+    (TrialScores, _SCORES, "values", {"ttft_ms": ScoreValue(value=1.5)}),
+    (ScoreValue, {"value": True}, "reason", "why"),
     (RunInfo, _RUN, "auto_formats", {"m": "xml"}),
     (RunInfo, _RUN, "shard", Shard(index=1, count=2)),
 ]

@@ -15,7 +15,7 @@ from typing import Any
 from toolbench.formats.base import ParseResult, ToolCall
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.calls import match_round
-from toolbench.scoring.trial import abstained
+from toolbench.scoring.core import abstained
 
 
 def verdict(
@@ -24,7 +24,7 @@ def verdict(
     """Whether ``calls`` (``[{name: args}]``, BFCL's shape) pass ``scenario``.
 
     ``attempted``: the reply tried to call and what it wrote did not decode. A no-call
-    (irrelevance) scenario is judged by :func:`~toolbench.scoring.trial.abstained`, the
+    (irrelevance) scenario is judged by :func:`~toolbench.scoring.core.abstained`, the
     definition a trial's ``no_call_correct`` uses: such a failed attempt fails it.
     """
     made = [ToolCall(name=name, arguments=args) for c in calls for name, args in c.items()]

@@ -25,11 +25,6 @@ def choices(values: Sequence[str]) -> str:
     return "|".join(values)
 
 
-def deprecated(old: str, new: str) -> None:
-    """One warning line on stderr for an old spelling that still works (hidden in help)."""
-    typer.echo(f"warning: {old} is deprecated; use {new}", err=True)
-
-
 def _fix_type_labels(params: Iterable[Any]) -> None:
     """No type label for flags (typer 0.29 shows ``<bool>``), and the element type for a
     variadic argument (``paths... <path>``, not ``<list[Path]>``)."""

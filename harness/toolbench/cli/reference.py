@@ -5,7 +5,7 @@ docs/cli.md (between the two marker comments), ``--check`` exits 1 when that par
 ``tests/docs/test_cli_reference.py`` runs the check, so a changed option or help text
 fails the tests until the page is regenerated. Walking click's command tree (the one
 typer builds) means the page shows what ``--help`` shows: the same names, metavars,
-defaults and texts, with hidden deprecated spellings left out.
+defaults and texts, with hidden options left out.
 """
 
 from __future__ import annotations

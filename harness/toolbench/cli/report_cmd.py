@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from toolbench.cli.conventions import Command, choices, deprecated
+from toolbench.cli.conventions import Command, choices
 from toolbench.errors import UnknownNameError, UserError
 
 RunArg = Annotated[Path, typer.Argument(help="A run directory (runs/<id>) or its results.jsonl.")]
@@ -53,19 +53,11 @@ def report(
             "(md and junit go to stdout without -o).",
         ),
     ] = "html",
-    old_format: Annotated[
-        str | None, typer.Option("--format", hidden=True, help="Deprecated: use --to.")
-    ] = None,
 ) -> None:
     """Write a report of a run: self-contained HTML, a Markdown summary, or JUnit XML."""
     from toolbench.report import REPORT_FORMATS, render_report, write_report
     from toolbench.store import results_path
 
-    if old_format is not None:
-        if old_format not in REPORT_FORMATS:
-            raise UnknownNameError("report format", old_format, REPORT_FORMATS)
-        deprecated("report --format", "report --to (--format names a tool-call format)")
-        to = old_format
     if to not in REPORT_FORMATS:
         raise UnknownNameError("report format", to, REPORT_FORMATS)
     if out is None and to != "html":
@@ -313,9 +305,6 @@ def recommend(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the recommendations as one JSON object.")
     ] = False,
-    emit: Annotated[
-        str | None, typer.Option("--emit", hidden=True, help="Deprecated: use --to.")
-    ] = None,
 ) -> None:
     """The default format for each model, or the best (model, format) pair for a workload."""
     from toolbench.cli.json_out import dumps, pair_ranking_json, recommendations_json
@@ -325,11 +314,6 @@ def recommend(
     from toolbench.report.workload import Workload, parse_weights, rank_pairs, select_trials
     from toolbench.report.workload import render as render_pairs
 
-    if emit is not None:
-        if emit != "yaml":
-            raise UnknownNameError("--emit format", emit, ["yaml"])
-        deprecated("recommend --emit yaml", "recommend --to yaml")
-        to = emit
     if to == "json":
         raise UserError("recommend --to: for JSON give --json (--to takes text or yaml)")
     if to not in RECOMMEND_KINDS:

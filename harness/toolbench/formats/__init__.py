@@ -2,7 +2,8 @@
 needs around them: the tool definition, model-name detection, the incremental (streaming)
 reader and its events, and the typed error codes (:mod:`toolbench.codes`).
 
-This is the public surface for applications; the modules behind it may move.
+The public API is :mod:`toolbench` (which re-exports these names, see docs/library.md);
+the modules behind them may move.
 """
 
 from toolbench import codes

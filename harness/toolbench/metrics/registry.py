@@ -11,8 +11,9 @@ export, gate, compare, recommend and the README's metric reference all read this
 registry, so adding a metric is one module (and its test).
 
 Built-in metrics and plugins come through the same door: the entry-point group
-``toolbench.metrics`` (see :func:`load_metrics`). An entry point names a
-:class:`Metric` or a sequence of them. A plugin that fails to import is named in one
+``toolbench.metrics`` (see :func:`load_metrics`); the built-ins are one entry point,
+:mod:`toolbench.metrics.builtin`, declared in ``pyproject.toml`` only. An entry point
+names a :class:`Metric` or a sequence of them. A plugin that fails to import is named in one
 warning line on stderr and the other metrics still work.
 """
 
@@ -30,23 +31,6 @@ import pandas as pd
 from toolbench.errors import UnknownNameError
 
 ENTRY_POINT_GROUP = "toolbench.metrics"
-
-BUILTIN_ENTRY_POINTS: tuple[EntryPoint, ...] = tuple(
-    EntryPoint(name, value, ENTRY_POINT_GROUP)
-    for name, value in (
-        ("scores", "toolbench.metrics.scores:METRICS"),
-        ("faults", "toolbench.metrics.faults:METRICS"),
-        ("latency", "toolbench.metrics.latency:METRICS"),
-        ("usage", "toolbench.metrics.usage:METRICS"),
-        ("volume", "toolbench.metrics.volume:METRICS"),
-        ("fallback", "toolbench.metrics.fallback:METRICS"),
-        ("streaming", "toolbench.metrics.streaming:METRICS"),
-    )
-)
-"""The built-in groups, in table order: the same entries pyproject.toml declares under
-``[project.entry-points."toolbench.metrics"]`` (a test keeps the two equal). They are
-loaded from here too, so a source checkout whose installed metadata predates a group
-still has every built-in metric."""
 
 Kind = Literal["rate", "value"]
 Direction = Literal["higher", "lower", "none"]
@@ -249,17 +233,27 @@ def _warn(ep: EntryPoint, what: str, consequence: str = "its metrics are left ou
 
 
 def load_metrics() -> None:
-    """Load the built-in groups, then every installed ``toolbench.metrics`` plugin (once)."""
+    """Load every installed ``toolbench.metrics`` entry point (once): toolbench's own
+    first (the built-ins, in table order), then plugins by name."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    builtin = {ep.value for ep in BUILTIN_ENTRY_POINTS}
     installed = sorted(
-        (ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.value not in builtin),
-        key=lambda ep: ep.name,
+        entry_points(group=ENTRY_POINT_GROUP),
+        key=lambda ep: (not _ours(ep), ep.name),
     )
-    load_entry_points([*BUILTIN_ENTRY_POINTS, *installed])
+    if not any(_ours(ep) for ep in installed):
+        from toolbench.scoring.scorer import STALE
+
+        print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
+    load_entry_points(installed)
+
+
+def _ours(ep: EntryPoint) -> bool:
+    """Declared by toolbench's own distribution (its built-ins), not by a plugin's."""
+    dist = ep.dist
+    return dist is not None and dist.name == "toolbench"
 
 
 def all_metrics() -> list[Metric]:

@@ -1,9 +1,10 @@
 """Streaming metrics: timing from recorded chunk offsets, what a streaming user saw, and
 whether streaming changes the calls.
 
-Read from each streamed trial's ``stream`` record (:class:`~toolbench.results.StreamStats`),
-projected onto the trial table as :data:`STREAM_COLUMNS` (NaN / NA for trials that were
-not streamed, which every streaming metric leaves out). Times are shown in seconds.
+Read from each streamed trial's named values of the streaming scorer
+(:mod:`toolbench.scoring.stream`, ``scores.values``), projected onto the trial table as
+:data:`STREAM_COLUMNS` (NaN / NA for trials that were not streamed, which every streaming
+metric leaves out). Times are shown in seconds.
 
 ``stream_consistency`` is a run-level comparison: a streamed trial is paired with the
 non-streamed trial of the same model, format (without ``stream``), scenario and sample;
@@ -23,6 +24,7 @@ import pandas as pd
 from toolbench.formats.streamed import split_stream
 from toolbench.metrics.latency import quantile
 from toolbench.metrics.registry import Metric, PerTrial
+from toolbench.results import named_value
 
 STREAM_COLUMNS: tuple[str, ...] = (
     "ttft_s", "first_call_byte_s", "call_complete_s", "tokens_per_s",
@@ -40,21 +42,24 @@ def _seconds(value: Any) -> float:
 
 def stream_row(d: dict[str, Any]) -> tuple[Any, ...]:
     """The streaming columns of one raw results line (empty values when not streamed)."""
-    st = d.get("stream")
-    if not isinstance(st, dict):
+    scores = d.get("scores")
+    values = scores.get("values") if isinstance(scores, dict) else None
+    if not isinstance(values, dict) or "ttft_ms" not in values:
         return (math.nan,) * 4 + (None, math.nan, math.nan, None, calls_signature(d))
-    tps = st.get("tokens_per_s")
-    chars = st.get("leaked_chars")
+    assert isinstance(scores, dict)
+    tps = named_value(scores, "tokens_per_s")
+    chars = named_value(scores, "leaked_chars")
+    leak = named_value(scores, "stream_leak")
     return (
         *(
-            _seconds(st.get(_SECONDS[c]))
+            _seconds(named_value(scores, _SECONDS[c]))
             for c in ("ttft_s", "first_call_byte_s", "call_complete_s")
         ),
         float(tps) if isinstance(tps, int | float) else math.nan,
-        st.get("stream_leak"),
+        leak if isinstance(leak, bool) else None,
         float(chars) if isinstance(chars, int | float) else math.nan,
-        _seconds(st.get("holdback_ms")),
-        bool(st.get("errors")),
+        _seconds(named_value(scores, "holdback_ms")),
+        named_value(scores, "stream_error") is True,
         calls_signature(d),
     )
 
@@ -122,7 +127,7 @@ def _mean(s: pd.Series[float]) -> float | None:
 def _seconds_p50(name: str, column: str, what: str) -> Metric:
     return Metric(
         name, f"median {what} of streamed trials, in seconds (from recorded chunk offsets)",
-        _ok(column), f"`stream.{_SECONDS[column]}`, streamed `ok` trials, median",
+        _ok(column), f"value `{_SECONDS[column]}`, streamed `ok` trials, median",
         kind="value", reduce=quantile(0.5), direction="lower", unit="seconds",
     )  # fmt: skip
 
@@ -134,27 +139,27 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "tokens_per_s_p50",
         "median output tokens per second after the first token, streamed trials",
-        _ok("tokens_per_s"), "`stream.tokens_per_s`, streamed `ok` trials with usage, median",
+        _ok("tokens_per_s"), "value `tokens_per_s`, streamed `ok` trials with usage, median",
         kind="value", reduce=quantile(0.5), direction="higher", unit="number",
     ),
     Metric(
         "stream_leak_rate",
         "share of streamed text-format trials whose displayed text showed raw markup or part "
         "of a call before the call was recognised (under the trial's display policy)",
-        _ok("stream_leak"), "`stream.stream_leak`, streamed `ok` text-format trials",
+        _ok("stream_leak"), "value `stream_leak`, streamed `ok` text-format trials",
         direction="lower",
     ),
     Metric(
         "leaked_chars_mean",
         "mean characters of raw markup or call payload shown to a streaming user per trial",
-        _ok("leaked_chars"), "`stream.leaked_chars`, streamed `ok` text-format trials, mean",
+        _ok("leaked_chars"), "value `leaked_chars`, streamed `ok` text-format trials, mean",
         kind="value", reduce=_mean, direction="lower", unit="number",
     ),
     _seconds_p50("holdback_p50", "holdback_s", "time text was held back by the display policy"),
     Metric(
         "stream_error_rate",
         "share of streamed trials whose delta sequence was broken (a `stream.*` code)",
-        _ok("stream_error"), "`stream.errors` non-empty, streamed `ok` trials",
+        _ok("stream_error"), "value `stream_error`, streamed `ok` trials",
         direction="lower",
     ),
     Metric(

@@ -131,7 +131,6 @@ def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
         "errors": s.errors if s else [],
         "reasons": reasons,
         "latency": _seconds(t.latency_s),
-        "stream": _json(t.stream.model_dump()) if t.stream else None,
     }
 
 

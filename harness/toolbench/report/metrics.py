@@ -46,7 +46,8 @@ from toolbench.metrics import registry
 from toolbench.metrics.registry import score_flags
 from toolbench.metrics.streaming import STREAM_COLUMNS, stream_row, stream_types
 from toolbench.outcome import trial_outcome
-from toolbench.results import RunInfo, TrialResult
+from toolbench.results import RunInfo, TrialResult, named_value
+from toolbench.scoring.scorer import value_kind
 from toolbench.store import read_info, read_projected, read_trials_at
 
 OVERALL = "overall"
@@ -66,9 +67,14 @@ _BASE_COLUMNS = ("model", "format", "scenario_id", "sample", "status")
 _TAIL_COLUMNS = ("latency_s", "prompt_tokens", "completion_tokens", "cost", "errors", "outcome")
 
 
+_DTYPES = {"boolean": "boolean", "number": "Float64", "label": "string"}
+"""The column type of a named value of each kind (nullable: None is "not applicable")."""
+
+
 def trial_columns() -> tuple[str, ...]:
-    """The trial table's public columns: keys, status, every registered metric's trial
-    flag, latency, tokens, cost, error codes, outcome and the streamed-trial columns
+    """The trial table's public columns: keys, status, every named value a registered
+    metric reads (its ``flag``: a core check or a registered scorer's value), latency,
+    tokens, cost, error codes, outcome and the streamed-trial columns
     (:data:`~toolbench.metrics.streaming.STREAM_COLUMNS`, empty for other trials)."""
     return (*_BASE_COLUMNS, *score_flags(), *_TAIL_COLUMNS, *STREAM_COLUMNS)
 
@@ -113,7 +119,7 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
     """Project one raw results line (already JSON-decoded) onto :func:`trial_columns`."""
     status = d.get("status", "ok")
     scores = d.get("scores") or {}
-    flags = [scores.get(f) for f in score_flags()]
+    flags = [named_value(scores, f) for f in score_flags()]
     if status != "ok":
         errs = [d.get("error_code") or STATUS_CODES.get(status, status)]
     else:
@@ -142,7 +148,7 @@ def frame(rows: Sequence[tuple[Any, ...]], offsets: Sequence[int] | None = None)
         df[col] = df[col].astype(str)
     df["sample"] = df["sample"].astype("int64")
     for col in score_flags():
-        df[col] = df[col].astype("boolean")
+        df[col] = df[col].astype(_DTYPES[value_kind(col) or "boolean"])
     df["latency_s"] = df["latency_s"].astype("float64")
     for col in ("prompt_tokens", "completion_tokens"):
         df[col] = df[col].astype("Int64")

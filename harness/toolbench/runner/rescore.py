@@ -38,9 +38,8 @@ from toolbench.results import RunInfo, TrialResult, TrialScores, TrialSettings, 
 from toolbench.runner.records import recorded_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import builtin_markers, compile_markers
+from toolbench.scoring.stream import DisplayPolicy
 from toolbench.store import NewResults, copy_info, iter_results, read_info, results_path
-from toolbench.streaming.stats import DisplayPolicy
-from toolbench.streaming.trial import measure
 
 
 class Scorer(Protocol):
@@ -136,8 +135,9 @@ def rescore_trial(
     ]
     scores = scorer(scenario, fmt, turns)
     new = trial.model_copy(update={"turns": turns, "scores": scores})
-    if is_streamed(fmt):  # measured again from the stored deltas (under --display)
-        measure(fmt, new, scenario.tools, display)
+    if display is not None and is_streamed(fmt) and trial.settings is not None:
+        # the policy its stream measurements were just taken under (see rescore_run)
+        new.settings = trial.settings.model_copy(update={"display": display})
     return new
 
 
@@ -199,14 +199,16 @@ def rescore_run(
             else:
                 if trial.format not in formats:
                     formats[trial.format] = getf(trial.format)
+                fmt = formats[trial.format]
+                settings = trial_settings(trial, scenario, info)
+                if display is not None and is_streamed(fmt):  # measured under --display
+                    settings = settings.model_copy(update={"display": display})
                 score: Scorer = (
                     scorer
                     if scorer is not None
-                    else _bound(
-                        cast("RunScorer", full), trial_settings(trial, scenario, info), markers
-                    )
+                    else _bound(cast("RunScorer", full), settings, markers)
                 )
-                new = rescore_trial(trial, scenario, formats[trial.format], score, display)
+                new = rescore_trial(trial, scenario, fmt, score, display)
                 summary.rescored += 1
                 if new.scores != trial.scores:
                     summary.scores_changed += 1

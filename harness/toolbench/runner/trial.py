@@ -4,8 +4,8 @@ The conversation itself (render, parse, scripted results, the turn limit, the re
 after a parse error) is :mod:`toolbench.engine`; this module gives it a ``complete`` that
 goes through the trial's cassette to the provider (a streamed format's, ``xml:stream``:
 its SSE cassette and the provider kind's ``stream``), stores the effective settings on
-the trial, and scores it with them and the run's marker set (:func:`score_trial`); a
-streamed trial is then measured (:func:`toolbench.streaming.trial.measure`).
+the trial, and scores it with them and the run's marker set (:func:`score_trial`; a
+streamed trial's measurements are a registered scorer's, :mod:`toolbench.scoring.stream`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRec
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
 from toolbench.streaming.sse import use_sse_cassette
-from toolbench.streaming.trial import measure
 
 BASE_SEED = 1234
 
@@ -234,8 +233,6 @@ async def _run_trial(
         )
     except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
         return _harness(base, codes.HARNESS_SCORING, exc)
-    if is_streamed(spec.fmt):  # its stream stats and stream.* codes
-        measure(spec.fmt, base, spec.scenario.tools)
     lat = [t.latency_s for t in turns]
     base.latency_s = None if any(x is None for x in lat) else round(sum(x or 0.0 for x in lat), 4)
     base.prompt_tokens = _total([t.prompt_tokens for t in turns])

@@ -131,3 +131,38 @@ def _run_3_to_4(record: dict[str, Any]) -> dict[str, Any]:
     reads as a run whose files were not recorded, like a schema-2 run."""
     record.pop("scenario_hashes", None)
     return record
+
+
+_STREAM_VALUES = (
+    "display", "ttft_ms", "first_call_byte_ms", "call_complete_ms", "tokens_per_s",
+    "stream_leak", "leaked_chars", "holdback_ms",
+)  # fmt: skip
+"""The schema-4 ``stream`` fields that became the streaming scorer's named values."""
+
+
+@migration("trial", 4)
+def _trial_4_to_5(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 5 stores a streamed trial's measurements as the streaming scorer's named
+    values (``scores.values``, :mod:`toolbench.scoring.stream`) instead of the fixed
+    ``stream`` record: each field becomes the value of that name, and its ``errors`` (the
+    ``stream.*`` codes, already in ``scores.errors``) become ``stream_error`` with the codes
+    as its reason. A trial without scores (it never reached the model) had nothing the
+    metrics read, so its ``stream`` is dropped."""
+    stream = record.pop("stream", None)
+    scores = record.get("scores")
+    if not isinstance(stream, dict) or not isinstance(scores, dict):
+        return record
+    values: dict[str, Any] = {name: {"value": stream.get(name)} for name in _STREAM_VALUES}
+    values["display"]["value"] = stream.get("display", "careful")
+    errors = [str(e) for e in stream.get("errors") or ()]
+    values["stream_error"] = {"value": bool(errors)}
+    if errors:
+        values["stream_error"]["reason"] = "; ".join(errors)
+    scores["values"] = {**values, **(scores.get("values") or {})}
+    return record
+
+
+@migration("run", 4)
+def _run_4_to_5(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 5 changed only trial lines: a schema-4 ``run.json`` is a valid schema-5 one."""
+    return record

@@ -1,4 +1,10 @@
-"""Scoring one trial: pure functions of the scenario, the format and the turn records.
+"""The core scorer and :func:`score_trial`: pure functions of the scenario, the format and
+the turn records.
+
+The core checks below are the fields of :class:`~toolbench.results.TrialScores` (they
+decide whether a trial passes); :func:`score_trial` then runs every registered scorer
+(:mod:`.scorer`: the streaming measurements of :mod:`.stream`, plugins) and stores their
+named values in ``scores.values``, their problems after the core's.
 
 **Effective turns.** A turn with ``retry=True`` answered the parse-error retry message
 and replaces the turn before it; every accuracy metric reads the effective turns only.
@@ -45,6 +51,7 @@ from toolbench.scoring.calls import match_round
 from toolbench.scoring.leakage import leakage
 from toolbench.scoring.matchers import Problem
 from toolbench.scoring.schema import schema_problems
+from toolbench.scoring.scorer import TrialInput, run_scorers
 from toolbench.scoring.stop import is_compliant, trial_stop
 
 
@@ -146,8 +153,10 @@ def score_trial(
     """Score one trial's turns against its scenario (see the module docstring).
 
     ``settings`` are the ones the conversation ran with (its turn limit decides
-    ``turns.exhausted``; default: the scenario's), ``markers`` the run's leakage marker
-    set (default: the formats installed now).
+    ``turns.exhausted``, its display policy the stream measurements; default: the
+    scenario's), ``markers`` the run's leakage marker set (default: the formats installed
+    now). A registered scorer that raises raises here (the runner makes the trial a
+    ``harness.scoring`` error).
     """
     eff = effective_turns(turns)
     max_turns = settings.max_turns if settings is not None else scenario.expect.max_turns
@@ -209,6 +218,9 @@ def score_trial(
     vias = [t.parsed.via for t in eff if t.parsed.via is not None]
     fallback_rescued = ("fallback" in vias) if vias else None
 
+    scored = run_scorers(TrialInput(scenario, fmt, turns, settings, markers))
+    problems.extend(scored.problems)
+
     return TrialScores(
         parse=parse,
         parse_strict_ok=strict_ok,
@@ -227,4 +239,5 @@ def score_trial(
         fallback_rescued=fallback_rescued,
         errors=[code for code, _ in problems],
         reasons=[why for _, why in problems],
+        values=scored.values,
     )

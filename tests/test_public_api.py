@@ -1,0 +1,63 @@
+"""The public API is ``toolbench`` itself (docs/library.md): its names are listed once,
+importing them pulls in none of the heavy dependencies, and the page's examples run and
+type-check with ``mypy --strict`` as an application would write them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import toolbench
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "library.md"
+HEAVY = ("litellm", "pandas", "pyarrow", "matplotlib", "vcr", "httpx")
+
+
+def _example() -> str:
+    """The page's Python blocks, in order: one program."""
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 6
+    return "\n".join(blocks)
+
+
+def test_all_lists_every_public_name_and_each_resolves() -> None:
+    assert set(toolbench.__all__) == {"__version__", "codes", *toolbench._EXPORTS}
+    assert len(toolbench.__all__) == len(set(toolbench.__all__))
+    for name in toolbench.__all__:
+        assert getattr(toolbench, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'runner'"):
+        _ = toolbench.runner
+
+
+def test_the_public_api_imports_no_heavy_dependency() -> None:
+    """In a fresh interpreter: every public name loaded, a format used, a trial scored
+    (the docs' program), and still none of the heavy modules imported."""
+    probe = (
+        "import sys\n"
+        "import toolbench\n"
+        "for name in toolbench.__all__: getattr(toolbench, name)\n"
+        + _example()
+        + f"\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_the_docs_example_type_checks_strictly(tmp_path: Path) -> None:
+    from mypy import api
+
+    example = tmp_path / "library_example.py"
+    example.write_text(_example(), encoding="utf-8")
+    out, err, status = api.run([
+        "--strict", "--no-error-summary", "--cache-dir", str(ROOT / ".mypy_cache"),
+        "--python-version", "3.11", "--follow-imports", "silent", str(example),
+    ])  # fmt: skip
+    assert status == 0, out + err
