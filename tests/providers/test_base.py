@@ -18,7 +18,7 @@ from toolbench.providers.base import (
 )
 from toolbench.providers.litellm_api import LiteLLMAPI, litellm
 from toolbench.providers.local_api import LocalAPI
-from toolbench.providers.registry import KINDS, Providers, api_class, kind_of
+from toolbench.providers.registry import BUILTIN_KINDS, Providers, api_class, kind_of, kinds
 
 
 @pytest.mark.parametrize(
@@ -46,15 +46,15 @@ def _exc(name: str, **kw: Any) -> BaseException:
 
 def test_the_litellm_kind_classifies_by_exception_class() -> None:
     api = LiteLLMAPI(ProviderSettings())
-    assert api.classify(_exc("Timeout")) == Retry(codes.INFRA_TIMEOUT)
+    assert api.classify(_exc("Timeout")).decision() == Retry(codes.INFRA_TIMEOUT)
     body = {"message": "x", "type": "invalid_request_error", "param": "tools"}
     refused = litellm().BadRequestError("x", model="m", llm_provider="openai", body=body)
-    assert api.classify(refused) == Unsupported(codes.UNSUPPORTED, "tools")
+    assert api.classify(refused).decision() == Unsupported(codes.UNSUPPORTED, "tools")
     response = httpx.Response(401, request=httpx.Request("POST", "http://x"))
-    assert api.classify(_exc("AuthenticationError", response=response)) == Infra(
+    assert api.classify(_exc("AuthenticationError", response=response)).decision() == Infra(
         codes.INFRA_CLIENT_ERROR
     )
-    assert api.classify(_exc("ContextWindowExceededError")) == ModelError(
+    assert api.classify(_exc("ContextWindowExceededError")).decision() == ModelError(
         codes.PROVIDER_CONTEXT_WINDOW
     )
 
@@ -70,10 +70,12 @@ def test_a_model_string_names_its_kind(model: str, kind: str) -> None:
 
 def test_every_registered_kind_implements_the_protocol(tmp_path: Any) -> None:
     settings = ProviderSettings(log_dir=str(tmp_path))
-    for kind in KINDS:
+    assert set(BUILTIN_KINDS) <= set(kinds())
+    for kind in kinds():
         api = api_class(kind)(settings)
         assert api.name == kind
-        for method in ("preflight", "endpoint", "complete", "capabilities", "classify", "close"):
+        for method in ("preflight", "ready", "run_params", "endpoint", "send", "cost",
+                       "capabilities", "classify", "close"):  # fmt: skip
             assert callable(getattr(api, method))
     providers = Providers(settings)
     assert isinstance(providers.for_model("local/gemma3-270m"), LocalAPI)
