@@ -129,8 +129,11 @@ def openai_wire(
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": args[7:]}}]}),
         chunk({}, "tool_calls"),
     ]  # fmt: skip
-    usage = {**chunk({}), "choices": [],
-             "usage": {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29}}
+    usage = {
+        **chunk({}),
+        "choices": [],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29},
+    }
     second = [chunk({"role": "assistant", "content": ANSWER[:6]}), chunk({"content": ANSWER[6:]}),
               chunk({}, "stop")]  # fmt: skip
 
@@ -173,8 +176,15 @@ def anthropic_wire() -> Wire:
               "usage": {"input_tokens": 20, "output_tokens": 9}}  # fmt: skip
     plain2 = {**plain1, "content": [{"type": "text", "text": ANSWER}], "stop_reason": "end_turn"}
     args = json.dumps(ARGS)
-    msg_start = {"type": "message_start", "message": {**plain1, "content": [],
-                 "stop_reason": None, "usage": {"input_tokens": 20, "output_tokens": 1}}}
+    msg_start = {
+        "type": "message_start",
+        "message": {
+            **plain1,
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 20, "output_tokens": 1},
+        },
+    }
     stream1 = sse([
         msg_start,
         {"type": "content_block_start", "index": 0,
@@ -201,7 +211,8 @@ def anthropic_wire() -> Wire:
     stream2 = sse([
         msg_start,
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": ANSWER}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "text_delta", "text": ANSWER}},
         {"type": "content_block_stop", "index": 0},
         {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
          "usage": {"output_tokens": 7}},
@@ -275,13 +286,17 @@ def gemini_wire() -> Wire:
 
 # ---------------------------------------------------------------- Ollama
 
+
 def ollama_wire() -> Wire:
     """Ollama ``/api/chat``: https://github.com/ollama/ollama/blob/main/docs/api.md (tool
     calls as ``message.tool_calls[].function {name, arguments: object}``, no ids; a
     stream of NDJSON objects, the last ``done: true`` with the counts); LiteLLM
     tests/test_litellm/llms/ollama/."""
-    call_msg = {"role": "assistant", "content": "",
-                "tool_calls": [{"function": {"name": "get_weather", "arguments": ARGS}}]}
+    call_msg = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"function": {"name": "get_weather", "arguments": ARGS}}],
+    }
     done = {"done": True, "done_reason": "stop", "prompt_eval_count": 20, "eval_count": 9}
     plain1 = {"model": "llama3", "created_at": "2025-01-01T00:00:00Z", "message": call_msg, **done}
     plain2 = {**plain1, "message": {"role": "assistant", "content": ANSWER}}
@@ -303,11 +318,19 @@ def ollama_wire() -> Wire:
         assert body["messages"][2]["role"] == "tool"
         assert body["messages"][2]["content"] == RESULT
 
-    return Wire("ollama", "ollama_chat/llama3", "ollama docs/api.md; litellm llms/ollama",
-                (plain1, plain2), (stream1, stream2), "application/x-ndjson", check)
+    return Wire(
+        "ollama",
+        "ollama_chat/llama3",
+        "ollama docs/api.md; litellm llms/ollama",
+        (plain1, plain2),
+        (stream1, stream2),
+        "application/x-ndjson",
+        check,
+    )
 
 
 # ---------------------------------------------------------------- Bedrock Converse
+
 
 def bedrock_wire() -> Wire:
     """Bedrock Converse / ConverseStream:
@@ -318,10 +341,18 @@ def bedrock_wire() -> Wire:
     ``metadata``); LiteLLM tests/test_litellm/llms/bedrock/chat/."""
     tool_use = {"toolUseId": "tooluse_1", "name": "get_weather", "input": ARGS}
     usage = {"inputTokens": 20, "outputTokens": 9, "totalTokens": 29}
-    plain1 = {"output": {"message": {"role": "assistant", "content": [{"toolUse": tool_use}]}},
-              "stopReason": "tool_use", "usage": usage, "metrics": {"latencyMs": 10}}
-    plain2 = {"output": {"message": {"role": "assistant", "content": [{"text": ANSWER}]}},
-              "stopReason": "end_turn", "usage": usage, "metrics": {"latencyMs": 10}}
+    plain1 = {
+        "output": {"message": {"role": "assistant", "content": [{"toolUse": tool_use}]}},
+        "stopReason": "tool_use",
+        "usage": usage,
+        "metrics": {"latencyMs": 10},
+    }
+    plain2 = {
+        "output": {"message": {"role": "assistant", "content": [{"text": ANSWER}]}},
+        "stopReason": "end_turn",
+        "usage": usage,
+        "metrics": {"latencyMs": 10},
+    }
     args = json.dumps(ARGS)
     stream1 = eventstream([
         ("messageStart", {"role": "assistant"}),
@@ -359,19 +390,36 @@ def bedrock_wire() -> Wire:
 
 
 WIRES = [
-    openai_wire("openai", "openai/gpt-4o-mini",
-                "platform.openai.com chat API; litellm llms/openai", "call_abc123",
-                env=(("OPENAI_API_KEY", "sk-dummy"),)),
-    openai_wire("mistral", "mistral/mistral-small-latest",
-                "docs.mistral.ai function calling (9-character call ids); litellm llms/mistral",
-                "D681PevKs", env=(("MISTRAL_API_KEY", "dummy"),)),
-    openai_wire("deepseek-reasoner", "deepseek/deepseek-reasoner",
-                "api-docs.deepseek.com reasoning_model (reasoning_content goes back with the "
-                "calls); litellm llms/deepseek", "call_00_ds", reasoning="Lisbon: call it.",
-                env=(("DEEPSEEK_API_KEY", "dummy"),)),
-    openai_wire("openrouter", "openrouter/openai/gpt-4o-mini",
-                "openrouter.ai/docs/api-reference (OpenAI chat shape); litellm llms/openrouter",
-                "call_or_1", env=(("OPENROUTER_API_KEY", "dummy"),)),
+    openai_wire(
+        "openai",
+        "openai/gpt-4o-mini",
+        "platform.openai.com chat API; litellm llms/openai",
+        "call_abc123",
+        env=(("OPENAI_API_KEY", "sk-dummy"),),
+    ),
+    openai_wire(
+        "mistral",
+        "mistral/mistral-small-latest",
+        "docs.mistral.ai function calling (9-character call ids); litellm llms/mistral",
+        "D681PevKs",
+        env=(("MISTRAL_API_KEY", "dummy"),),
+    ),
+    openai_wire(
+        "deepseek-reasoner",
+        "deepseek/deepseek-reasoner",
+        "api-docs.deepseek.com reasoning_model (reasoning_content goes back with the "
+        "calls); litellm llms/deepseek",
+        "call_00_ds",
+        reasoning="Lisbon: call it.",
+        env=(("DEEPSEEK_API_KEY", "dummy"),),
+    ),
+    openai_wire(
+        "openrouter",
+        "openrouter/openai/gpt-4o-mini",
+        "openrouter.ai/docs/api-reference (OpenAI chat shape); litellm llms/openrouter",
+        "call_or_1",
+        env=(("OPENROUTER_API_KEY", "dummy"),),
+    ),
     anthropic_wire(),
     gemini_wire(),
     ollama_wire(),
@@ -413,8 +461,10 @@ async def _two_turns(wire: Wire, base: str, streamed: bool, tmp: Path) -> list[C
             done.append(got)
             if turn == 0:
                 call_id = _call_args(got.reply.raw_message)["id"]
-                messages += [got.reply.raw_message,
-                             {"role": "tool", "tool_call_id": call_id, "content": RESULT}]
+                messages += [
+                    got.reply.raw_message,
+                    {"role": "tool", "tool_call_id": call_id, "content": RESULT},
+                ]
     return done
 
 
