@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.providers.servers.base import FakeServer, Request, Response
+from toolbench.cassettes.route import router
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.registry import get_format
@@ -389,6 +390,90 @@ def bedrock_wire() -> Wire:
     )  # fmt: skip
 
 
+# ---------------------------------------------------------------- Cohere v2
+
+
+def cohere_wire() -> Wire:
+    """Cohere v2 chat: https://docs.cohere.com/v2/reference/chat (``message.tool_plan``,
+    ``message.tool_calls[]`` OpenAI-shaped, ``finish_reason: TOOL_CALL``,
+    ``usage.tokens``) and its stream https://docs.cohere.com/v2/docs/streaming (typed
+    events: ``tool-plan-delta``, ``tool-call-start``/``-delta``/``-end``, ``message-end``),
+    one JSON object a line as LiteLLM's Cohere v2 iterator reads them;
+    LiteLLM tests/test_litellm/llms/cohere/chat/test_cohere_v2_transformation.py."""
+    plan = "I will look up the weather in Lisbon."
+    call = {
+        "id": "get_weather_4k2j",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": json.dumps(ARGS)},
+    }
+    usage = {
+        "billed_units": {"input_tokens": 20, "output_tokens": 9},
+        "tokens": {"input_tokens": 20, "output_tokens": 9},
+    }
+    plain1 = {
+        "id": "c1",
+        "finish_reason": "TOOL_CALL",
+        "usage": usage,
+        "message": {"role": "assistant", "tool_plan": plan, "tool_calls": [call]},
+    }
+    plain2 = {
+        "id": "c2",
+        "finish_reason": "COMPLETE",
+        "usage": usage,
+        "message": {"role": "assistant", "content": [{"type": "text", "text": ANSWER}]},
+    }
+    args = json.dumps(ARGS)
+    start = {
+        "type": "message-start",
+        "id": "c1",
+        "delta": {
+            "message": {
+                "role": "assistant",
+                "content": [],
+                "tool_plan": "",
+                "tool_calls": [],
+                "citations": [],
+            }
+        },
+    }
+    stream1 = ndjson([
+        start,
+        {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": plan[:10]}}},
+        {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": plan[10:]}}},
+        {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": {
+            **call, "function": {"name": "get_weather", "arguments": ""}}}}},
+        {"type": "tool-call-delta", "index": 0,
+         "delta": {"message": {"tool_calls": {"function": {"arguments": args[:4]}}}}},
+        {"type": "tool-call-delta", "index": 0,
+         "delta": {"message": {"tool_calls": {"function": {"arguments": args[4:]}}}}},
+        {"type": "tool-call-end", "index": 0},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": usage}},
+    ])  # fmt: skip
+    stream2 = ndjson([
+        start,
+        {"type": "content-start", "index": 0,
+         "delta": {"message": {"content": {"type": "text", "text": ""}}}},
+        {"type": "content-delta", "index": 0,
+         "delta": {"message": {"content": {"text": ANSWER}}}},
+        {"type": "content-end", "index": 0},
+        {"type": "message-end", "delta": {"finish_reason": "COMPLETE", "usage": usage}},
+    ])  # fmt: skip
+
+    def check(body: Body) -> None:
+        echoed = body["messages"][1]
+        assert echoed["role"] == "assistant"
+        assert echoed["tool_calls"] == [call]
+        assert body["messages"][2]["role"] == "tool"
+        assert body["messages"][2]["tool_call_id"] == call["id"]
+
+    return Wire(
+        "cohere", "cohere_chat/command-r-plus",
+        "docs.cohere.com v2 chat and streaming; litellm llms/cohere/chat v2",
+        (plain1, plain2), (stream1, stream2), "application/x-ndjson", check,
+        (("COHERE_API_KEY", "dummy"),),
+    )  # fmt: skip
+
+
 WIRES = [
     openai_wire(
         "openai",
@@ -424,6 +509,7 @@ WIRES = [
     gemini_wire(),
     ollama_wire(),
     bedrock_wire(),
+    cohere_wire(),
 ]
 
 
@@ -452,7 +538,9 @@ async def _two_turns(wire: Wire, base: str, streamed: bool, tmp: Path) -> list[C
     attempts: list[Attempt] = []
     messages: list[Body] = [USER]
     done: list[Completion] = []
-    with use_sse_cassette(tmp / "trial.sse.json", "all") as tc:
+    # The cassette layer sees every byte of a streamed turn (its framing, its events and
+    # their offsets), as in a run.
+    with router(), use_sse_cassette(tmp / "trial.sse.json", "all") as tc:
         for turn in (0, 1):
             rendered = RenderedRequest(messages=list(messages), tools=TOOLS)
             req = CompletionRequest(endpoint, rendered, 7, tc if streamed else None,
@@ -497,3 +585,38 @@ def test_two_turns_echo_exactly_what_the_model_returned(
         assert first.stream is not None and second.stream is not None
         assert [d.text for d in second.stream.deltas] and not first.stream.issues
     wire.check(server.received[1].body)
+
+
+def test_a_gemini_stream_with_partial_args_is_an_unreadable_reply_not_a_missing_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini's streamed function-call arguments (``FunctionCall.partialArgs`` with
+    ``jsonPath``/``stringValue``/``willContinue``, asked by ``functionCallingConfig.
+    streamFunctionCallArguments``; googleapis js-genai ``PartialArg``) are not read by
+    LiteLLM 1.106 (its Gemini stream transformation reads ``functionCall.args`` only, and
+    fails on a call without it). Until toolbench reads Gemini events itself, such a
+    stream is ``infra.bad_reply`` (retried, never recorded), never an ``ok`` trial whose
+    call went missing."""
+    from toolbench import codes
+    from toolbench.errors import InfraError
+
+    monkeypatch.setenv("GEMINI_API_KEY", "AIza-dummy")
+    parts = [
+        {"functionCall": {"name": "get_weather", "willContinue": True,
+                          "partialArgs": [{"jsonPath": "$.city", "stringValue": "Lis",
+                                           "willContinue": True}]},
+         "thoughtSignature": THOUGHT_SIG},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "bon"}]}},
+    ]  # fmt: skip
+    events = [{"candidates": [{"content": {"role": "model", "parts": [p]}, "index": 0}]}
+              for p in parts]  # fmt: skip
+    events[-1]["candidates"][0]["finishReason"] = "STOP"
+    wire = gemini_wire()
+    broken = Wire(wire.id, wire.model, wire.source, wire.plain, (sse(events), sse(events)),
+                  wire.content_type, wire.check, wire.env)  # fmt: skip
+    fake = Scripted(broken, streamed=True)
+    with fake.server as server, pytest.raises(InfraError) as got:
+        asyncio.run(_two_turns(broken, server.base_url, True, tmp_path))
+    assert got.value.code == codes.INFRA_BAD_REPLY
+    assert "could not read" in str(got.value)
+    assert len(server.received) == 5  # retried: live, the bytes may change

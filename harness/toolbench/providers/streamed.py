@@ -23,6 +23,7 @@ from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
 from toolbench.providers.base import Fault, StreamExchange
+from toolbench.providers.readers import cohere
 from toolbench.providers.readers.chat import Assembled, Assembler
 from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import StreamTurn, TimedText
@@ -36,11 +37,21 @@ def left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
-def _wire(tc: StreamExchange) -> Assembler:
-    asm = Assembler()
-    for data, offset in tc.clock.raw_events:
-        asm.feed(data, offset)
-    return asm
+def _wire(tc: StreamExchange) -> Assembler | None:
+    """The reply assembled from the events as the bytes carried them, by the protocol's
+    own reader: OpenAI chat chunks (LiteLLM repairs broken delta sequences on the way,
+    which would hide them) and Cohere v2 events (which LiteLLM misreads); None for the
+    other protocols, whose chunks LiteLLM translates."""
+    events = tc.clock.raw_events
+    if tc.clock.chat_chunks:
+        asm = Assembler()
+        for data, offset in events:
+            if isinstance(data, dict) and isinstance(data.get("choices"), list):
+                asm.feed(data, offset)
+        return asm
+    if cohere.speaks(events):
+        return cohere.assemble(events)
+    return None
 
 
 def _arrived(asm: Assembler) -> str:
@@ -60,7 +71,7 @@ async def read_stream(
     asm = Assembler()
 
     def seen() -> Assembler:
-        return _wire(tc) if tc.clock.chat_chunks else asm
+        return _wire(tc) or asm
 
     it = chunks.__aiter__()
     while True:
@@ -97,8 +108,6 @@ async def read_stream(
     if empty is not None:
         raise Fault(codes.INFRA_BAD_REPLY, empty, True, 200)
     tc.commit()
-    # OpenAI-shaped chunks are assembled from the bytes, as the server sent them;
-    # other providers' events (Anthropic, Gemini, ...) as LiteLLM translated them.
     return seen().close()
 
 

@@ -278,9 +278,9 @@ class _EventGuard:
         if not isinstance(data, dict):
             return
         self.clock.carried.update(k for k in CARRIERS if data.get(k))
+        self.clock.raw_events.append((data, self.clock.last_ms))
         if isinstance(data.get("choices"), list):
             self.clock.chat_chunks = True
-            self.clock.raw_events.append((data, self.clock.last_ms))
 
     def close(self) -> None:
         """The body ended: a partial line left over means the stream was cut off."""
@@ -315,8 +315,8 @@ class Clock:
         self.chat_chunks = False
         """The stream carried OpenAI ``chat.completion.chunk`` events (with ``choices``)."""
         self.raw_events: list[tuple[Any, float | None]] = []
-        """Those events as the server sent them, with their offsets, for the protocol
-        reader (:mod:`toolbench.providers.readers.chat`). LiteLLM repairs a delta
+        """The JSON events as the server sent them, with their offsets, for the protocol
+        readers (:mod:`toolbench.providers.readers`). LiteLLM repairs a delta
         sequence on the way (it drops a call without id, makes up a ``finish_reason``,
         renumbers indices), so the broken sequences are read from the bytes."""
 
