@@ -102,3 +102,58 @@ def test_the_local_kind_refuses_an_unknown_local_model() -> None:
 
     with pytest.raises(UnknownNameError, match="local model"):
         LocalAPI(ProviderSettings()).preflight("local/nope", "none")
+
+
+def test_the_builtin_kinds_are_toolbenchs_own_entry_points() -> None:
+    """One list: the ``toolbench.providers`` group of pyproject.toml is BUILTIN_KINDS."""
+    import tomllib
+    from pathlib import Path
+
+    data = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    group = data["project"]["entry-points"]["toolbench.providers"]
+    assert sorted(group) == sorted(BUILTIN_KINDS)
+
+
+def test_a_broken_plugin_kind_is_skipped_with_one_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from importlib.metadata import EntryPoint
+
+    from toolbench.providers import registry
+
+    eps = [
+        EntryPoint(
+            "litellm", "toolbench.providers.litellm_api:LiteLLMAPI", registry.ENTRY_POINT_GROUP
+        ),
+        EntryPoint("local", "toolbench.providers.local_api:LocalAPI", registry.ENTRY_POINT_GROUP),
+        EntryPoint("broken", "no_such_module_toolbench:Kind", registry.ENTRY_POINT_GROUP),
+        EntryPoint("notakind", "toolbench.providers.base:Endpoint", registry.ENTRY_POINT_GROUP),
+    ]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    registry.reload_kinds()
+    try:
+        assert sorted(registry.kinds()) == ["litellm", "local"]
+        warned = [r.getMessage() for r in caplog.records]
+        assert any("'broken'" in m and "ModuleNotFoundError" in m for m in warned)
+        assert any("'notakind'" in m and "no send" in m for m in warned)
+        assert kind_of("local/gemma3-270m") == "local"
+    finally:
+        registry.reload_kinds()
+
+
+def test_a_stale_install_without_the_builtin_kinds_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolbench.providers import registry
+
+    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    registry.reload_kinds()
+    try:
+        with pytest.raises(
+            registry.StaleInstallError,
+            match=r"^provider kinds litellm, local are not registered.*pip install -e \.$",
+        ):
+            registry.kinds()
+    finally:
+        monkeypatch.undo()
+        registry.reload_kinds()
