@@ -71,14 +71,7 @@ def read_reply(resp: Any, stable: bool = False) -> ModelReply:
     # server that needs "" gets it by its own adaptation (:mod:`.request`).
     if "content" not in raw:
         raw["content"] = None
-    # A whole message's calls carry no ``index`` (a delta field LiteLLM leaves on the
-    # calls it translates from Cohere's and Gemini's replies): not what the model said.
-    for tc in raw.get("tool_calls") or []:
-        if isinstance(tc, dict):
-            tc.pop("index", None)
     tool_calls = [_dump(tc) for tc in (_get(msg, "tool_calls") or [])]
-    for tc in tool_calls:
-        tc.pop("index", None)
     if stable:
         stable_ids(tool_calls)
         stable_ids(raw.get("tool_calls") or [])

@@ -24,16 +24,35 @@ signatures, Anthropic's and Bedrock's blocks) get them back
 (:attr:`~toolbench.providers.base.Capabilities.echo_extras`)."""
 
 
+CALL_DROPPED = ("index",)
+"""A delta field LiteLLM leaves on the calls of a whole message it translated (Cohere's,
+Anthropic's, Gemini's replies): not what the model said, and a provider that takes the
+message as it is (Cohere v2) would get it. Providers whose transformation rebuilds the
+message (the echo-extras readers) ignore it."""
+
+
+def _call_safe(calls: Any) -> Any:
+    if not isinstance(calls, list) or not any(
+        isinstance(c, dict) and any(k in c for k in CALL_DROPPED) for c in calls
+    ):
+        return calls
+    return [
+        {k: v for k, v in c.items() if k not in CALL_DROPPED} if isinstance(c, dict) else c
+        for c in calls
+    ]
+
+
 def _echo_safe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``messages`` with LiteLLM's own fields taken out of echoed assistant messages."""
     out = []
     for m in messages:
-        if (
-            isinstance(m, dict)
-            and m.get("role") == "assistant"
-            and any(k in m for k in ECHO_DROPPED)
-        ):
-            m = {k: v for k, v in m.items() if k not in ECHO_DROPPED}
+        if isinstance(m, dict) and m.get("role") == "assistant":
+            if any(k in m for k in ECHO_DROPPED):
+                m = {k: v for k, v in m.items() if k not in ECHO_DROPPED}
+            calls = m.get("tool_calls")
+            safe = _call_safe(calls)
+            if safe is not calls:
+                m = {**m, "tool_calls": safe}
         out.append(m)
     return out
 
