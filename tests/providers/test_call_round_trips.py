@@ -532,10 +532,12 @@ def _call_args(reply_message: Body) -> Body:
     return {"id": tc["id"], "args": json.loads(tc["function"]["arguments"])}
 
 
-async def _two_turns(wire: Wire, base: str, streamed: bool, tmp: Path) -> list[Completion]:
+async def _two_turns(
+    wire: Wire, base: str, streamed: bool, tmp: Path, attempts: list[Attempt] | None = None
+) -> list[Completion]:
     api = LiteLLMAPI(ProviderSettings(api_base=base))
     endpoint = await api.endpoint(wire.model, get_format("native"), live=True)
-    attempts: list[Attempt] = []
+    attempts = [] if attempts is None else attempts
     messages: list[Body] = [USER]
     done: list[Completion] = []
     # The cassette layer sees every byte of a streamed turn (its framing, its events and
@@ -615,8 +617,12 @@ def test_a_gemini_stream_with_partial_args_is_an_unreadable_reply_not_a_missing_
     broken = Wire(wire.id, wire.model, wire.source, wire.plain, (sse(events), sse(events)),
                   wire.content_type, wire.check, wire.env)  # fmt: skip
     fake = Scripted(broken, streamed=True)
+    attempts: list[Attempt] = []
     with fake.server as server, pytest.raises(InfraError) as got:
-        asyncio.run(_two_turns(broken, server.base_url, True, tmp_path))
+        asyncio.run(_two_turns(broken, server.base_url, True, tmp_path, attempts))
     assert got.value.code == codes.INFRA_BAD_REPLY
     assert "could not read" in str(got.value)
-    assert len(server.received) == 5  # retried: live, the bytes may change
+    # Retried (live, the bytes may change), each attempt the same typed fault.
+    assert [(a.outcome, a.error_code) for a in attempts] == [
+        ("retry", codes.INFRA_BAD_REPLY)] * 4 + [("fail", codes.INFRA_BAD_REPLY)]  # fmt: skip
+    assert len(server.received) > 1  # asked again of the server

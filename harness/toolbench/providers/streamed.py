@@ -15,6 +15,7 @@ chunks LiteLLM yields.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -67,7 +68,26 @@ async def read_stream(
     chunks: AsyncIterator[Any], tc: StreamExchange, deadline: float, timeout_s: float
 ) -> Assembled:
     """Every chunk of one streamed attempt, assembled; a typed :class:`Fault` when the
-    stream failed or carried no reply (the cassette keeps it only when it did not)."""
+    stream failed or carried no reply (the cassette keeps it only when it did not). The
+    stream is closed however the attempt ends, so its connection is released before the
+    next attempt (a stream left open after a failure kept it)."""
+    try:
+        return await _read(chunks, tc, deadline, timeout_s)
+    finally:
+        close = getattr(chunks, "aclose", None)
+        if close is not None:
+            # Closing what already failed or ended: nothing more to learn from it.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(close(), CLOSE_S)
+
+
+CLOSE_S = 1.0
+"""How long closing a stream may take (a stalled server's connection is dropped)."""
+
+
+async def _read(
+    chunks: AsyncIterator[Any], tc: StreamExchange, deadline: float, timeout_s: float
+) -> Assembled:
     asm = Assembler()
 
     def seen() -> Assembler:
