@@ -35,9 +35,9 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolbench.providers import litellm_api
+    from toolbench.providers import call
 
-    monkeypatch.setattr(litellm_api, "BACKOFF_S", 0.01)
+    monkeypatch.setattr(call, "BACKOFF_S", 0.01)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from toolbench.providers.base import (
 )
 from toolbench.providers.litellm_api import LiteLLMAPI, litellm
 from toolbench.providers.local_api import LocalAPI
-from toolbench.providers.registry import KINDS, Providers, api_class, kind_of
+from toolbench.providers.registry import BUILTIN_KINDS, Providers, api_class, kind_of, kinds
 
 
 @pytest.mark.parametrize(
@@ -46,15 +46,15 @@ def _exc(name: str, **kw: Any) -> BaseException:
 
 def test_the_litellm_kind_classifies_by_exception_class() -> None:
     api = LiteLLMAPI(ProviderSettings())
-    assert api.classify(_exc("Timeout")) == Retry(codes.INFRA_TIMEOUT)
+    assert api.classify(_exc("Timeout")).decision() == Retry(codes.INFRA_TIMEOUT)
     body = {"message": "x", "type": "invalid_request_error", "param": "tools"}
     refused = litellm().BadRequestError("x", model="m", llm_provider="openai", body=body)
-    assert api.classify(refused) == Unsupported(codes.UNSUPPORTED, "tools")
+    assert api.classify(refused).decision() == Unsupported(codes.UNSUPPORTED, "tools")
     response = httpx.Response(401, request=httpx.Request("POST", "http://x"))
-    assert api.classify(_exc("AuthenticationError", response=response)) == Infra(
+    assert api.classify(_exc("AuthenticationError", response=response)).decision() == Infra(
         codes.INFRA_CLIENT_ERROR
     )
-    assert api.classify(_exc("ContextWindowExceededError")) == ModelError(
+    assert api.classify(_exc("ContextWindowExceededError")).decision() == ModelError(
         codes.PROVIDER_CONTEXT_WINDOW
     )
 
@@ -70,10 +70,12 @@ def test_a_model_string_names_its_kind(model: str, kind: str) -> None:
 
 def test_every_registered_kind_implements_the_protocol(tmp_path: Any) -> None:
     settings = ProviderSettings(log_dir=str(tmp_path))
-    for kind in KINDS:
+    assert set(BUILTIN_KINDS) <= set(kinds())
+    for kind in kinds():
         api = api_class(kind)(settings)
         assert api.name == kind
-        for method in ("preflight", "endpoint", "complete", "capabilities", "classify", "close"):
+        for method in ("preflight", "ready", "run_params", "endpoint", "send", "cost",
+                       "capabilities", "classify", "close"):  # fmt: skip
             assert callable(getattr(api, method))
     providers = Providers(settings)
     assert isinstance(providers.for_model("local/gemma3-270m"), LocalAPI)
@@ -100,3 +102,58 @@ def test_the_local_kind_refuses_an_unknown_local_model() -> None:
 
     with pytest.raises(UnknownNameError, match="local model"):
         LocalAPI(ProviderSettings()).preflight("local/nope", "none")
+
+
+def test_the_builtin_kinds_are_toolbenchs_own_entry_points() -> None:
+    """One list: the ``toolbench.providers`` group of pyproject.toml is BUILTIN_KINDS."""
+    import tomllib
+    from pathlib import Path
+
+    data = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    group = data["project"]["entry-points"]["toolbench.providers"]
+    assert sorted(group) == sorted(BUILTIN_KINDS)
+
+
+def test_a_broken_plugin_kind_is_skipped_with_one_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from importlib.metadata import EntryPoint
+
+    from toolbench.providers import registry
+
+    eps = [
+        EntryPoint(
+            "litellm", "toolbench.providers.litellm_api:LiteLLMAPI", registry.ENTRY_POINT_GROUP
+        ),
+        EntryPoint("local", "toolbench.providers.local_api:LocalAPI", registry.ENTRY_POINT_GROUP),
+        EntryPoint("broken", "no_such_module_toolbench:Kind", registry.ENTRY_POINT_GROUP),
+        EntryPoint("notakind", "toolbench.providers.base:Endpoint", registry.ENTRY_POINT_GROUP),
+    ]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    registry.reload_kinds()
+    try:
+        assert sorted(registry.kinds()) == ["litellm", "local"]
+        warned = [r.getMessage() for r in caplog.records]
+        assert any("'broken'" in m and "ModuleNotFoundError" in m for m in warned)
+        assert any("'notakind'" in m and "no send" in m for m in warned)
+        assert kind_of("local/gemma3-270m") == "local"
+    finally:
+        registry.reload_kinds()
+
+
+def test_a_stale_install_without_the_builtin_kinds_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolbench.providers import registry
+
+    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    registry.reload_kinds()
+    try:
+        with pytest.raises(
+            registry.StaleInstallError,
+            match=r"^provider kinds litellm, local are not registered.*pip install -e \.$",
+        ):
+            registry.kinds()
+    finally:
+        monkeypatch.undo()
+        registry.reload_kinds()

@@ -10,9 +10,16 @@ from tests.support.fake_openai import FakeOpenAI
 from toolbench.cassettes import recordable, reply_fault
 from toolbench.errors import InfraError
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers.litellm_api import Endpoint, complete, retry_after
+from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ProviderSettings
+from toolbench.providers.call import call
+from toolbench.providers.litellm_api import LiteLLMAPI, retry_after
 
 REQ = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
+
+
+async def complete(ep: Endpoint, req: RenderedRequest, seed: int) -> Completion:
+    """One plain request through the shared call and the LiteLLM kind."""
+    return await call(LiteLLMAPI(ProviderSettings()), CompletionRequest(ep, req, seed))
 
 
 def test_a_hung_local_generation_fails_at_once_and_replaces_the_server() -> None:

@@ -106,7 +106,7 @@ def test_a_local_server_that_fails_does_not_stop_the_other_models(
     code = "print('error: out of memory'); raise SystemExit(1)"
     monkeypatch.setattr(local.LlamaServer, "command", lambda self: [sys.executable, "-c", code])
     monkeypatch.setattr(local, "server_available", lambda: True)
-    monkeypatch.setattr("toolbench.runner.run.check_ready", lambda models: None)
+    monkeypatch.setattr("toolbench.providers.local_api.check_ready", lambda models: None)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
     with FakeOpenAI() as fake:
         rc = run_cli([

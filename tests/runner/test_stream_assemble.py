@@ -10,7 +10,7 @@ from toolbench import codes
 from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import split_stream, with_stream
-from toolbench.streaming.assemble import Assembler
+from toolbench.providers.readers.chat import Assembler
 from toolbench.streaming.sse import Framing, RawChunk
 
 
@@ -191,19 +191,6 @@ def test_event_guard(case: str, framing: Framing, parts: list[bytes], fault: str
         pass
     got = None if clock.fault is None else clock.fault.code
     assert got == fault
-
-
-@pytest.mark.parametrize(
-    ("model", "usage"),
-    [("openai/gpt-4o-mini", True), ("anthropic/claude-3-5-haiku-latest", False)],
-)
-def test_stream_options_only_where_the_provider_takes_them(model: str, usage: bool) -> None:
-    from toolbench.providers.base import Endpoint
-    from toolbench.streaming.complete import stream_args
-
-    args = stream_args(Endpoint(model))
-    assert args["stream"] is True
-    assert ("stream_options" in args) is usage
 
 
 def test_streamed_reasoning_is_assembled_and_goes_back_with_the_calls() -> None:

@@ -81,26 +81,31 @@ def test_record_then_replay_is_equal(fake: FakeOpenAI, tmp_path: Path, scenario_
         assert again.latency_s == first.latency_s
 
 
-def test_streamed_turns_go_through_the_provider_kinds_stream_method(
+def test_streamed_turns_go_through_the_provider_kinds_send(
     fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A streamed trial sends each turn with ``ModelAPI.stream`` of the kind that
-    ``endpoint_for`` returned (not by calling the LiteLLM module directly)."""
-    from toolbench.providers.base import CompletionRequest
+    """Every turn, plain or streamed, is sent by ``ModelAPI.send`` of the kind that
+    ``endpoint_for`` returned (the shared call, not the LiteLLM module directly); a
+    streamed one with ``stream`` and the usage asked."""
+    from toolbench.providers.base import Endpoint
     from toolbench.providers.litellm_api import LiteLLMAPI
 
-    seen: list[tuple[bool, int]] = []
-    real = LiteLLMAPI.stream
+    seen: list[tuple[bool, Any, Any]] = []
+    real = LiteLLMAPI.send
 
-    async def spy(self: LiteLLMAPI, request: CompletionRequest) -> Any:
-        seen.append((request.endpoint.api_base == fake.base_url, request.turn))
-        return await real(self, request)
+    async def spy(self: LiteLLMAPI, endpoint: Endpoint, request: dict[str, Any]) -> Any:
+        seen.append((endpoint.api_base == fake.base_url, request.get("stream"),
+                     request.get("stream_options")))  # fmt: skip
+        return await real(self, endpoint, request)
 
-    monkeypatch.setattr(LiteLLMAPI, "stream", spy)
+    monkeypatch.setattr(LiteLLMAPI, "send", spy)
     fake.enqueue(NATIVE_CALL, "No call.", NATIVE_CALL, "No call.")
     rc = _run(fake, tmp_path, scenario_file, "run", "--formats", "native", "--stream", "both")
     assert rc == 0
-    assert seen == [(True, 0), (True, 0)]  # the two streamed trials only, one turn each
+    usage = {"include_usage": True}
+    assert sorted(seen, key=str) == sorted(
+        [(True, None, None)] * 2 + [(True, True, usage)] * 2, key=str
+    )  # two plain trials and two streamed ones, one turn each
     rec = _by_key(tmp_path / "run")
     measured = rec[("native:stream", "weather")].scores
     assert measured is not None and measured.get("ttft_ms") is not None

@@ -1,16 +1,15 @@
-"""What every provider kind offers the runner: the :class:`ModelAPI` protocol and its types.
+"""What every provider kind offers: the :class:`ModelAPI` protocol (transport only) and
+the types of the shared call.
 
-In the spirit of inspect_ai's ``ModelAPI``: one object per provider kind (LiteLLM, the
-embedded local models), picked by name through :mod:`.registry`. The runner asks it for
-an :class:`Endpoint` per model, sends each request with :meth:`ModelAPI.complete`, and
-reads what a model takes from :meth:`ModelAPI.capabilities`. A provider's exception is
-turned into a typed :data:`Decision` by :meth:`ModelAPI.classify`: ask again, leave a
-parameter out, or fail the trial as an infrastructure or a model-side fault.
-
-Streaming: :meth:`ModelAPI.stream` takes the same :class:`CompletionRequest` (its
-``exchange`` the trial's SSE cassette) and returns the assembled completion with the
-turn's stream record (deltas and their arrival offsets). The names ``Endpoint``,
-``Completion``, ``build_request`` and ``classify`` are stable on purpose.
+In the spirit of inspect_ai's ``ModelAPI`` (``generate`` / ``should_retry``): a kind
+sends one request, plain or streamed, and returns what came back
+(:meth:`ModelAPI.send`), says what a fault means (:meth:`ModelAPI.classify`: ask
+again, leave a parameter out, fail the trial as an infrastructure or a model-side
+fault) and what a model takes (:meth:`ModelAPI.capabilities`). Everything around the
+send is the shared call's (:func:`toolbench.providers.call.call`), the same for every
+kind and for plain and streamed requests: attempts, retries, the total deadline,
+parameter dropping, the record/replay hook, the provider's time. Kinds register through
+the entry-point group ``toolbench.providers`` (:mod:`.registry`).
 """
 
 from __future__ import annotations
@@ -66,6 +65,8 @@ class Completion:
     """The reply came from a cassette, not from the provider."""
     adaptations: list[str] = field(default_factory=list)
     """What a server's adaptation changed in the request sent (a note on the trial)."""
+    stream: StreamTurn | None = None
+    """A streamed request's record: its deltas with their offsets, timings and issues."""
 
 
 class Exchange(Protocol):
@@ -89,6 +90,40 @@ class Exchange(Protocol):
     def remember_key(self, key: str) -> None:
         """Record ``key`` with the exchange that just went live and was recorded."""
         ...
+
+
+class StreamFaultLike(Protocol):
+    """A fault the framing guard saw in the bytes (``infra.stream_*``)."""
+
+    code: str
+
+
+class StreamClock(Protocol):
+    """What the cassette layer saw of a streamed body as it passed (or was replayed)."""
+
+    path: str
+    last_ms: float | None
+    """The offset of the last raw chunk read: what the next chunk is stamped with."""
+    fault: Any
+    """A :class:`StreamFaultLike` when the framing failed (cut off, bad or oversized
+    event), else None."""
+    framing: str | None
+    events: int
+    carried: set[str]
+    chat_chunks: bool
+    """The events were OpenAI ``chat.completion.chunk`` events."""
+    raw_events: list[tuple[Any, float | None]]
+    """Those events as decoded from the bytes, with their offsets."""
+
+
+class StreamExchange(Exchange, Protocol):
+    """The trial's cassette of a streamed trial: its clock, and ``commit`` once the
+    stream was read whole (what failed is never kept)."""
+
+    clock: Any
+    """The :class:`StreamClock` of the exchange in flight."""
+
+    def commit(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -227,9 +262,12 @@ class ProviderSettings:
 
 
 class ModelAPI(Protocol):
-    """One provider kind. Implementations: :mod:`.litellm_api`, :mod:`.local_api`."""
+    """One provider kind: transport only. Implementations register by entry point
+    (``toolbench.providers``): :mod:`.litellm_api`, :mod:`.local_api`."""
 
     name: str
+    prefixes: tuple[str, ...]
+    """Model-string prefixes this kind claims (``local/``); () for the default kind."""
     width: int | None
     """Requests at once across every model of this kind (the embedded models share the
     machine's cores: 1); None: ``--concurrency`` per model."""
@@ -239,28 +277,38 @@ class ModelAPI(Protocol):
         exit 2), before the first call of a run."""
         ...
 
+    def ready(self, models: list[str]) -> None:
+        """Before the first trial of a run that calls ``models`` live: refuse what cannot
+        serve them (a missing server binary or model file: a ``UserError``, exit 2)."""
+        ...
+
+    def run_params(self) -> dict[str, Any]:
+        """This kind's settings a run's trials depend on (recorded in ``run.json``)."""
+        ...
+
     async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
         """Where to send ``model``'s requests (``live`` False: a replay, no server)."""
         ...
 
-    async def complete(self, request: CompletionRequest) -> Completion:
-        """Send one request (retrying transient faults); raise typed errors otherwise."""
+    async def send(self, endpoint: Endpoint, request: dict[str, Any]) -> Any:
+        """Send ``request`` once (no retry). Plain: an OpenAI chat completion (an object
+        or a dict with ``choices[0].message`` and ``usage``). With ``stream: True`` in the
+        request: an async iterator of ``chat.completion.chunk`` chunks. Raises what the
+        transport raised; :meth:`classify` tells what it means."""
         ...
 
-    async def stream(self, request: CompletionRequest) -> tuple[Completion, StreamTurn]:
-        """Send one request with ``stream=True`` and read it delta by delta (same retries
-        and classification as :meth:`complete`): the assembled completion and the turn's
-        stream record. ``request.exchange`` is the trial's SSE cassette
-        (:class:`~toolbench.streaming.sse.SseTrialCassette`); a broken stream raises a
-        typed ``infra.stream_*`` :class:`Fault`."""
+    def cost(self, response: Any) -> float | None:
+        """The price of a plain ``response`` (or an assembled one, as a dict); None when
+        not known."""
         ...
 
     def capabilities(self, model: str) -> Capabilities:
-        """What ``model`` takes (decides which parameters are sent)."""
+        """What ``model`` (the endpoint's model string) takes: which parameters, whether
+        ``provider_specific_fields`` go back (decides what is sent)."""
         ...
 
-    def classify(self, error: BaseException) -> Decision:
-        """What a fault raised by this kind's calls means for the trial."""
+    def classify(self, error: BaseException, request: dict[str, Any] | None = None) -> Fault:
+        """What a fault raised by :meth:`send` means (its :meth:`Fault.decision`)."""
         ...
 
     def close(self) -> None:

@@ -1,6 +1,9 @@
-"""The LiteLLM provider kind: any provider LiteLLM speaks, with bounded retries for
-transient faults, faults classified by LiteLLM's exception classes, and replay at the
-provider boundary.
+"""The LiteLLM provider kind: any provider LiteLLM speaks, as transport: it sends a
+request (plain or streamed, :meth:`LiteLLMAPI.send`), classifies a fault by LiteLLM's
+exception classes (:func:`classify`), tells what a model takes from LiteLLM's tables and
+prices a reply. Attempts, retries and reading the reply are the shared call's
+(:mod:`toolbench.providers.call`). This module also holds the replay at the provider
+boundary (moving to the cassette layer).
 
 LiteLLM is imported lazily (about 4 s) and only after two environment switches are set:
 ``DISABLE_AIOHTTP_TRANSPORT`` (its aiohttp transport would bypass the cassettes, which
@@ -18,37 +21,23 @@ completion) takes the full path through LiteLLM, which refuses what was not reco
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import hashlib
 import json
 import os
-import random
-import re
-import time
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
-
 from toolbench import codes
 from toolbench.cassettes.match import echo_equivalent
-from toolbench.errors import (
-    CassetteMissingError,
-    InfraError,
-    MissingApiKeyError,
-    UnsupportedError,
-    UserError,
-)
-from toolbench.formats.base import Format, ModelReply, RenderedRequest
+from toolbench.errors import MissingApiKeyError, UserError
+from toolbench.formats.base import Format, RenderedRequest
 from toolbench.providers.base import (
     DEFAULT_TIMEOUT_S,
     Capabilities,
     Completion,
-    CompletionRequest,
-    Decision,
     Endpoint,
     Exchange,
     Fault,
@@ -56,36 +45,16 @@ from toolbench.providers.base import (
     WireRequest,
 )
 from toolbench.providers.capabilities import (
-    MAX_STOP,
     NO_KEY,
-    filter_params,
     invents_call_ids,
     keyless,
     provider_of,
     reads_echo_extras,
 )
+from toolbench.providers.reply import read_reply as _reply
+from toolbench.providers.request import adaptations
 from toolbench.redaction import redact_error
-from toolbench.results import Attempt, RequestParams, StreamTurn
-
-__all__ = [
-    "DEFAULT_TIMEOUT_S", "MAX_STOP", "Completion", "Endpoint", "Fault", "build_request",
-    "classify", "complete",
-]  # fmt: skip
-RETRIES = 4
-"""Transient faults (429, 5xx, connection errors, malformed 2xx bodies) are asked again
-up to this many times: at most five attempts per exchange."""
-TIMEOUT_RETRIES = 1
-"""A request that timed out is asked again once only: a hung server costs at most two
-timeouts per exchange, not five."""
-DEADLINE_GRACE_S = 0.25
-"""How long past ``--timeout`` a plain request may run before the total deadline cuts
-it, so that a silent server is still reported by httpx's per-read timeout."""
-TIMEOUT_CODES = frozenset({codes.INFRA_TIMEOUT, codes.INFRA_STREAM_STALLED})
-"""Faults that spent the whole deadline: a plain timeout and a stream that stalled."""
-BACKOFF_S = 0.5
-RETRY_AFTER_CAP_S = 60.0
-"""The longest ``Retry-After`` toolbench waits. A server asking for more is not asked
-again before then: the trial fails at once (``infra.rate_limited``)."""
+from toolbench.results import Attempt, RequestParams
 
 _litellm: ModuleType | None = None
 
@@ -139,86 +108,6 @@ def warm() -> None:
             importlib.import_module(name)
         except Exception:  # a module another version lacks: nothing to warm
             continue
-
-
-ECHO_DROPPED = ("provider_specific_fields",)
-"""Fields LiteLLM adds to a reply's message that are not part of the chat API: echoed
-back in the next turn to an OpenAI-compatible API, Mistral's refuses the request (422 on
-unknown fields). Providers whose LiteLLM transformation reads them (Gemini's thought
-signatures, Anthropic's and Bedrock's blocks) get them back
-(:func:`~toolbench.providers.capabilities.reads_echo_extras`)."""
-
-
-def _echo_safe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``messages`` with LiteLLM's own fields taken out of echoed assistant messages."""
-    out = []
-    for m in messages:
-        if (
-            isinstance(m, dict)
-            and m.get("role") == "assistant"
-            and any(k in m for k in ECHO_DROPPED)
-        ):
-            m = {k: v for k, v in m.items() if k not in ECHO_DROPPED}
-        out.append(m)
-    return out
-
-
-NULL_CONTENT_ADAPTATION = (
-    'adaptation: echoed assistant messages with content null were sent with content "" '
-    "(llama-server's chat templates fail on a null content)"
-)
-"""The note a trial carries when its server's adaptation changed an echoed message."""
-
-
-def _null_content_as_empty(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {**m, "content": ""}
-        if isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
-        else m
-        for m in messages
-    ]
-
-
-def adaptations(
-    endpoint: Endpoint, request: dict[str, Any], rendered: RenderedRequest
-) -> list[str]:
-    """What a server's adaptation changed in this request (recorded on the trial)."""
-    if not endpoint.null_content_as_empty:
-        return []
-    changed = any(
-        isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
-        for m in rendered.messages
-    )
-    return [NULL_CONTENT_ADAPTATION] if changed else []
-
-
-def build_request(
-    endpoint: Endpoint, rendered: RenderedRequest, seed: int
-) -> tuple[dict[str, Any], RequestParams]:
-    """The exact request parameters handed to LiteLLM (and recorded in results), and
-    the record of the sampling parameters asked, sent and dropped (by the model's
-    capabilities, :mod:`.capabilities`)."""
-    messages = list(rendered.messages)
-    if not reads_echo_extras(endpoint.model, endpoint.api_base):
-        messages = _echo_safe(messages)
-    if endpoint.null_content_as_empty:
-        messages = _null_content_as_empty(messages)
-    req: dict[str, Any] = {"model": endpoint.model, "messages": messages}
-    asked: dict[str, Any] = {}
-    if rendered.stop:
-        asked["stop"] = list(rendered.stop)
-    if rendered.tools:
-        req["tools"] = rendered.tools
-        if rendered.tool_choice is not None:
-            req["tool_choice"] = rendered.tool_choice
-    asked.update({"temperature": 0, "seed": seed})
-    asked.update(endpoint.model_params)
-    sent, record = filter_params(endpoint.model, asked, endpoint.api_base)
-    if "stop" in sent:
-        req["stop"] = sent.pop("stop")
-    req.update(sent)
-    req.update(endpoint.params)
-    return req, record
 
 
 def retry_after(exc: BaseException) -> float | None:
@@ -290,7 +179,7 @@ def classify(
     client = (lm.AuthenticationError, lm.PermissionDeniedError, lm.NotFoundError,
               lm.BadRequestError)  # fmt: skip
     if isinstance(exc, client):
-        return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
+        return Fault(codes.INFRA_CLIENT_ERROR, text, False, status, param=_param(exc))
     # Not one of LiteLLM's classes (another layer's exception): by its HTTP status.
     if status == 408:
         return Fault(codes.INFRA_TIMEOUT, text, True, status)
@@ -299,7 +188,7 @@ def classify(
     if status is not None and status >= 500:
         return Fault(codes.INFRA_SERVER_ERROR, text, True, status, retry_after(exc))
     if status is not None and 400 <= status < 500:
-        return Fault(codes.INFRA_CLIENT_ERROR, text, False, status)
+        return Fault(codes.INFRA_CLIENT_ERROR, text, False, status, param=_param(exc))
     return Fault(codes.INFRA_ERROR, text, False, status)
 
 
@@ -365,247 +254,6 @@ def _cost(resp: Any, lm: ModuleType) -> float | None:
         return float(value)
     except (TypeError, ValueError):
         return None
-
-
-def _rejects_stop(exc: BaseException, lm: ModuleType) -> bool:
-    """A 400 naming ``stop`` as its parameter (the model takes no stop sequences)."""
-    return isinstance(exc, lm.BadRequestError) and _param(exc) == "stop"
-
-
-_INVENTED_ID = re.compile(
-    r"call_[0-9a-f]{28}|(?:call_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-)
-"""The ids LiteLLM 1.106 makes up: ``call_<uuid4 hex[:28]>`` (Gemini), ``call_<uuid4>`` or
-a bare uuid4 (Ollama)."""
-THOUGHT_SEPARATOR = "__thought__"
-"""LiteLLM's ``THOUGHT_SIGNATURE_SEPARATOR``: a Gemini call id carries its thought
-signature after it (LiteLLM reads it back from there on the next turn), kept as is."""
-
-
-def _stable_ids(calls: list[dict[str, Any]]) -> None:
-    """Replace the call ids LiteLLM made up by ids derived from the calls themselves.
-
-    The provider sent none (:func:`~toolbench.providers.capabilities.invents_call_ids`), so
-    the id is not part of the exchange; a random one would make every replay of the
-    trial differ from its recording. Ids a provider did send are left alone.
-    (Re-apply with the provider layer of toolbench/providers/ at merge.)
-    """
-    for i, tc in enumerate(calls):
-        cid = tc.get("id")
-        if not isinstance(cid, str):
-            continue
-        head, sep, signature = cid.partition(THOUGHT_SEPARATOR)
-        if _INVENTED_ID.fullmatch(head):
-            fn = tc.get("function") or {}
-            text = json.dumps([i, fn.get("name"), fn.get("arguments")], sort_keys=True)
-            tc["id"] = f"call_{hashlib.sha256(text.encode()).hexdigest()[:24]}{sep}{signature}"
-
-
-def _reply(resp: Any, stable_ids: bool = False) -> ModelReply:
-    choices = getattr(resp, "choices", None)
-    if not choices or getattr(choices[0], "message", None) is None:
-        raise Fault(codes.INFRA_BAD_REPLY, "a chat completion without choices[0].message", True)
-    choice = choices[0]
-    msg = choice.message
-    raw = msg.model_dump(exclude_none=True)
-    # A call-only message comes back with ``content: null``; dumping without None values
-    # would drop the key. It goes back as the model sent it: null, never "" (LiteLLM's
-    # Anthropic conversion turns "" into a text block the model never wrote). The one
-    # server that needs "" gets it by its own adaptation (:func:`build_request`).
-    if "content" not in raw:
-        raw["content"] = None
-    tool_calls = [tc.model_dump(exclude_none=True) for tc in (msg.tool_calls or [])]
-    if stable_ids:
-        _stable_ids(tool_calls)
-        _stable_ids(raw.get("tool_calls") or [])
-    return ModelReply(
-        text=msg.content or "",
-        tool_calls=tool_calls,
-        finish_reason=choice.finish_reason,
-        raw_message=raw,
-    )
-
-
-def _provider_s(exchange: Exchange | None) -> float | None:
-    """The provider's time of the attempt just made (None: replayed, or not seen)."""
-    if exchange is None or exchange.last_replayed or exchange.last_provider_s is None:
-        return None
-    return round(exchange.last_provider_s, 4)
-
-
-def _backoff(attempt: int) -> float:
-    return float(BACKOFF_S * 2 ** (attempt - 1) * (1 + random.random()))
-
-
-async def complete(
-    endpoint: Endpoint,
-    rendered: RenderedRequest,
-    seed: int,
-    exchange: Exchange | None = None,
-    attempts: list[Attempt] | None = None,
-    turn: int = 0,
-    call: Callable[[dict[str, Any], float], Awaitable[Any]] | None = None,
-    request_extra: dict[str, Any] | None = None,
-) -> Completion:
-    """Call the model once, retrying transient faults; raise typed errors otherwise.
-
-    Each attempt is appended to ``attempts``. Retries (tenacity) wait ``Retry-After``
-    when the server sends one (a wait over :data:`RETRY_AFTER_CAP_S` fails the trial at
-    once), else exponential backoff with jitter. A fault replayed from a cassette is
-    not retried: the replay would answer the same. ``exchange`` is the trial's
-    cassette: it tells a replay gap and a malformed body apart from other errors, and
-    forgets a recorded 4xx that the trial did not act on. ``call`` replaces
-    ``litellm.acompletion`` (the streamed completion, :mod:`toolbench.streaming`, given
-    the request and the attempt's ``time.monotonic()`` deadline; it may raise a
-    :class:`Fault` itself, which is settled, counted and retried like a classified
-    exception) and ``request_extra`` is added to the request sent. Each attempt, plain or
-    streamed, must complete within ``endpoint.timeout_s`` (a total deadline).
-    """
-    lm = litellm()
-    log: list[Attempt] = [] if attempts is None else attempts
-    request, params = build_request(endpoint, rendered, seed)
-    request.update(request_extra or {})
-    # A streamed request is recorded as server-sent events (toolbench.streaming), not
-    # as a JSON body: the boundary replay answers plain requests only.
-    if exchange is not None and call is None and _generic_openai(endpoint):
-        answered = replay_at_boundary(endpoint, request, params, exchange, log, turn, lm, rendered)
-        if answered is not None:
-            return answered
-    warm()  # LiteLLM's first-call imports happen before the first deadline starts
-    state: dict[str, Any] = {"request": request, "timeouts": 0}
-    extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
-    if endpoint.api_base:
-        extra["api_base"] = endpoint.api_base
-    if endpoint.api_key:
-        extra["api_key"] = endpoint.api_key
-
-    async def once() -> tuple[Any, float]:
-        n = sum(1 for a in log if a.turn == turn) + 1
-        t0 = time.perf_counter()
-        # The whole response, plain or streamed, within --timeout (httpx's timeout bounds
-        # each read, so a server dripping bytes would otherwise never time out).
-        deadline = time.monotonic() + endpoint.timeout_s
-        if exchange is not None:
-            exchange.last_provider_s = None
-        try:
-            try:
-                kwargs = {**state["request"], **extra}
-                if call is None:
-                    # httpx's own timeout answers a silent server first (LiteLLM's
-                    # Timeout); the total deadline catches a server that drips bytes.
-                    total = endpoint.timeout_s + DEADLINE_GRACE_S
-                    resp = await asyncio.wait_for(lm.acompletion(**kwargs), total)
-                else:
-                    resp = await call(kwargs, deadline)
-            except CassetteMissingError:
-                raise
-            except Fault as f:
-                raise _settle(f) from None
-            except TimeoutError:
-                fault = Fault(codes.INFRA_TIMEOUT, "the response did not complete", True)
-                raise _settle(fault) from None
-            except Exception as exc:
-                raise _fault(exc) from None
-            reply_fault = exchange.last_fault if exchange is not None else None
-            if reply_fault is not None:
-                raise Fault(codes.INFRA_BAD_REPLY, reply_fault, True, None)
-            _reply(resp)  # raises a Fault on a reply without a message
-        except Fault as f:
-            replayed = exchange is not None and exchange.last_replayed
-            if replayed and f.code != codes.PROVIDER_STOP_REJECTED:
-                f.retryable = False  # a replay answers the same; a changed request may not
-            log.append(Attempt(turn=turn, n=n, outcome="fail", error_code=f.code,
-                               http_status=f.status, error=f.message[:300],
-                               provider_s=_provider_s(exchange)))  # fmt: skip
-            raise
-        replayed = exchange is not None and exchange.last_replayed
-        took = _provider_s(exchange)
-        if took is None and not replayed:  # no cassette saw the exchange: the call's time
-            took = round(time.perf_counter() - t0, 4)
-        log.append(Attempt(turn=turn, n=n, outcome="ok", provider_s=took))
-        if exchange is not None and not replayed:
-            exchange.remember_key(request_key(state["request"]))
-        return resp, took or 0.0
-
-    def _fault(exc: Exception) -> Exception:
-        if exchange is not None and exchange.unmatched:
-            return CassetteMissingError(str(exc))
-        request = state["request"]
-        if "stop" in request and _rejects_stop(exc, lm):
-            # Some models refuse `stop` (reasoning models, some gateways): send the turn
-            # without it; the recorded request says so by lacking it.
-            state["request"] = {k: v for k, v in request.items() if k != "stop"}
-            params.sent = [p for p in params.sent if p != "stop"]
-            params.dropped["stop"] = "the model refused it (HTTP 400 naming stop); asked again"
-            return Fault(codes.PROVIDER_STOP_REJECTED, "stop rejected: asked again without it",
-                         True, getattr(exc, "status_code", None), retry_after=0.0)  # fmt: skip
-        fault = classify(exc, lm, exchange, request)
-        if fault.kind in ("unsupported", "model"):
-            # Kept in the cassette: the trial acts on it, and a replay answers the same.
-            return UnsupportedError(fault.message, fault.code)
-        return _settle(fault)
-
-    def _settle(fault: Fault) -> Fault:
-        """What every failed attempt goes through, plain or streamed: a timeout (a stall
-        is one) counts against :data:`TIMEOUT_RETRIES` and replaces a hung local server;
-        a fault not asked again drops what the cassette kept provisionally."""
-        if fault.code in TIMEOUT_CODES:
-            state["timeouts"] += 1
-            if endpoint.on_timeout is not None:
-                endpoint.on_timeout()  # a hung local server is replaced, not asked again
-                fault.retryable = False
-            if fault.code == codes.INFRA_TIMEOUT:
-                fault.message = f"timed out after {endpoint.timeout_s:g}s: {fault.message}"
-        if exchange is not None and not fault.retryable:
-            exchange.forget_last()  # a refusal nobody acted on is not the model's reply
-        return fault
-
-    def stop(rs: RetryCallState) -> bool:
-        exc = rs.outcome.exception() if rs.outcome is not None else None
-        if not isinstance(exc, Fault):
-            return True
-        if exc.code in TIMEOUT_CODES and state["timeouts"] > TIMEOUT_RETRIES:
-            return True
-        if exc.retry_after is not None and exc.retry_after > RETRY_AFTER_CAP_S:
-            cap = RETRY_AFTER_CAP_S
-            exc.message += f" (server asked to wait {exc.retry_after:.0f}s; cap {cap:.0f}s)"
-            return True
-        return rs.attempt_number > RETRIES
-
-    def wait(rs: RetryCallState) -> float:
-        exc = rs.outcome.exception() if rs.outcome is not None else None
-        if isinstance(exc, Fault) and exc.retry_after is not None:
-            return min(exc.retry_after, RETRY_AFTER_CAP_S)
-        return _backoff(rs.attempt_number)
-
-    async def before_sleep(rs: RetryCallState) -> None:
-        last = log[-1]
-        last.outcome = "retry"
-        last.wait_s = round(rs.next_action.sleep if rs.next_action else 0.0, 3)
-
-    retrying = AsyncRetrying(
-        retry=retry_if_exception(lambda e: isinstance(e, Fault) and e.retryable),
-        stop=stop, wait=wait, before_sleep=before_sleep, sleep=asyncio.sleep, reraise=True,
-    )  # fmt: skip
-    try:
-        resp: Any
-        latency: float
-        resp, latency = await retrying(once)
-    except Fault as f:
-        raise InfraError(f.message, f.code) from None
-    usage = getattr(resp, "usage", None)
-    return Completion(
-        reply=_reply(resp, invents_call_ids(endpoint.model, endpoint.api_base)),
-        request=state["request"],
-        latency_s=latency,
-        prompt_tokens=getattr(usage, "prompt_tokens", None),
-        completion_tokens=getattr(usage, "completion_tokens", None),
-        cost=_priced_cost(resp, lm),
-        attempts=sum(1 for a in log if a.turn == turn),
-        params=params,
-        replayed=exchange is not None and exchange.last_replayed,
-        adaptations=adaptations(endpoint, state["request"], rendered),
-    )
 
 
 # ---------------------------------------------------------------- replay at the boundary
@@ -700,6 +348,18 @@ def replay_at_boundary(
     )  # fmt: skip
 
 
+def boundary_replay(
+    endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
+    exchange: Exchange, log: list[Attempt], turn: int, rendered: RenderedRequest,
+) -> Completion | None:  # fmt: skip
+    """The shared call's record/replay hook (:mod:`toolbench.providers.call`): the
+    plain reply the cassette holds for ``request``, for models LiteLLM reads with its
+    generic OpenAI conversion; None: the full path runs (it replays, records or refuses)."""
+    if not _generic_openai(endpoint):
+        return None
+    return replay_at_boundary(endpoint, request, params, exchange, log, turn, litellm(), rendered)
+
+
 def _priced_cost(resp: Any, lm: ModuleType) -> float | None:
     """:func:`_cost`, asked once per response model name that has no price.
 
@@ -734,10 +394,30 @@ REPLAY_KEY = "toolbench-replay"
 """A placeholder key for replays: provider SDKs refuse to start without one."""
 
 
+async def send(endpoint: Endpoint, request: dict[str, Any]) -> Any:
+    """``litellm.acompletion`` once: no retries of its own (the shared call retries), the
+    endpoint's address, key and per-read timeout."""
+    extra: dict[str, Any] = {"max_retries": 0, "timeout": endpoint.timeout_s}
+    if endpoint.api_base:
+        extra["api_base"] = endpoint.api_base
+    if endpoint.api_key:
+        extra["api_key"] = endpoint.api_key
+    return await litellm().acompletion(**request, **extra)
+
+
+def response_cost(response: Any) -> float | None:
+    """LiteLLM's price of a reply (an assembled streamed one comes as a dict)."""
+    lm = litellm()
+    if isinstance(response, dict):
+        response = lm.ModelResponse(**response)
+    return _priced_cost(response, lm)
+
+
 class LiteLLMAPI:
     """Any provider LiteLLM speaks (``anthropic/...``, ``gemini/...``, ``openai/...``)."""
 
     name = "litellm"
+    prefixes: tuple[str, ...] = ()
     width: int | None = None
 
     def __init__(self, settings: ProviderSettings) -> None:
@@ -754,6 +434,12 @@ class LiteLLMAPI:
         if env and not (api_base and env.endswith("_API_BASE")):
             raise MissingApiKeyError(f"model {model} needs {env} in the environment")
 
+    def ready(self, models: list[str]) -> None:
+        return None  # a remote provider: its key is checked by preflight
+
+    def run_params(self) -> dict[str, Any]:
+        return {}
+
     async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
         api_base = self.settings.api_base_for(model)
         if live:
@@ -764,25 +450,23 @@ class LiteLLMAPI:
         timeout = self.settings.timeout_s or DEFAULT_TIMEOUT_S
         return Endpoint(model, api_base, key, timeout_s=timeout)
 
-    async def complete(self, request: CompletionRequest) -> Completion:
-        return await complete(request.endpoint, request.rendered, request.seed,
-                              request.exchange, request.attempts, request.turn)  # fmt: skip
+    async def send(self, endpoint: Endpoint, request: dict[str, Any]) -> Any:
+        return await send(endpoint, request)
 
-    async def stream(self, request: CompletionRequest) -> tuple[Completion, StreamTurn]:
-        from toolbench.streaming.complete import stream_request  # above this layer; lazy
-
-        return await stream_request(request)
+    def cost(self, response: Any) -> float | None:
+        return response_cost(response)
 
     def capabilities(self, model: str) -> Capabilities:
         return litellm_capabilities(model, self.settings.api_base_for(model))
 
-    def classify(self, error: BaseException) -> Decision:
-        return classify(error, litellm(), None).decision()
+    def classify(self, error: BaseException, request: dict[str, Any] | None = None) -> Fault:
+        return classify(error, litellm(), None, request)
 
     def close(self) -> None:
         return None
 
 
+@lru_cache(maxsize=256)
 def litellm_capabilities(model: str, api_base: str | None) -> Capabilities:
     """What LiteLLM's tables say ``model`` takes (None where they cannot tell)."""
     lm = litellm()

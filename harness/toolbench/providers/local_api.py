@@ -10,24 +10,17 @@ Local models share this machine's cores, so the runner gives them one request at
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 # The cassette layer records the server's address as this placeholder; a replay sends
 # its requests there, never to a real port.
 from toolbench.cassettes import LOCAL_BASE
 from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
-from toolbench.providers.base import (
-    Capabilities,
-    Completion,
-    CompletionRequest,
-    Decision,
-    Endpoint,
-    ProviderSettings,
-)
-from toolbench.providers.litellm_api import classify, complete, litellm, warm
+from toolbench.providers.base import Capabilities, Endpoint, Fault, ProviderSettings
+from toolbench.providers.litellm_api import classify, litellm, response_cost, send, warm
 from toolbench.providers.local_models import LOCAL_MODELS
-from toolbench.providers.local_server import LocalServerPool
-from toolbench.results import StreamTurn
+from toolbench.providers.local_server import LocalServerPool, check_ready
 
 LOCAL_KEY = "toolbench-local"
 LOCAL_MAX_TOKENS = 256
@@ -41,6 +34,7 @@ class LocalAPI:
     """The embedded models (``local/smollm2-135m``, ``local/gemma3-270m``)."""
 
     name = "local"
+    prefixes: tuple[str, ...] = ("local/",)
     width: int | None = 1
     """Requests at once across every local model: each server uses every core."""
 
@@ -51,6 +45,12 @@ class LocalAPI:
     def preflight(self, model: str, record: str) -> None:
         if model not in LOCAL_MODELS:
             raise UnknownNameError("local model", model, LOCAL_MODELS)
+
+    def ready(self, models: list[str]) -> None:
+        check_ready(models)  # the server binary runs and each model's file is whole
+
+    def run_params(self) -> dict[str, Any]:
+        return {"local_max_tokens": self.settings.max_tokens or LOCAL_MAX_TOKENS}
 
     async def endpoint(self, model: str, fmt: Format, live: bool) -> Endpoint:
         alias = LOCAL_MODELS[model].alias
@@ -66,21 +66,19 @@ class LocalAPI:
             null_content_as_empty=True,
         )  # fmt: skip
 
-    async def complete(self, request: CompletionRequest) -> Completion:
-        return await complete(request.endpoint, request.rendered, request.seed,
-                              request.exchange, request.attempts, request.turn)  # fmt: skip
+    async def send(self, endpoint: Endpoint, request: dict[str, Any]) -> Any:
+        # llama-server speaks OpenAI chat: LiteLLM's OpenAI route sends it.
+        return await send(endpoint, request)
 
-    async def stream(self, request: CompletionRequest) -> tuple[Completion, StreamTurn]:
-        from toolbench.streaming.complete import stream_request  # above this layer; lazy
-
-        return await stream_request(request)
+    def cost(self, response: Any) -> float | None:
+        return response_cost(response)  # no price: None, asked once per model name
 
     def capabilities(self, model: str) -> Capabilities:
         # Native calls: llama-server --jinja renders tools through the chat template.
         return Capabilities(params=LOCAL_PARAMS, function_calling=True)
 
-    def classify(self, error: BaseException) -> Decision:
-        return classify(error, litellm(), None).decision()
+    def classify(self, error: BaseException, request: dict[str, Any] | None = None) -> Fault:
+        return classify(error, litellm(), None, request)
 
     def close(self) -> None:
         self.pool.stop_all()

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from toolbench import __version__
@@ -52,10 +52,8 @@ from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import expand_stream
 from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
 from toolbench.providers.llama_server import server_chat_template
-from toolbench.providers.local_api import LOCAL_MAX_TOKENS
-from toolbench.providers.local_models import DEFAULT_MODELS, is_local
-from toolbench.providers.local_server import check_ready
-from toolbench.providers.registry import Providers, api_class, kind_of
+from toolbench.providers.local_models import DEFAULT_MODELS
+from toolbench.providers.registry import DEFAULT_KIND, Providers, api_class, kind_of, kinds
 from toolbench.redaction import redact, redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult
 from toolbench.runner.compact import compact
@@ -227,7 +225,7 @@ def _reported_templates(models: Sequence[str], cfg: RunConfig) -> dict[str, str]
     template = server_chat_template(cfg.api_base)
     if template is None:
         return {}
-    return {m: template for m in models if not is_local(m)}
+    return {m: template for m in models if kind_of(m) == DEFAULT_KIND}
 
 
 def _check_options(cfg: RunConfig) -> None:
@@ -395,10 +393,11 @@ def _plan(
                         )
                     )  # fmt: skip
     if cfg.record != "none":
-        live = {s.model for s in specs
-                if is_local(s.model) and (cfg.record == "all" or not s.cassette.is_file())}
-        if live:
-            check_ready(sorted(live))
+        live = {s.model for s in specs if cfg.record == "all" or not s.cassette.is_file()}
+        settings = ProviderSettings(api_base=cfg.api_base, max_tokens=cfg.max_tokens)
+        for kind in sorted({kind_of(m) for m in live}):
+            # Each kind refuses what cannot serve its live models (a server binary, a file).
+            api_class(kind)(settings).ready(sorted(m for m in live if kind_of(m) == kind))
     if shard is not None:
         shard = shard.model_copy(update={"trials": in_shard})
     return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock,
@@ -460,11 +459,19 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         cassette_api_base=cassette_api_base(cfg.api_base) if cfg.api_base else None,
         cassette_dir=str(cfg.cassette_dir),
         params={"temperature": 0, "concurrency": cfg.concurrency,
-                "local_max_tokens": cfg.max_tokens or LOCAL_MAX_TOKENS,
-                "timeout_s": cfg.timeout_s, "budget_s": cfg.budget_s},
+                **_kind_params(cfg), "timeout_s": cfg.timeout_s, "budget_s": cfg.budget_s},
         environment={"python": sys.version.split()[0], "platform": platform.platform(),
                      "toolbench": __version__, "litellm": _version("litellm")},
     )  # fmt: skip
+
+
+def _kind_params(cfg: RunConfig) -> dict[str, Any]:
+    """What every registered provider kind records of the run (``local_max_tokens``)."""
+    settings = ProviderSettings(api_base=cfg.api_base, max_tokens=cfg.max_tokens)
+    out: dict[str, Any] = {}
+    for make in kinds().values():
+        out.update(make(settings).run_params())
+    return out
 
 
 def _version(package: str) -> str:

@@ -2,10 +2,11 @@
 
 The conversation itself (render, parse, scripted results, the turn limit, the retry
 after a parse error) is :mod:`toolbench.engine`; this module gives it a ``complete`` that
-goes through the trial's cassette to the provider (a streamed format's, ``xml:stream``:
-its SSE cassette and the provider kind's ``stream``), stores the effective settings on
-the trial, and scores it with them and the run's marker set (:func:`score_trial`; a
-streamed trial's measurements are a registered scorer's, :mod:`toolbench.scoring.stream`).
+goes through the trial's cassette and the shared call (:func:`toolbench.providers.call.call`)
+to the provider kind (a streamed format's, ``xml:stream``: its SSE cassette, sent
+streamed), stores the effective settings on the trial, and scores it with them and the
+run's marker set (:func:`score_trial`; a streamed trial's measurements are a registered
+scorer's, :mod:`toolbench.scoring.stream`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from toolbench.errors import (
 from toolbench.formats.base import Format, RenderedRequest
 from toolbench.formats.streamed import is_streamed, split_stream
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
+from toolbench.providers.call import call
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
@@ -131,9 +133,8 @@ async def _conversation(
 
     async def send(req: RenderedRequest, turn: int) -> Exchange:
         before = tc.played()
-        done: Completion = await api.complete(
-            CompletionRequest(endpoint, req, seed, tc, attempts, turn=turn)
-        )
+        request = CompletionRequest(endpoint, req, seed, tc, attempts, turn)
+        done: Completion = await call(api, request)
         merge_params(base, done.params)
         note_adaptations(base, done)
         replayed = tc.played() > before
@@ -258,8 +259,8 @@ async def _drive(
 async def _drive_streamed(
     spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
 ) -> list[TurnRecord]:
-    """A streamed trial's conversation through its SSE cassette, each turn sent by the
-    provider kind's :meth:`~toolbench.providers.base.ModelAPI.stream`; each turn keeps
+    """A streamed trial's conversation through its SSE cassette, each turn sent streamed
+    by the shared call; each turn keeps
     its stream record (deltas and offsets)."""
     seed = BASE_SEED + spec.sample
     with use_sse_cassette(spec.cassette, spec.record) as tc:
@@ -269,14 +270,14 @@ async def _drive_streamed(
         async def send(req: RenderedRequest, turn: int) -> Exchange:
             before = tc.played()
             request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
-            done, record = await api.stream(request)
+            done = await call(api, request, stream=True)
             merge_params(base, done.params)
             note_adaptations(base, done)
             latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
             return Exchange(
                 reply=done.reply, request=done.request, latency_s=latency,
                 prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
-                cost=done.cost, stream=record,
+                cost=done.cost, stream=done.stream,
             )  # fmt: skip
 
         try:

@@ -40,7 +40,6 @@ from toolbench.cassettes.match import echo_equivalent
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import secret_values
-from toolbench.streaming.assemble import Assembler
 
 SSE_CASSETTE_VERSION = 1
 MAX_EVENT_BYTES = 1_000_000
@@ -279,9 +278,9 @@ class _EventGuard:
         if not isinstance(data, dict):
             return
         self.clock.carried.update(k for k in CARRIERS if data.get(k))
+        self.clock.raw_events.append((data, self.clock.last_ms))
         if isinstance(data.get("choices"), list):
             self.clock.chat_chunks = True
-            self.clock.raw.feed(data, self.clock.last_ms)
 
     def close(self) -> None:
         """The body ended: a partial line left over means the stream was cut off."""
@@ -315,8 +314,9 @@ class Clock:
         """The :data:`CARRIERS` some event held with a value."""
         self.chat_chunks = False
         """The stream carried OpenAI ``chat.completion.chunk`` events (with ``choices``)."""
-        self.raw = Assembler()
-        """Those events assembled as the server sent them. LiteLLM repairs a delta
+        self.raw_events: list[tuple[Any, float | None]] = []
+        """The JSON events as the server sent them, with their offsets, for the protocol
+        readers (:mod:`toolbench.providers.readers`). LiteLLM repairs a delta
         sequence on the way (it drops a call without id, makes up a ``finish_reason``,
         renumbers indices), so the broken sequences are read from the bytes."""
 

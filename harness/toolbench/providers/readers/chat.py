@@ -1,10 +1,14 @@
-"""Assembling a streamed chat completion: text deltas and tool-call deltas into one reply.
+"""The OpenAI chat stream reader: ``chat.completion.chunk`` deltas into one reply.
 
 An application that streams has to do this itself: OpenAI-style servers send each tool
 call in pieces (``index``, then ``id`` and ``function.name`` once, then ``arguments`` in
-fragments), and a reasoning model its ``reasoning_content`` before its answer. The
-assembled reply is an ordinary assistant message (reasoning included, so that it goes
-back with the calls), scored by the same scorers as a non-streamed one; what went wrong
+fragments), and a reasoning model its ``reasoning_content`` before its answer. LiteLLM's
+translation of other providers adds ``thinking_blocks`` (Anthropic: thinking text in
+pieces, then its ``signature``; a ``redacted_thinking`` block whole) and a tool call's
+``provider_specific_fields`` (Gemini's ``thought_signature``, also carried in the call id
+after ``__thought__``). The assembled reply is an ordinary assistant message holding all
+of it, so that what the model returned goes back with its calls unaltered, scored by the
+same scorers as a non-streamed one; what went wrong
 on the way is a typed ``stream.*`` issue: a call without id or name, an index gap (after
 the first call's index, which may not be 0), arguments that never become valid JSON,
 text content between the pieces of one call, a stream that ends without ``finish_reason``.
@@ -36,6 +40,8 @@ class _Call:
     name: str = ""
     args: list[str] = field(default_factory=list)
     last_ms: float = 0.0
+    extras: dict[str, Any] = field(default_factory=dict)
+    """The call's ``provider_specific_fields`` (Gemini's ``thought_signature``)."""
 
 
 @dataclass
@@ -55,11 +61,15 @@ class Assembled:
     last_ms: float | None
     usage: dict[str, int] = field(default_factory=dict)
     reasoning: str = ""
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    """Anthropic's thinking blocks as LiteLLM exposes them, each with its signature."""
 
     def message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
         if self.reasoning:
             msg["reasoning_content"] = self.reasoning
+        if self.thinking_blocks:
+            msg["thinking_blocks"] = [dict(b) for b in self.thinking_blocks]
         if self.tool_calls:
             msg["tool_calls"] = self.tool_calls
         return msg
@@ -77,6 +87,9 @@ class Assembler:
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.reasoning: list[str] = []
+        self.blocks: list[dict[str, Any]] = []
+        """Thinking blocks: a thinking fragment extends the last block until that block
+        has its signature; a redacted block comes whole."""
         """``reasoning_content`` deltas (DeepSeek's reasoner, LiteLLM's translation of
         thinking): part of what the model said, echoed back with its calls."""
         self.deltas: list[TimedDelta] = []
@@ -115,6 +128,8 @@ class Assembler:
         thought = _get(delta, "reasoning_content")
         if isinstance(thought, str) and thought:
             self.reasoning.append(thought)
+        for block in _get(delta, "thinking_blocks") or ():
+            self._thinking(block)
         text = _get(delta, "content")
         if isinstance(text, str) and text:
             self.parts.append(text)
@@ -125,6 +140,24 @@ class Assembler:
                 self._text_since_call = True
         for tc in _get(delta, "tool_calls") or ():
             self._tool_delta(tc, offset)
+
+    def _thinking(self, block: Any) -> None:
+        kind = _get(block, "type")
+        if kind == "redacted_thinking":
+            data = _get(block, "data")
+            self.blocks.append({"type": kind, "data": data if isinstance(data, str) else ""})
+            return
+        if kind != "thinking":
+            return
+        text, signature = _get(block, "thinking"), _get(block, "signature")
+        last = self.blocks[-1] if self.blocks else None
+        if last is None or last["type"] != "thinking" or last.get("signature"):
+            last = {"type": "thinking", "thinking": ""}
+            self.blocks.append(last)
+        if isinstance(text, str):
+            last["thinking"] += text
+        if isinstance(signature, str) and signature:
+            last["signature"] = signature
 
     def _tool_delta(self, tc: Any, offset: float) -> None:
         if tc is None or isinstance(tc, str | int | float | bool | list):
@@ -160,6 +193,9 @@ class Assembler:
         args = _get(fn, "arguments") if fn is not None else None
         if isinstance(args, str) and args:
             call.args.append(args)
+        extras = _get(tc, "provider_specific_fields")
+        if isinstance(extras, dict):
+            call.extras.update(extras)
         call.last_ms = offset
         self._text_since_call = False
 
@@ -182,10 +218,13 @@ class Assembler:
                     codes.STREAM_ARGS_INVALID,
                     f"tool call {index} ({c.name}): arguments are not JSON ({args[:60]!r})",
                 )
-            calls.append({
+            call: dict[str, Any] = {
                 "id": c.id or f"call_stream_{index}", "type": "function",
                 "function": {"name": c.name, "arguments": args},
-            })  # fmt: skip
+            }  # fmt: skip
+            if c.extras:
+                call["provider_specific_fields"] = dict(c.extras)
+            calls.append(call)
         if self.finish is None:
             self._issue(codes.STREAM_NO_FINISH, "the stream ended without a finish_reason")
         first = self.calls[min(self.calls)] if self.calls else None
@@ -194,4 +233,5 @@ class Assembler:
             issues=list(self.issues), deltas=list(self.deltas), first_token_ms=self.first_token,
             first_call_ms=self.first_call, call_complete_ms=first.last_ms if first else None,
             last_ms=self.last, usage=dict(self.usage), reasoning="".join(self.reasoning),
+            thinking_blocks=[dict(b) for b in self.blocks],
         )  # fmt: skip

@@ -1,0 +1,253 @@
+"""The one call every request goes through, plain or streamed, whatever its kind.
+
+A kind only sends (:meth:`~toolbench.providers.base.ModelAPI.send`) and says what a
+fault means (:meth:`~toolbench.providers.base.ModelAPI.classify`); this module owns
+what is around the send, the same for every kind and for both modes: the request built
+once (:mod:`.request`, parameters filtered by the kind's capabilities), the replay
+hook at the boundary (one call site), attempts and retries (tenacity: ``Retry-After``
+honoured up to :data:`RETRY_AFTER_CAP_S`, else exponential backoff with jitter), a
+total deadline per attempt (``--timeout`` bounds the whole response, streamed or not),
+dropping a ``stop`` the model refused, the provider's time, and reading the reply
+(:mod:`.reply` whole, :mod:`.streamed` and :mod:`.readers` delta by delta).
+
+A fault replayed from a cassette is not retried: the replay would answer the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+
+from toolbench import codes
+from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
+from toolbench.providers.base import (
+    Completion,
+    CompletionRequest,
+    Exchange,
+    Fault,
+    ModelAPI,
+    StreamExchange,
+)
+from toolbench.providers.capabilities import invents_call_ids
+from toolbench.providers.reply import read_reply
+from toolbench.providers.request import adaptations, build_request
+from toolbench.providers.streamed import as_completion, read_stream, stream_record
+from toolbench.redaction import redact_error
+from toolbench.results import Attempt
+
+RETRIES = 4
+"""Transient faults (429, 5xx, connection errors, malformed 2xx bodies) are asked again
+up to this many times: at most five attempts per exchange."""
+TIMEOUT_RETRIES = 1
+"""A request that timed out is asked again once only: a hung server costs at most two
+timeouts per exchange, not five."""
+DEADLINE_GRACE_S = 0.25
+"""How long past ``--timeout`` a plain request may run before the total deadline cuts
+it, so that a silent server is still reported by httpx's per-read timeout."""
+TIMEOUT_CODES = frozenset({codes.INFRA_TIMEOUT, codes.INFRA_STREAM_STALLED})
+"""Faults that spent the whole deadline: a plain timeout and a stream that stalled."""
+BACKOFF_S = 0.5
+RETRY_AFTER_CAP_S = 60.0
+"""The longest ``Retry-After`` toolbench waits. A server asking for more is not asked
+again before then: the trial fails at once (``infra.rate_limited``)."""
+
+
+def _provider_s(exchange: Exchange | None) -> float | None:
+    """The provider's time of the attempt just made (None: replayed, or not seen)."""
+    if exchange is None or exchange.last_replayed or exchange.last_provider_s is None:
+        return None
+    return round(exchange.last_provider_s, 4)
+
+
+def _backoff(attempt: int) -> float:
+    return float(BACKOFF_S * 2 ** (attempt - 1) * (1 + random.random()))
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
+
+
+async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) -> Completion:
+    """Send one request of a trial through ``api`` and read its reply; raise typed
+    errors (:class:`InfraError`, :class:`UnsupportedError`, :class:`CassetteMissingError`)
+    otherwise. Every attempt is appended to ``request.attempts``. ``stream``: send with
+    ``stream=True`` and read the reply delta by delta (``request.exchange`` is then the
+    trial's streamed cassette); the completion carries the turn's stream record."""
+    endpoint, exchange, turn = request.endpoint, request.exchange, request.turn
+    log: list[Attempt] = [] if request.attempts is None else request.attempts
+    caps = api.capabilities(endpoint.model)
+    sent, params = build_request(endpoint, request.rendered, request.seed, caps.echo_extras)
+    if stream:
+        # Usage asked of every stream: LiteLLM forwards ``stream_options`` only to the
+        # providers that take it, and without it drops the usage every other provider
+        # sends (Anthropic's message_delta, Gemini's usageMetadata, Ollama's counts).
+        sent.update(stream=True, stream_options={"include_usage": True})
+    elif exchange is not None:
+        # The record/replay hook: a plain request the cassette holds is answered from it.
+        from toolbench.providers.litellm_api import boundary_replay
+
+        answered = boundary_replay(endpoint, sent, params, exchange, log, turn, request.rendered)
+        if answered is not None:
+            return answered
+    if stream and exchange is None:
+        raise TypeError("a streamed request needs the trial's streamed cassette")
+    state: dict[str, Any] = {"request": sent, "timeouts": 0, "assembled": None}
+
+    async def send(kwargs: dict[str, Any], deadline: float) -> Any:
+        if not stream:
+            # httpx's own timeout answers a silent server first (the kind's timeout);
+            # the total deadline catches a server that drips bytes.
+            total = endpoint.timeout_s + DEADLINE_GRACE_S
+            return await asyncio.wait_for(api.send(endpoint, kwargs), total)
+        try:
+            chunks = await asyncio.wait_for(api.send(endpoint, kwargs), _left(deadline))
+        except TimeoutError:
+            raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
+        tc: StreamExchange = exchange  # type: ignore[assignment]
+        done = await read_stream(chunks, tc, deadline, endpoint.timeout_s)
+        state["assembled"] = done
+        return as_completion(done, str(kwargs.get("model")))
+
+    async def once() -> tuple[Any, float]:
+        n = sum(1 for a in log if a.turn == turn) + 1
+        t0 = time.perf_counter()
+        # The whole response, plain or streamed, within --timeout (httpx's timeout bounds
+        # each read, so a server dripping bytes would otherwise never time out).
+        deadline = time.monotonic() + endpoint.timeout_s
+        if exchange is not None:
+            exchange.last_provider_s = None
+        try:
+            try:
+                resp = await send(state["request"], deadline)
+            except CassetteMissingError:
+                raise
+            except Fault as f:
+                raise _settle(f) from None
+            except TimeoutError:
+                fault = Fault(codes.INFRA_TIMEOUT, "the response did not complete", True)
+                raise _settle(fault) from None
+            except Exception as exc:
+                raise _fault(exc) from None
+            reply_fault = exchange.last_fault if exchange is not None else None
+            if reply_fault is not None:
+                raise Fault(codes.INFRA_BAD_REPLY, reply_fault, True, None)
+            read_reply(resp)  # raises a Fault on a reply without a message
+        except Fault as f:
+            replayed = exchange is not None and exchange.last_replayed
+            if replayed and f.code != codes.PROVIDER_STOP_REJECTED:
+                f.retryable = False  # a replay answers the same; a changed request may not
+            log.append(Attempt(turn=turn, n=n, outcome="fail", error_code=f.code,
+                               http_status=f.status, error=f.message[:300],
+                               provider_s=_provider_s(exchange)))  # fmt: skip
+            raise
+        replayed = exchange is not None and exchange.last_replayed
+        took = _provider_s(exchange)
+        if took is None and not replayed:  # no cassette saw the exchange: the call's time
+            took = round(time.perf_counter() - t0, 4)
+        log.append(Attempt(turn=turn, n=n, outcome="ok", provider_s=took))
+        if exchange is not None and not replayed:
+            from toolbench.providers.litellm_api import request_key
+
+            exchange.remember_key(request_key(state["request"]))
+        return resp, took or 0.0
+
+    def _fault(exc: Exception) -> Exception:
+        if exchange is not None and exchange.unmatched:
+            return CassetteMissingError(str(exc))
+        sent_now = state["request"]
+        bad_body = exchange.last_fault if exchange is not None else None
+        if bad_body is not None and not bad_body.startswith("HTTP "):
+            # A 2xx whose body is not a reply: the sender reports it as some other error.
+            text = f"{type(exc).__name__}: {redact_error(str(exc)[:20_000])[:500]}"
+            status = getattr(exc, "status_code", None)
+            return _settle(Fault(codes.INFRA_BAD_REPLY, f"{bad_body}: {text}", True,
+                                 status if isinstance(status, int) else None))  # fmt: skip
+        fault = api.classify(exc, sent_now)
+        if "stop" in sent_now and fault.status == 400 and fault.param == "stop":
+            # Some models refuse `stop` (reasoning models, some gateways): send the turn
+            # without it; the recorded request says so by lacking it.
+            state["request"] = {k: v for k, v in sent_now.items() if k != "stop"}
+            params.sent = [p for p in params.sent if p != "stop"]
+            params.dropped["stop"] = "the model refused it (HTTP 400 naming stop); asked again"
+            return Fault(codes.PROVIDER_STOP_REJECTED, "stop rejected: asked again without it",
+                         True, fault.status, retry_after=0.0)  # fmt: skip
+        if fault.kind in ("unsupported", "model"):
+            # Kept in the cassette: the trial acts on it, and a replay answers the same.
+            return UnsupportedError(fault.message, fault.code)
+        return _settle(fault)
+
+    def _settle(fault: Fault) -> Fault:
+        """What every failed attempt goes through, plain or streamed: a timeout (a stall
+        is one) counts against :data:`TIMEOUT_RETRIES` and replaces a hung local server;
+        a fault not asked again drops what the cassette kept provisionally."""
+        if fault.code in TIMEOUT_CODES:
+            state["timeouts"] += 1
+            if endpoint.on_timeout is not None:
+                endpoint.on_timeout()  # a hung local server is replaced, not asked again
+                fault.retryable = False
+            if fault.code == codes.INFRA_TIMEOUT:
+                fault.message = f"timed out after {endpoint.timeout_s:g}s: {fault.message}"
+        if exchange is not None and not fault.retryable:
+            exchange.forget_last()  # a refusal nobody acted on is not the model's reply
+        return fault
+
+    def stop(rs: RetryCallState) -> bool:
+        exc = rs.outcome.exception() if rs.outcome is not None else None
+        if not isinstance(exc, Fault):
+            return True
+        if exc.code in TIMEOUT_CODES and state["timeouts"] > TIMEOUT_RETRIES:
+            return True
+        if exc.retry_after is not None and exc.retry_after > RETRY_AFTER_CAP_S:
+            cap = RETRY_AFTER_CAP_S
+            exc.message += f" (server asked to wait {exc.retry_after:.0f}s; cap {cap:.0f}s)"
+            return True
+        return rs.attempt_number > RETRIES
+
+    def wait(rs: RetryCallState) -> float:
+        exc = rs.outcome.exception() if rs.outcome is not None else None
+        if isinstance(exc, Fault) and exc.retry_after is not None:
+            return min(exc.retry_after, RETRY_AFTER_CAP_S)
+        return _backoff(rs.attempt_number)
+
+    async def before_sleep(rs: RetryCallState) -> None:
+        last = log[-1]
+        last.outcome = "retry"
+        last.wait_s = round(rs.next_action.sleep if rs.next_action else 0.0, 3)
+
+    retrying = AsyncRetrying(
+        retry=retry_if_exception(lambda e: isinstance(e, Fault) and e.retryable),
+        stop=stop, wait=wait, before_sleep=before_sleep, sleep=asyncio.sleep, reraise=True,
+    )  # fmt: skip
+    try:
+        resp: Any
+        latency: float
+        resp, latency = await retrying(once)
+    except Fault as f:
+        raise InfraError(f.message, f.code) from None
+    usage = resp.get("usage") if isinstance(resp, dict) else getattr(resp, "usage", None)
+    reply = read_reply(resp, invents_call_ids(endpoint.model, endpoint.api_base))
+    done = Completion(
+        reply=reply,
+        request=state["request"],
+        latency_s=latency,
+        prompt_tokens=_get(usage, "prompt_tokens"),
+        completion_tokens=_get(usage, "completion_tokens"),
+        cost=api.cost(resp),
+        attempts=sum(1 for a in log if a.turn == turn),
+        params=params,
+        replayed=exchange is not None and exchange.last_replayed,
+        adaptations=adaptations(endpoint, state["request"], request.rendered),
+    )
+    if stream:
+        assembled = state["assembled"]
+        done.reply.finish_reason = assembled.finish_reason
+        done.stream = stream_record(assembled)
+    return done
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)

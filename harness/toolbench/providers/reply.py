@@ -1,0 +1,84 @@
+"""A plain (whole) reply read into a :class:`~toolbench.formats.base.ModelReply`.
+
+Every kind hands the shared call an OpenAI chat completion (LiteLLM's ``ModelResponse``
+or the same shape as a dict); this is the one place it is read. The message is kept as
+the model sent it (``content: null`` stays null; reasoning, thinking blocks and thought
+signatures stay on the raw message, which is what goes back in the next turn).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from toolbench import codes
+from toolbench.formats.base import ModelReply
+from toolbench.providers.base import Fault
+
+_INVENTED_ID = re.compile(
+    r"call_[0-9a-f]{28}|(?:call_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
+"""The ids LiteLLM 1.106 makes up: ``call_<uuid4 hex[:28]>`` (Gemini), ``call_<uuid4>`` or
+a bare uuid4 (Ollama)."""
+THOUGHT_SEPARATOR = "__thought__"
+"""LiteLLM's ``THOUGHT_SIGNATURE_SEPARATOR``: a Gemini call id carries its thought
+signature after it (LiteLLM reads it back from there on the next turn), kept as is."""
+
+
+def stable_ids(calls: list[dict[str, Any]]) -> None:
+    """Replace the call ids LiteLLM made up by ids derived from the calls themselves.
+
+    The provider sent none (:func:`~toolbench.providers.capabilities.invents_call_ids`), so
+    the id is not part of the exchange; a random one would make every replay of the
+    trial differ from its recording. Ids a provider did send are left alone.
+    """
+    for i, tc in enumerate(calls):
+        cid = tc.get("id")
+        if not isinstance(cid, str):
+            continue
+        head, sep, signature = cid.partition(THOUGHT_SEPARATOR)
+        if _INVENTED_ID.fullmatch(head):
+            fn = tc.get("function") or {}
+            text = json.dumps([i, fn.get("name"), fn.get("arguments")], sort_keys=True)
+            tc["id"] = f"call_{hashlib.sha256(text.encode()).hexdigest()[:24]}{sep}{signature}"
+
+
+def _dump(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, dict):
+        return {k: v for k, v in obj.items() if v is not None}
+    dumped: dict[str, Any] = obj.model_dump(exclude_none=True)
+    return dumped
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def read_reply(resp: Any, stable: bool = False) -> ModelReply:
+    """``choices[0].message`` of a chat completion as a :class:`ModelReply`; a completion
+    without one is an unreadable reply (``infra.bad_reply``, a :class:`Fault`)."""
+    choices = _get(resp, "choices")
+    if not choices or _get(choices[0], "message") is None:
+        raise Fault(codes.INFRA_BAD_REPLY, "a chat completion without choices[0].message", True)
+    choice = choices[0]
+    msg = _get(choice, "message")
+    raw = _dump(msg)
+    # A call-only message comes back with ``content: null``; dumping without None values
+    # would drop the key. It goes back as the model sent it: null, never "" (LiteLLM's
+    # Anthropic conversion turns "" into a text block the model never wrote). The one
+    # server that needs "" gets it by its own adaptation (:mod:`.request`).
+    if "content" not in raw:
+        raw["content"] = None
+    tool_calls = [_dump(tc) for tc in (_get(msg, "tool_calls") or [])]
+    if stable:
+        stable_ids(tool_calls)
+        stable_ids(raw.get("tool_calls") or [])
+    content = _get(msg, "content")
+    return ModelReply(
+        text=content if isinstance(content, str) else "",
+        tool_calls=tool_calls,
+        finish_reason=_get(choice, "finish_reason"),
+        raw_message=raw,
+    )

@@ -1,0 +1,120 @@
+"""The request a trial's turn sends, built once for every kind, plain or streamed.
+
+What the model said goes back unaltered: LiteLLM's own ``provider_specific_fields`` are
+taken out of echoed assistant messages only for providers that would refuse them, and a
+server's adaptation (llama-server's empty content) is applied here and recorded on the
+trial (:func:`adaptations`). The sampling parameters are filtered by what the model takes
+(:mod:`.capabilities`), and the record says what was asked, sent and dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolbench.formats.base import RenderedRequest
+from toolbench.providers.base import Endpoint
+from toolbench.providers.capabilities import filter_params
+from toolbench.results import RequestParams
+
+ECHO_DROPPED = ("provider_specific_fields",)
+"""Fields LiteLLM adds to a reply's message that are not part of the chat API: echoed
+back in the next turn to an OpenAI-compatible API, Mistral's refuses the request (422 on
+unknown fields). Providers whose LiteLLM transformation reads them (Gemini's thought
+signatures, Anthropic's and Bedrock's blocks) get them back
+(:attr:`~toolbench.providers.base.Capabilities.echo_extras`)."""
+
+
+CALL_DROPPED = ("index",)
+"""A delta field LiteLLM leaves on the calls of a whole message it translated (Cohere's,
+Anthropic's, Gemini's replies): not what the model said, and a provider that takes the
+message as it is (Cohere v2) would get it. Providers whose transformation rebuilds the
+message (the echo-extras readers) ignore it."""
+
+
+def _call_safe(calls: Any) -> Any:
+    if not isinstance(calls, list) or not any(
+        isinstance(c, dict) and any(k in c for k in CALL_DROPPED) for c in calls
+    ):
+        return calls
+    return [
+        {k: v for k, v in c.items() if k not in CALL_DROPPED} if isinstance(c, dict) else c
+        for c in calls
+    ]
+
+
+def _echo_safe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with LiteLLM's own fields taken out of echoed assistant messages."""
+    out = []
+    for m in messages:
+        if isinstance(m, dict) and m.get("role") == "assistant":
+            if any(k in m for k in ECHO_DROPPED):
+                m = {k: v for k, v in m.items() if k not in ECHO_DROPPED}
+            calls = m.get("tool_calls")
+            safe = _call_safe(calls)
+            if safe is not calls:
+                m = {**m, "tool_calls": safe}
+        out.append(m)
+    return out
+
+
+NULL_CONTENT_ADAPTATION = (
+    'adaptation: echoed assistant messages with content null were sent with content "" '
+    "(llama-server's chat templates fail on a null content)"
+)
+"""The note a trial carries when its server's adaptation changed an echoed message."""
+
+
+def _null_content_as_empty(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {**m, "content": ""}
+        if isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
+        else m
+        for m in messages
+    ]
+
+
+def adaptations(
+    endpoint: Endpoint, request: dict[str, Any], rendered: RenderedRequest
+) -> list[str]:
+    """What a server's adaptation changed in this request (recorded on the trial)."""
+    if not endpoint.null_content_as_empty:
+        return []
+    changed = any(
+        isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
+        for m in rendered.messages
+    )
+    return [NULL_CONTENT_ADAPTATION] if changed else []
+
+
+def build_request(
+    endpoint: Endpoint, rendered: RenderedRequest, seed: int, echo_extras: bool | None = None
+) -> tuple[dict[str, Any], RequestParams]:
+    """The exact request parameters handed to the kind (and recorded in results), and
+    the record of the sampling parameters asked, sent and dropped (by the model's
+    capabilities, :mod:`.capabilities`). ``echo_extras``: the kind's
+    :attr:`~toolbench.providers.base.Capabilities.echo_extras` (None: LiteLLM's tables)."""
+    messages = list(rendered.messages)
+    if echo_extras is None:
+        from toolbench.providers.capabilities import reads_echo_extras
+
+        echo_extras = reads_echo_extras(endpoint.model, endpoint.api_base)
+    if not echo_extras:
+        messages = _echo_safe(messages)
+    if endpoint.null_content_as_empty:
+        messages = _null_content_as_empty(messages)
+    req: dict[str, Any] = {"model": endpoint.model, "messages": messages}
+    asked: dict[str, Any] = {}
+    if rendered.stop:
+        asked["stop"] = list(rendered.stop)
+    if rendered.tools:
+        req["tools"] = rendered.tools
+        if rendered.tool_choice is not None:
+            req["tool_choice"] = rendered.tool_choice
+    asked.update({"temperature": 0, "seed": seed})
+    asked.update(endpoint.model_params)
+    sent, record = filter_params(endpoint.model, asked, endpoint.api_base)
+    if "stop" in sent:
+        req["stop"] = sent.pop("stop")
+    req.update(sent)
+    req.update(endpoint.params)
+    return req, record

@@ -1,0 +1,157 @@
+"""Reading a streamed reply inside the shared call: chunk by chunk under the attempt's
+deadline, stamped with the cassette clock's offsets, assembled by the protocol reader.
+
+The kind's transport returns an async iterator of chat completion chunks (LiteLLM's
+translation of any provider's stream); this module reads it and turns what goes wrong
+into typed faults the shared call (:mod:`.call`) settles and retries like a plain
+request's: a stream cut off, a bad event, an oversized event (the framing guard of the
+cassette layer reports them on its clock), a stream not finished by the deadline
+(``infra.stream_stalled``), a stream the sender could not decode or that carried nothing
+(``infra.bad_reply``, never ``ok``). OpenAI-shaped streams are assembled from the events
+as the bytes carried them (the clock's ``raw_events``), other providers' from the
+chunks LiteLLM yields.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from toolbench import codes
+from toolbench.cassettes import stream_fault
+from toolbench.formats.base import ParseIssue
+from toolbench.providers.base import Fault, StreamExchange
+from toolbench.providers.readers import cohere
+from toolbench.providers.readers.chat import Assembled, Assembler
+from toolbench.redaction import redact_error, redact_pieces
+from toolbench.results import StreamTurn, TimedText
+
+ARRIVED_CHARS = 2000
+"""How much of what arrived before a stream failed is kept in the trial's message."""
+
+
+def left(deadline: float) -> float:
+    """Seconds until the attempt's deadline (never negative)."""
+    return max(0.0, deadline - time.monotonic())
+
+
+def _wire(tc: StreamExchange) -> Assembler | None:
+    """The reply assembled from the events as the bytes carried them, by the protocol's
+    own reader: OpenAI chat chunks (LiteLLM repairs broken delta sequences on the way,
+    which would hide them) and Cohere v2 events (which LiteLLM misreads); None for the
+    other protocols, whose chunks LiteLLM translates."""
+    events = tc.clock.raw_events
+    if tc.clock.chat_chunks:
+        asm = Assembler()
+        for data, offset in events:
+            if isinstance(data, dict) and isinstance(data.get("choices"), list):
+                asm.feed(data, offset)
+        return asm
+    if cohere.speaks(events):
+        return cohere.assemble(events)
+    return None
+
+
+def _arrived(asm: Assembler) -> str:
+    text = "".join(asm.parts)
+    calls = ", ".join(
+        f"{c.name or '?'}({''.join(c.args)[:200]})" for _, c in sorted(asm.calls.items())
+    )
+    what = f"text {text[:ARRIVED_CHARS]!r}" + (f", calls {calls}" if calls else "")
+    return f"{len(asm.deltas)} text delta(s) arrived: {what}"
+
+
+async def read_stream(
+    chunks: AsyncIterator[Any], tc: StreamExchange, deadline: float, timeout_s: float
+) -> Assembled:
+    """Every chunk of one streamed attempt, assembled; a typed :class:`Fault` when the
+    stream failed or carried no reply (the cassette keeps it only when it did not). The
+    stream is closed however the attempt ends, so its connection is released before the
+    next attempt (a stream left open after a failure kept it)."""
+    try:
+        return await _read(chunks, tc, deadline, timeout_s)
+    finally:
+        close = getattr(chunks, "aclose", None)
+        if close is not None:
+            # Closing what already failed or ended: nothing more to learn from it.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(close(), CLOSE_S)
+
+
+CLOSE_S = 1.0
+"""How long closing a stream may take (a stalled server's connection is dropped)."""
+
+
+async def _read(
+    chunks: AsyncIterator[Any], tc: StreamExchange, deadline: float, timeout_s: float
+) -> Assembled:
+    asm = Assembler()
+
+    def seen() -> Assembler:
+        return _wire(tc) or asm
+
+    it = chunks.__aiter__()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(it.__anext__(), left(deadline))
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise Fault(
+                codes.INFRA_STREAM_STALLED,
+                f"the stream did not end within the {timeout_s:g}s deadline; "
+                f"{_arrived(seen())}", True,
+            ) from None  # fmt: skip
+        except Exception as exc:
+            fault = tc.clock.fault
+            if fault is None:
+                # The server said 200 and sent bytes the sender cannot read: no 500.
+                raise Fault(
+                    codes.INFRA_BAD_REPLY,
+                    f"a stream LiteLLM could not read ({type(exc).__name__}: "
+                    f"{redact_error(str(exc)[:2000])[:300]}); {_arrived(seen())}",
+                    True, 200,
+                ) from None  # fmt: skip
+            raise Fault(fault.code, f"{fault}; {_arrived(seen())}", True) from None
+        asm.feed(chunk, tc.clock.last_ms)
+    clock = tc.clock
+    if clock.fault is not None:
+        raise Fault(clock.fault.code, f"{clock.fault}; {_arrived(seen())}", True)
+    empty = (
+        stream_fault(clock.path, clock.events, clock.carried, clock.chat_chunks)
+        if clock.framing not in (None, "lines")  # a framing read: its events judged
+        else None
+    )
+    if empty is not None:
+        raise Fault(codes.INFRA_BAD_REPLY, empty, True, 200)
+    tc.commit()
+    return seen().close()
+
+
+def as_completion(done: Assembled, model: str) -> dict[str, Any]:
+    """The assembled reply in the shape of a plain chat completion (read by
+    :func:`~toolbench.providers.reply.read_reply` like any other)."""
+    usage = None
+    if "completion_tokens" in done.usage:
+        p, c = done.usage.get("prompt_tokens", 0), done.usage["completion_tokens"]
+        usage = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+    choice = {"index": 0, "finish_reason": done.finish_reason or "stop",
+              "message": done.message()}  # fmt: skip
+    return {"choices": [choice], "usage": usage, "model": model}
+
+
+def stream_record(done: Assembled) -> StreamTurn:
+    """The turn's stream record: its text deltas with their offsets (a key split over two
+    deltas is in no delta alone: redacted over their joined text), its timings, and what
+    broke in the delta sequence (``stream.*``)."""
+    texts = redact_pieces([d.text for d in done.deltas])
+    return StreamTurn(
+        deltas=[TimedText(offset_ms=d.offset_ms, text=t)
+                for d, t in zip(done.deltas, texts, strict=True)],
+        first_token_ms=done.first_token_ms, first_call_ms=done.first_call_ms,
+        call_complete_ms=done.call_complete_ms, last_ms=done.last_ms,
+        issues=[ParseIssue(code=c, message=m) for c, m in done.issues],
+    )  # fmt: skip
