@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -169,6 +170,7 @@ def flag_rate(
 
 _REGISTRY: dict[str, Metric] = {}
 _loaded = False
+_LOAD_LOCK = threading.Lock()
 _flags: tuple[str, ...] | None = None
 """:func:`score_flags`, kept: the reader asks for it once per results line."""
 
@@ -238,16 +240,19 @@ def load_metrics() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    installed = sorted(
-        entry_points(group=ENTRY_POINT_GROUP),
-        key=lambda ep: (not _ours(ep), ep.name),
-    )
-    if not any(_ours(ep) for ep in installed):
-        from toolbench.scoring.scorer import STALE
+    with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
+        if _loaded:
+            return
+        installed = sorted(
+            entry_points(group=ENTRY_POINT_GROUP),
+            key=lambda ep: (not _ours(ep), ep.name),
+        )
+        if not any(_ours(ep) for ep in installed):
+            from toolbench.scoring.scorer import STALE
 
-        print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
-    load_entry_points(installed)
+            print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
+        load_entry_points(installed)
+        _loaded = True
 
 
 def _ours(ep: EntryPoint) -> bool:

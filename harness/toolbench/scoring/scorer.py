@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -104,6 +105,7 @@ _CORE: frozenset[str] = frozenset(
 )
 _REGISTRY: dict[str, Scorer] = {}
 _loaded = False
+_LOAD_LOCK = threading.Lock()
 
 
 class DuplicateScorerError(ValueError):
@@ -168,11 +170,14 @@ def load_scorers() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    installed = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
-    if not any(ep.dist is not None and ep.dist.name == "toolbench" for ep in installed):
-        print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
-    load_entry_points(installed)
+    with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
+        if _loaded:
+            return
+        installed = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+        if not any(ep.dist is not None and ep.dist.name == "toolbench" for ep in installed):
+            print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
+        load_entry_points(installed)
+        _loaded = True
 
 
 def all_scorers() -> list[Scorer]:
