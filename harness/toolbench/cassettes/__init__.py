@@ -32,7 +32,7 @@ from toolbench.cassettes.route import (
     set_stream_route,
 )
 from toolbench.cassettes.scrub import scrub_headers, scrub_request, scrub_response
-from toolbench.cassettes.serializer import ReadableSerializer
+from toolbench.cassettes.serializer import RecordingSerializer
 from toolbench.cassettes.trial import DEFAULT_CASSETTES, RecordOption, record_command, use_cassette
 
 __all__ = [
@@ -41,8 +41,8 @@ __all__ = [
     "LOCAL_BASE",
     "LOCAL_HOST",
     "MATCH_ON",
-    "ReadableSerializer",
     "RecordOption",
+    "RecordingSerializer",
     "ReplayOnlyCassette",
     "SafePersister",
     "StreamRoute",
