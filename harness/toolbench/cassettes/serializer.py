@@ -61,7 +61,7 @@ def recording_of(data: dict[str, Any]) -> rec.Recording:
                 ),
                 key=_at(keys, i),
                 latency_s=None if latency is None else float(latency),
-            )  # fmt: skip
+            )
         )
     return out
 
