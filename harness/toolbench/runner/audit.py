@@ -1,14 +1,15 @@
 """``toolbench cassettes audit``: scan cassettes for anything shaped like a secret.
 
-Two passes per file, because YAML can hide a key from a line scanner: every raw line,
-and, for YAML files (the layout before one JSON cassette), every parsed scalar (keys and values, with escapes resolved and
-folded or continued lines joined: a ``"sk-ab\\`` / ``cd..."`` split or a ``\\u0073k-``
-escape is only a key once parsed). Scalars are found with the libyaml composer, so each
-finding keeps the line where its scalar starts. Shapes come from
-:mod:`toolbench.secret_shapes` (detect-secrets plus toolbench's own); the values of
-secret environment variables now set are found too. JSON files (the cassettes) are
-decoded as well, and each recorded stream is scanned as its reader sees it (split over
-events, escaped, in base64 chunks: :func:`_audit_json`). Distinct strings repeat across
+Two passes per file, because an encoding can hide a key from a line scanner: every raw
+line, and every parsed value. For YAML files (the layout before one JSON cassette), every
+parsed scalar (keys and values, with escapes resolved and folded or continued lines
+joined: a ``"sk-ab\\`` / ``cd..."`` split or a ``\\u0073k-`` escape is only a key once
+parsed), found with the libyaml composer so each finding keeps the line where its scalar
+starts. JSON files (the cassettes) are decoded as well, secret headers are read where
+they are keys of a ``headers`` mapping, and each recorded stream is scanned as its reader
+sees it (split over events, escaped, in base64 chunks: :func:`_audit_json`). Shapes come
+from :mod:`toolbench.secret_shapes` (detect-secrets plus toolbench's own); the values of
+secret environment variables now set are found too. Distinct strings repeat across
 cassettes (system prompts, tool lists), so each is scanned once.
 """
 
