@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from toolbench.cassettes.boundary import WireRequest as WireRequest
 from toolbench.formats.base import Format, ModelReply, RenderedRequest
 from toolbench.results import Attempt, RequestParams, StreamTurn
 
@@ -89,16 +90,6 @@ class Exchange(Protocol):
     def remember_key(self, key: str) -> None:
         """Record ``key`` with the exchange that just went live and was recorded."""
         ...
-
-
-@dataclass(frozen=True)
-class WireRequest:
-    """The HTTP request a provider SDK sends for a request (predicted, to match a
-    cassette without going through the SDK)."""
-
-    method: str
-    uri: str
-    body: dict[str, Any]
 
 
 @dataclass

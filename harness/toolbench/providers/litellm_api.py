@@ -34,7 +34,7 @@ from typing import Any
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from toolbench import codes
-from toolbench.cassettes.match import echo_equivalent
+from toolbench.cassettes import boundary
 from toolbench.errors import (
     CassetteMissingError,
     InfraError,
@@ -467,7 +467,8 @@ async def complete(
     request.update(request_extra or {})
     # A streamed request is recorded as server-sent events (toolbench.streaming), not
     # as a JSON body: the boundary replay answers plain requests only.
-    if exchange is not None and call is None and _generic_openai(endpoint):
+    if (exchange is not None and call is None and boundary.replay_mode() == "boundary"
+            and _generic_openai(endpoint)):  # fmt: skip
         answered = replay_at_boundary(endpoint, request, params, exchange, log, turn, lm, rendered)
         if answered is not None:
             return answered
@@ -612,34 +613,18 @@ async def complete(
 
 
 def request_key(request: dict[str, Any]) -> str:
-    """toolbench's own key of a request: a hash of the LiteLLM arguments as data (model,
-    messages, tools, sampling parameters; key order ignored). Recorded with each
-    exchange, it lets a replay find the exchange without predicting the provider's
-    HTTP request. The address is not in it: the cassette's path already names the
-    model, and the embedded server's port changes every run."""
-    canon = json.dumps(echo_equivalent(request), sort_keys=True, separators=(",", ":"),
-                       ensure_ascii=False, default=str)  # fmt: skip
-    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
-
-
-WIRE_PROVIDERS = frozenset({"openai"})
-"""Providers whose HTTP request is predicted for older cassettes (no request keys):
-LiteLLM hands an OpenAI chat completion request to the OpenAI SDK unchanged but for
-the model name. A prediction that is wrong matches nothing and takes the full path."""
-OPENAI_BASE = "https://api.openai.com/v1"
+    """toolbench's key of a request (:func:`toolbench.cassettes.boundary.request_key`)."""
+    return boundary.request_key(request)
 
 
 def wire_request(endpoint: Endpoint, request: dict[str, Any]) -> WireRequest | None:
     """The HTTP request the OpenAI SDK sends for ``request``, or None for a provider whose
-    request LiteLLM transforms (Anthropic, Gemini, ...)."""
+    request LiteLLM transforms (:func:`toolbench.cassettes.boundary.wire_request`)."""
     try:
         name, provider = provider_of(endpoint.model, endpoint.api_base)
     except Exception:
         return None
-    if provider not in WIRE_PROVIDERS:
-        return None
-    base = (endpoint.api_base or OPENAI_BASE).rstrip("/")
-    return WireRequest("POST", f"{base}/chat/completions", {**request, "model": name})
+    return boundary.wire_request(name, provider, endpoint.api_base, request)
 
 
 def _model_response(body: dict[str, Any], lm: ModuleType) -> Any:

@@ -19,14 +19,24 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
+import httpx
+
 from toolbench import codes
-from toolbench.cassettes import stream_fault
+from toolbench.cassettes import boundary, stream_fault
 from toolbench.formats.base import ParseIssue, RenderedRequest
 from toolbench.providers.base import CompletionRequest
 from toolbench.providers.capabilities import provider_of
-from toolbench.providers.litellm_api import Completion, Endpoint, Fault, complete, litellm
+from toolbench.providers.litellm_api import (
+    Completion,
+    Endpoint,
+    Fault,
+    complete,
+    litellm,
+    wire_request,
+)
 from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import Attempt, StreamTurn, TimedText
 from toolbench.streaming.assemble import Assembled, Assembler
@@ -49,6 +59,25 @@ def stream_args(endpoint: Endpoint) -> dict[str, Any]:
     if "stream_options" in supported:
         args["stream_options"] = {"include_usage": True}
     return args
+
+
+TRANSPORT_ARGS = frozenset({"max_retries", "timeout", "api_base", "api_key"})
+"""What :func:`~toolbench.providers.litellm_api.complete` adds to LiteLLM's arguments for
+the transport: not in the HTTP body."""
+
+
+def at_boundary(endpoint: Endpoint, tc: SseTrialCassette, kwargs: dict[str, Any]) -> bool:
+    """Whether the trial's cassette answered this streamed request at the provider
+    boundary (:meth:`SseTrialCassette.replay_stream`: the recorded chunks read without
+    HTTP and without LiteLLM's stream wrapper), for the providers whose HTTP request is
+    predicted; in ``--replay full`` never."""
+    if boundary.replay_mode() != "boundary" or tc.record == "all":
+        return False
+    request = {k: v for k, v in kwargs.items() if k not in TRANSPORT_ARGS}
+    wire = wire_request(endpoint, request)
+    if wire is None:
+        return False
+    return tc.replay_stream(wire.method, httpx.URL(wire.uri).path, wire.body)
 
 
 def _left(deadline: float) -> float:
@@ -97,16 +126,14 @@ async def stream_complete(
     lm = litellm()
     holder: dict[str, Assembled] = {}
 
-    async def call(kwargs: dict[str, Any], deadline: float) -> Any:
+    async def _read_stream(
+        kwargs: dict[str, Any], deadline: float, asm: Assembler, seen: Callable[[], Assembler]
+    ) -> None:
+        """The stream through LiteLLM (live, or replayed through the HTTP cassette)."""
         try:
             stream = await asyncio.wait_for(lm.acompletion(**kwargs), _left(deadline))
         except TimeoutError:
             raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
-        asm = Assembler()
-
-        def seen() -> Assembler:
-            return tc.clock.raw if tc.clock.chat_chunks else asm
-
         it = stream.__aiter__()
         while True:
             try:
@@ -131,6 +158,15 @@ async def stream_complete(
                     ) from None  # fmt: skip
                 raise Fault(fault.code, f"{fault}; {_arrived(seen())}", True) from None
             asm.feed(chunk, tc.clock.last_ms)
+
+    async def call(kwargs: dict[str, Any], deadline: float) -> Any:
+        asm = Assembler()
+
+        def seen() -> Assembler:
+            return tc.clock.raw if tc.clock.chat_chunks else asm
+
+        if not at_boundary(endpoint, tc, kwargs):
+            await _read_stream(kwargs, deadline, asm, seen)
         clock = tc.clock
         if clock.fault is not None:
             raise Fault(clock.fault.code, f"{clock.fault}; {_arrived(seen())}", True)

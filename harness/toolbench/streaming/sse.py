@@ -331,6 +331,41 @@ class SseTrialCassette:
     def remember_key(self, key: str) -> None:
         """Streams are matched by their request body; no request key is kept."""
 
+    def replay_stream(self, method: str, path: str, body: Any) -> bool:
+        """Answer a streamed request at the provider boundary: the recorded chunks of the
+        exchange whose request is ``body`` (the HTTP body the SDK would send) go through
+        the same event guard as on the wire, setting :attr:`clock` with its offsets and
+        its assembly of OpenAI chat chunks, with no HTTP and no LiteLLM stream wrapper.
+
+        False (nothing played) when the full path must answer: no such exchange, a
+        recorded refusal, a stream that is not OpenAI chat chunks (LiteLLM translates
+        those), or one whose replay would fail (the full path types the fault)."""
+        if self.record == "all":
+            return False
+        found = self._find(method, path, body)
+        if found is None:
+            return False
+        ex = self.data.exchanges[found]
+        if not 200 <= ex.response.status < 300 or not ex.response.chunks:
+            return False
+        clock = Clock(path)
+        guard = _EventGuard(clock, framing_of(ex.response.headers))
+        try:
+            for c in ex.response.chunks:
+                clock.last_ms = c.offset_ms
+                guard.feed(c.data())
+            guard.close()
+        except StreamFault:
+            return False
+        if clock.fault is not None or not clock.chat_chunks:
+            return False
+        self.clock = clock
+        self.last_fault, self.last_replayed, self._last_exchange = None, True, ex
+        self._recorded, self._live = None, None
+        self._played.add(found)
+        self._count += 1
+        return True
+
     def forget_last(self) -> None:
         """Drop a 4xx the last exchange recorded provisionally (the trial did not act on
         it, so ``--record new`` asks the server again); a stream is recorded only once it
