@@ -1,4 +1,4 @@
-"""SSE cassettes: streamed exchanges recorded at the httpx transport, with chunk timings.
+"""Streamed exchanges recorded at the httpx transport, with chunk timings.
 
 vcrpy reads a whole body before returning it, which loses when each piece arrived. A
 streamed trial therefore records itself: the response stream of the transport is wrapped,
@@ -8,8 +8,10 @@ offset in milliseconds from the moment the request was handed to the transport. 
 feeds the same chunks in order, offline and without sleeping, and sets the same clock,
 so a trial reports the recorded offsets whether it ran live or from the cassette.
 
-The file is one versioned JSON record (:class:`SseCassette`) beside where the trial's
-vcrpy cassette would be (``<scenario>.sse.json``), saved atomically. Headers go through
+The file is the trial's one cassette (:mod:`toolbench.cassettes.recording`: a versioned
+JSON record, ``<scenario>.json``), its exchanges holding ``chunks``, saved atomically. A
+replay at the provider boundary reads the same chunks without HTTP
+(:meth:`SseTrialCassette.replay_stream`). Headers go through
 the same scrubbing as the other cassettes; a body is redacted as a reader of the stream
 sees it (:mod:`toolbench.cassettes.stream_scrub`: decoded JSON strings, a key split over
 events), and its lines keep the offsets of the chunks that completed them.
