@@ -13,7 +13,6 @@ Run from the repository root: ``python benchmarks/bench_replay.py [--min-trials 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import tempfile
@@ -21,16 +20,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from toolbench.cassettes import ReadableSerializer
+from toolbench.cassettes import recording
 from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 
 
 def _replies(cassette: Path) -> list[ModelReply]:
-    data = ReadableSerializer.deserialize(cassette.read_text(encoding="utf-8"))
     out = []
-    for it in data.get("interactions", []):
-        body: Any = json.loads(it["response"]["body"]["string"])
+    for exchange in recording.load(cassette).exchanges:
+        body: Any = exchange.response.body
         choice = body["choices"][0]
         msg = choice["message"]
         out.append(

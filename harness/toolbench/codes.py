@@ -64,6 +64,7 @@ UNSUPPORTED = "provider.unsupported"
 PROVIDER_STOP_REJECTED = "provider.stop_rejected"  # an attempt's outcome, not a trial's
 CASSETTE_MISSING = "cassette.missing"
 CASSETTE_UNREADABLE = "cassette.unreadable"
+CASSETTE_OLD_LAYOUT = "cassette.old_layout"
 
 # toolbench's own faults (harness.*): counted apart from model and provider failures
 HARNESS_ERROR = "harness.error"
@@ -141,6 +142,10 @@ DESCRIPTIONS: dict[str, str] = {
     INFRA_CLIENT_ERROR: "the provider refused the request with a 4xx (key, model, quota, ...)",
     INFRA_BAD_REPLY: "the provider answered 2xx with a body that is not a complete reply",
     CASSETTE_UNREADABLE: "the trial's cassette file is truncated, malformed or binary",
+    CASSETTE_OLD_LAYOUT: (
+        "the trial's cassette is of the old layout (or its events carry no offsets):"
+        " convert it with `toolbench cassettes migrate`"
+    ),
     HARNESS_ERROR: "toolbench itself failed on this trial (a bug: see the recorded exception)",
     HARNESS_SCORING: "scoring this trial raised (e.g. a tool schema toolbench cannot evaluate)",
     HARNESS_CASSETTE_WRITE: "the trial's cassette could not be written",

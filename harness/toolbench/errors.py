@@ -70,6 +70,14 @@ class CassetteUnreadableError(ToolbenchError):
         self.reason = reason
 
 
+class CassetteLayoutError(CassetteUnreadableError):
+    """A cassette of the layout before one recording format (vcrpy YAML, an SSE cassette),
+    or a stream whose events carry no offsets: ``toolbench cassettes migrate`` converts it.
+
+    Recorded on the trial (``cassette.old_layout``); never moved aside or re-recorded.
+    """
+
+
 class CassetteWriteError(ToolbenchError):
     """A cassette could not be written (a toolbench or disk fault, not the model's)."""
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-import yaml
 
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cassettes import LOCAL_HOST, register_local_netloc, router, use_cassette
@@ -16,13 +15,13 @@ from toolbench.cassettes import LOCAL_HOST, register_local_netloc, router, use_c
 def test_local_server_address_is_recorded_as_placeholder(fake: FakeOpenAI, tmp_path: Path) -> None:
     netloc = fake.base_url.split("//")[1].split("/")[0]
     register_local_netloc(netloc)
-    cas = tmp_path / "local.yaml"
+    cas = tmp_path / "local.json"
     with router(), use_cassette(cas, "new"), httpx.Client() as client:
         client.post(fake.base_url + "/chat/completions", json={"b": 1, "a": [1, 2]})
-    recorded = yaml.safe_load(cas.read_text())
-    req = recorded["interactions"][0]["request"]
+    recorded = json.loads(cas.read_text())
+    req = recorded["exchanges"][0]["request"]
     assert req["uri"] == f"http://{LOCAL_HOST}/v1/chat/completions"
-    assert req["body"] == {"json": {"b": 1, "a": [1, 2]}}  # stored as readable data
+    assert req["body"] == {"b": 1, "a": [1, 2]}  # stored as readable data
     # Replay against the placeholder, keys in another order: matches as data.
     with router(), use_cassette(cas, "none"), httpx.Client() as client:
         r = client.post(
@@ -49,13 +48,13 @@ def test_local_server_model_path_is_recorded_as_the_alias(fake: FakeOpenAI, tmp_
                        headers={"content-type": "application/json"}))  # fmt: skip
     register_local_netloc(fake.base_url.split("//")[1].split("/")[0])
     register_local_model_path(GGUF, "smollm2-135m")
-    cas = tmp_path / "local.yaml"
+    cas = tmp_path / "local.json"
     with router(), use_cassette(cas, "new"), httpx.Client() as client:
         live = client.post(fake.base_url + "/chat/completions", json={"a": 1})
     assert live.json()["model"] == GGUF  # the caller sees the reply as sent
     assert b"SmolLM2 135M.gguf" not in cas.read_bytes()
-    recorded = yaml.safe_load(cas.read_text())
-    assert recorded["interactions"][0]["response"]["body"]["json"]["model"] == "smollm2-135m"
+    recorded = json.loads(cas.read_text())
+    assert recorded["exchanges"][0]["response"]["body"]["model"] == "smollm2-135m"
     with router(), use_cassette(cas, "none"), httpx.Client() as client:
         again = client.post(f"http://{LOCAL_HOST}/v1/chat/completions", json={"a": 1})
     assert again.json()["model"] == "smollm2-135m"

@@ -39,7 +39,7 @@ def test_planted_secrets_never_reach_a_cassette(
         monkeypatch.setenv(k, v)
     body = {"note": f"echo {SECRETS['ACME_API_KEY']} and {SECRETS['GITHUB_TOKEN']}"}
     fake.enqueue(f"server echoes {SECRETS['ACME_API_KEY']}")
-    cas = tmp_path / "c.yaml"
+    cas = tmp_path / "c.json"
     with router(), use_cassette(cas, "new"), httpx.Client() as client:
         r = client.post(
             fake.base_url + f"/chat/completions?key={QUERY_SECRET}&api-version=1",

@@ -19,11 +19,11 @@ def test_record_new_replays_a_trial_whose_cassette_matches(
     assert run_fake(fake, tmp_path, scenario_file, "--record", "new", out="first") == 0
     asked = len(fake.received)
     assert asked >= 1
-    before = {p: p.read_bytes() for p in (tmp_path / "cas").rglob("*.yaml")}
+    before = {p: p.read_bytes() for p in (tmp_path / "cas").rglob("*.json")}
     assert before
     fake.enqueue("a different reply the second run must not see")
     assert run_fake(fake, tmp_path, scenario_file, "--record", "new", out="second") == 0
     assert len(fake.received) == asked
-    assert {p: p.read_bytes() for p in (tmp_path / "cas").rglob("*.yaml")} == before
+    assert {p: p.read_bytes() for p in (tmp_path / "cas").rglob("*.json")} == before
     first, second = trials_by_id(tmp_path / "first"), trials_by_id(tmp_path / "second")
     assert {k: v.scores for k, v in second.items()} == {k: v.scores for k, v in first.items()}

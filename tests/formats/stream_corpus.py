@@ -16,8 +16,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from toolbench.formats.base import Format
 from toolbench.formats.incremental import Event, IncrementalReader
 
@@ -84,10 +82,10 @@ def _cassette_format(directory: str) -> str:
 
 def _cassettes() -> list[Reply]:
     out: list[Reply] = []
-    for path in sorted(CASSETTES.glob("*/*/*.yaml")):
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for n, interaction in enumerate(data.get("interactions", [])):
-            body = interaction.get("response", {}).get("body", {}).get("json") or {}
+    for path in sorted(CASSETTES.glob("*/*/*.json")):
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        for n, exchange in enumerate(data.get("exchanges", [])):
+            body = exchange.get("response", {}).get("body") or {}  # plain replies only
             for choice in body.get("choices", []):
                 content = (choice.get("message") or {}).get("content")
                 if isinstance(content, str) and content:

@@ -109,7 +109,7 @@ def test_bad_reply_fails_its_trials_with_a_typed_code(
         # Never recorded as the model's answer (--record new asks the server again);
         # the good trial's cassette is there.
         slug = case.model.replace("/", "_")
-        assert not (tmp_path / "cas" / slug / fmt / "rt-weather-oslo.yaml").exists()
-        assert (tmp_path / "cas" / slug / fmt / "rt-weather-lisbon.yaml").is_file()
+        assert not (tmp_path / "cas" / slug / fmt / "rt-weather-oslo.json").exists()
+        assert (tmp_path / "cas" / slug / fmt / "rt-weather-lisbon.json").is_file()
     for path in tmp_path.rglob("*"):  # the key reached the server, never a written byte
         assert not path.is_file() or keys.encode() not in path.read_bytes(), path

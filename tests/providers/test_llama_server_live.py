@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.support.live import require_llama_server
 from toolbench.providers.llama_server import LlamaServer
@@ -31,9 +30,9 @@ RECORDED = ROOT / "cassettes" / "local_smollm2-135m" / "prompt-json"
 def _bodies(n: int) -> list[dict[str, Any]]:
     """Real requests toolbench sent (from committed cassettes): prompts that share a prefix."""
     bodies = []
-    for path in sorted(RECORDED.glob("*.yaml"))[:n]:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        body = data["interactions"][0]["request"]["body"]["json"]
+    for path in sorted(RECORDED.glob("*.json"))[:n]:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        body = data["exchanges"][0]["request"]["body"]
         bodies.append({**body, "max_tokens": 64})
     return bodies
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
 from tests.runner.replay_summary import EXPECTED, summarize
@@ -22,7 +21,6 @@ from toolbench.store import load_results
 ROOT = Path(__file__).resolve().parents[2]
 WEATHER, JOKE = "Weather in Paris?", "Tell me a joke."
 CALL = {"content": None, "tool_calls": [{"name": "get_weather", "arguments": {"city": "Lisbon"}}]}
-KEYS = "toolbench_request_keys"
 
 
 @pytest.fixture(autouse=True)
@@ -70,16 +68,23 @@ def _record(tmp: Path, scen: Path, fmt: str) -> tuple[Path, dict[str, Any], str]
     with FakeServer(by_turn({"Lisbon": [CALL, "It is 23 degrees."]},
                             default="x")) as fake:  # fmt: skip
         assert _run(tmp, "live", scen, fmt, fake.base_url) == 0
-    cas = tmp / "cas" / "openai_fake" / fmt / "mt.yaml"
-    return cas, yaml.safe_load(cas.read_text()), fake.base_url
+    cas = tmp / "cas" / "openai_fake" / fmt / "mt.json"
+    return cas, json.loads(cas.read_text()), fake.base_url
+
+
+def _without_keys(cas: Path, data: dict[str, Any]) -> None:
+    """The cassette as recorded before request keys existed (migrated: no ``key``)."""
+    for exchange in data["exchanges"]:
+        del exchange["key"]
+    cas.write_text(json.dumps(data))
 
 
 def test_a_recorded_exchange_carries_toolbenchs_request_key(tmp_path: Path) -> None:
     scen = tmp_path / "mt.yaml"
     scen.write_text(MT_SCENARIO)
     _cas, data, _base = _record(tmp_path, scen, "native")
-    keys = data["metadata"][KEYS]
-    assert len(keys) == len(data["interactions"]) == 2
+    keys = [exchange["key"] for exchange in data["exchanges"]]
+    assert len(keys) == 2
     (live,) = load_results(tmp_path / "live")
     assert keys == [litellm_api.request_key(t.request) for t in live.turns]
 
@@ -92,8 +97,7 @@ def test_replay_answers_without_litellm_and_equals_the_live_run(
     scen.write_text(MT_SCENARIO)
     cas, data, base = _record(tmp_path, scen, "native")
     if not keys:  # a cassette recorded before request keys existed
-        del data["metadata"][KEYS]
-        cas.write_text(yaml.safe_dump(data))
+        _without_keys(cas, data)
     live_calls = len(no_litellm_calls)
     assert _run(tmp_path, "replay", scen, "native", base, "--record", "none") == 0
     assert len(no_litellm_calls) == live_calls  # both turns answered at the boundary
@@ -115,8 +119,7 @@ def test_a_request_the_cassette_does_not_hold_is_refused(
     scen.write_text(MT_SCENARIO)
     cas, data, base = _record(tmp_path, scen, "native")
     if not keys:
-        del data["metadata"][KEYS]
-        cas.write_text(yaml.safe_dump(data))
+        _without_keys(cas, data)
     scen.write_text(MT_SCENARIO.replace("Temperature in Lisbon?", "Temperature in Porto?"))
     assert _run(tmp_path, "replay", scen, "native", base, "--record", "none") == 3
     (result,) = load_results(tmp_path / "replay")

@@ -20,7 +20,7 @@ from tests.support.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.usefixtures("openai_key")
 FORMAT = "xml:stream"
-CASSETTE = Path("cas") / "openai_fake" / "xml_stream" / "weather.sse.json"
+CASSETTE = Path("cas") / "openai_fake" / "xml_stream" / "weather.json"
 
 
 def _edit(change: Callable[[dict[str, Any]], None]) -> Callable[[bytes], bytes]:
@@ -49,15 +49,20 @@ DAMAGE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     ),
     "deeply-nested": (
         lambda data: b'{"exchanges": ' + b"[" * 200_000,
-        "not an SSE cassette: nested too deeply",
+        "nested too deeply",
     ),
     "deeply-nested-body": (
         lambda data: b'{"exchanges": [{"request": {"body": ' + b"[" * 200_000,
-        "not an SSE cassette: nested too deeply",
+        "nested too deeply",
     ),
     "newer-version": (
         _edit(lambda d: d.update(version=99)),
-        "written by a newer toolbench (SSE cassette 99)",
+        "written by a newer toolbench (version 99; this reads 2)",
+    ),
+    "out-of-order": (
+        _edit(lambda d: _response(d)["chunks"].insert(1, {"offset_ms": -1.0, "text": ""})),
+        "exchanges.0.response.chunks.1.offset_ms: events out of order"
+        " (an offset before the previous event's)",
     ),
 }
 
@@ -87,5 +92,5 @@ def test_a_damaged_sse_cassette_is_unreadable_and_recorded_again(
     assert run_fake(fake, tmp_path, scenario_file, out="new", formats=FORMAT) == 0
     fresh = trials_by_id(tmp_path / "new")["weather"]
     assert fresh.status == "ok" and fresh.scores is not None
-    assert "moved to weather.sse.json.unreadable-" in fresh.notes[0]
-    assert list(cas.parent.glob("weather.sse.json.unreadable-*"))
+    assert "moved to weather.json.unreadable-" in fresh.notes[0]
+    assert list(cas.parent.glob("weather.json.unreadable-*"))

@@ -79,9 +79,9 @@ def test_json_escaped_keys_never_reach_a_yaml_cassette(
     content = " and ".join(_escaped(v) for v in KEYS.values())
     fake.respond = by_last_user({"Weather in Paris": Fault(200, _chat_body(content))})
     assert run_fake(fake, tmp_path, scenario_file) == 0
-    cassettes = list((tmp_path / "cas").rglob("*.yaml"))
+    cassettes = list((tmp_path / "cas").rglob("*.json"))
     assert len(cassettes) == 2
-    weather = next(p for p in cassettes if p.name == "weather.yaml")
+    weather = next(p for p in cassettes if p.name == "weather.json")
     assert REDACTED in weather.read_text(encoding="utf-8")  # it was recorded, redacted
     _assert_nowhere(tmp_path)
     assert audit(tmp_path / "cas") == []
@@ -123,23 +123,35 @@ def test_a_key_split_over_two_events_reaches_neither_the_sse_cassette_nor_the_de
     assert audit(tmp_path / "cas") == []
 
 
-def _sse_cassette(path: Path, chunks: list[dict[str, object]]) -> None:
-    path.write_text(json.dumps({
-        "kind": "toolbench-sse", "version": 1,
-        "exchanges": [{
-            "request": {"method": "POST", "uri": "http://x/v1/chat/completions", "body": {}},
-            "response": {"status": 200, "headers": {}, "chunks": chunks},
-        }],
-    }, indent=1), encoding="utf-8")  # fmt: skip
+PLAIN_EXCHANGE = {
+    "request": {"method": "POST", "uri": "http://x/v1/chat/completions", "body": {}},
+    "response": {"status": 200, "headers": {}, "body": {"choices": []}},
+}
+
+
+def _sse_cassette(path: Path, chunks: list[dict[str, object]], layout: str) -> None:
+    """A cassette holding one stream: the one recording format (after a plain exchange,
+    which has no chunks), or the SSE cassette of the layout before it."""
+    stream = {
+        "request": {"method": "POST", "uri": "http://x/v1/chat/completions", "body": {}},
+        "response": {"status": 200, "headers": {}, "chunks": chunks},
+    }
+    data = (
+        {"kind": "toolbench-cassette", "version": 2, "exchanges": [PLAIN_EXCHANGE, stream]}
+        if layout == "one-format"
+        else {"kind": "toolbench-sse", "version": 1, "exchanges": [stream]}
+    )
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
 
 
 SHAPED = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"
 """A key nobody told toolbench about: found by its shape alone."""
 
 
+@pytest.mark.parametrize("layout", ["one-format", "old-sse"])
 @pytest.mark.parametrize("form", ["split", "escaped", "base64"])
-def test_audit_finds_split_escaped_and_base64_keys_in_an_sse_cassette(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+def test_audit_finds_split_escaped_and_base64_keys_in_a_streamed_cassette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, layout: str
 ) -> None:
     for name in KEYS:
         monkeypatch.delenv(name)
@@ -152,7 +164,7 @@ def test_audit_finds_split_escaped_and_base64_keys_in_an_sse_cassette(
     else:
         body = _event({"content": SHAPED})
         chunks = [{"offset_ms": 1, "b64": base64.b64encode(body).decode()}]
-    _sse_cassette(tmp_path / "t.sse.json", chunks)
+    _sse_cassette(tmp_path / "t.json", chunks, layout)
     findings = audit(tmp_path)
     assert findings and {f.kind for f in findings} >= {"openai-style key"}, findings
     assert run_cli(["cassettes", "audit", str(tmp_path)]) == 1

@@ -8,13 +8,13 @@ the concurrent trials reach it in.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from tests.support.fake_openai import EMPTY_200, EMPTY_OBJECT, HTML_200, NO_CHOICES
@@ -35,8 +35,8 @@ def _script(fake: FakeServer, weather: list[Reply], joke: Reply = "A joke.") -> 
 
 
 def _interactions(cassette: Path) -> list[dict[str, object]]:
-    data = yaml.safe_load(cassette.read_text(encoding="utf-8"))
-    return list(data["interactions"])
+    data = json.loads(cassette.read_text(encoding="utf-8"))
+    return list(data["exchanges"])
 
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -60,7 +60,7 @@ def test_a_malformed_reply_is_retried_and_never_recorded(
     assert first.error_code in ("infra.bad_reply", "infra.server_error")
     assert first.wait_s > 0
     # Only the complete reply is in the cassette: the replay is the live result.
-    cas = tmp_path / "cas" / MODEL_DIR / "weather.yaml"
+    cas = tmp_path / "cas" / MODEL_DIR / "weather.json"
     (only,) = _interactions(cas)
     assert "choices" in str(only["response"])
     replay = tmp_path / "replay"
@@ -118,7 +118,7 @@ def test_a_fault_fails_its_trial_only(
     assert [(a.outcome, a.http_status) for a in weather.attempts] == attempts
     assert re.fullmatch(says, weather.infra_error or "", re.DOTALL), weather.infra_error
     assert by_id["chat"].status == "ok"
-    assert not (tmp_path / "cas" / MODEL_DIR / "weather.yaml").exists()
+    assert not (tmp_path / "cas" / MODEL_DIR / "weather.json").exists()
     if again is None:
         return
     # Nothing was recorded for it, so --resume (or a new run, --record new) asks again.
@@ -138,10 +138,10 @@ def test_a_fault_fails_its_trial_only(
     "damage",
     [
         lambda text: text[: len(text) // 2],  # truncated mid-write
-        lambda text: "interactions: [{request: 1}]\n",  # valid YAML, wrong shape
-        lambda text: "interactions:\n  - request: {body: [\n",  # malformed YAML
+        lambda text: '{"kind": "toolbench-cassette", "version": 2, "exchanges": [{}]}',
+        lambda text: '{"kind": "toolbench-cassette", "exchanges": [',  # malformed JSON
         None,  # binary
-        lambda text: text.replace("version: 1\n", "version: 99\n", 1),  # a newer layout
+        lambda text: text.replace('"version": 2', '"version": 99', 1),  # a newer layout
     ],
     ids=["truncated", "wrong-shape", "malformed", "binary", "version-99"],
 )
@@ -150,7 +150,7 @@ def test_an_unreadable_cassette_fails_its_trial_and_is_recorded_again(
 ) -> None:
     _script(fake, [GOOD_CALL])
     assert run_fake(fake, tmp_path, scenario_file) == 0
-    cas = tmp_path / "cas" / MODEL_DIR / "weather.yaml"
+    cas = tmp_path / "cas" / MODEL_DIR / "weather.json"
     if damage is None:
         cas.write_bytes(b"\xff\xfe\x00binary\x80\x81")
     else:
@@ -168,9 +168,9 @@ def test_an_unreadable_cassette_fails_its_trial_and_is_recorded_again(
     fresh = trials_by_id(tmp_path / "new")["weather"]
     assert fresh.status == "ok" and fresh.scores is not None
     assert fresh.scores.call_accuracy is True
-    assert "moved to weather.yaml.unreadable-" in fresh.notes[0]
+    assert "moved to weather.json.unreadable-" in fresh.notes[0]
     assert len(_interactions(cas)) == 1
-    assert list(cas.parent.glob("weather.yaml.unreadable-*"))
+    assert list(cas.parent.glob("weather.json.unreadable-*"))
 
 
 def test_a_failed_save_keeps_the_old_cassette_whole(
@@ -179,7 +179,7 @@ def test_a_failed_save_keeps_the_old_cassette_whole(
     """``--record all`` deleted the cassette first, and vcrpy wrote it in place."""
     _script(fake, [GOOD_CALL])
     assert run_fake(fake, tmp_path, scenario_file) == 0
-    cas = tmp_path / "cas" / MODEL_DIR / "weather.yaml"
+    cas = tmp_path / "cas" / MODEL_DIR / "weather.json"
     before = cas.read_bytes()
 
     def no_replace(src: str, dst: str) -> None:
@@ -190,7 +190,7 @@ def test_a_failed_save_keeps_the_old_cassette_whole(
     out = str(tmp_path / "all")
     assert run_fake(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 3
     assert cas.read_bytes() == before
-    assert sorted(p.name for p in cas.parent.iterdir()) == ["chat.yaml", "weather.yaml"]
+    assert sorted(p.name for p in cas.parent.iterdir()) == ["chat.json", "weather.json"]
     weather = trials_by_id(tmp_path / "all")["weather"]
     assert (weather.status, weather.error_code) == ("harness_error", "harness.cassette_write")
     assert weather.infra_error == (

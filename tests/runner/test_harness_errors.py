@@ -144,8 +144,8 @@ def test_a_long_scenario_id_gets_a_safe_cassette_path(
     assert run_fake(fake, tmp_path, scenario_file) == 0
     by_id = trials_by_id(tmp_path / "run")
     assert by_id[long_id].status == "ok", by_id[long_id].infra_error
-    (cas,) = (tmp_path / "cas" / "openai_fake" / "prompt-json").glob("w*.yaml")
-    assert len(cas.name) <= NAME_CAP + len(".yaml")
+    (cas,) = (tmp_path / "cas" / "openai_fake" / "prompt-json").glob("w*.json")
+    assert len(cas.name) <= NAME_CAP + len(".json")
     # Replays find it again.
     assert run_fake(fake, tmp_path, scenario_file, "--record", "none", out="replay") == 0
     assert trials_by_id(tmp_path / "replay")[long_id].status == "ok"
@@ -170,7 +170,7 @@ def test_unsafe_or_long_names_are_cut_and_hashed_apart() -> None:
     long_a, long_b = safe_name("x" * 300), safe_name("x" * 299)
     assert len(long_a) == len(long_b) == NAME_CAP and long_a != long_b
     path = cassette_path(Path("c"), "m" * 300, "f" * 300, "s" * 300, 2)
-    assert all(len(p) <= NAME_CAP + len("__s2.yaml") for p in path.parts)
+    assert all(len(p) <= NAME_CAP + len("__s2.json") for p in path.parts)
     assert json.dumps(str(path))  # a plain, printable path
 
 

@@ -3,12 +3,12 @@ keeps every recorded byte and result the same."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import yaml
 
 from tests.support.fake_openai import FakeOpenAI
 from toolbench import cassettes
@@ -29,15 +29,15 @@ def test_a_recorded_request_is_scrubbed_once_for_vcrpy_s_three_asks(
         return real(request, values)
 
     monkeypatch.setattr(cassettes.trial, "scrub_request", counted)
-    cas = tmp_path / "c.yaml"
+    cas = tmp_path / "c.json"
     with router(), use_cassette(cas, record), httpx.Client() as client:
         client.post(fake.base_url + "/chat/completions", json={"a": 1},
                     headers={"Authorization": "Bearer sk-live-0123456789abcdef"})  # fmt: skip
     # vcrpy asks three times (can it play? is it stored? record it), once of them with
     # its own scrubbed copy: two scrubs, not three.
     assert len(seen) == 2
-    recorded = yaml.safe_load(cas.read_text())["interactions"][0]["request"]
-    assert recorded["body"] == {"json": {"a": 1}}
+    recorded = json.loads(cas.read_text())["exchanges"][0]["request"]
+    assert recorded["body"] == {"a": 1}
     assert "authorization" not in {k.lower() for k in recorded["headers"]}
 
 

@@ -7,11 +7,11 @@ there.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.support.live import require_llama_server
 from toolbench.cassettes import LOCAL_HOST
@@ -70,8 +70,8 @@ def test_local_model_all_formats_end_to_end(tmp_path: Path) -> None:
     # Cassettes were written for every trial, with the server's address normalised.
     for r in results:
         assert r.cassette is not None
-        recorded = yaml.safe_load(Path(r.cassette).read_text())
-        uris = {i["request"]["uri"] for i in recorded["interactions"]}
+        recorded = json.loads(Path(r.cassette).read_text())
+        uris = {e["request"]["uri"] for e in recorded["exchanges"]}
         assert uris == {f"http://{LOCAL_HOST}/v1/chat/completions"}
     # The servers were stopped: no child server outlives the run.
     assert _server_children() == []

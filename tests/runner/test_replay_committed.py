@@ -18,8 +18,8 @@ from toolbench.store import load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 STREAMED = sorted(
-    p.name.removesuffix(".sse.json")
-    for p in (ROOT / "cassettes" / "local_smollm2-135m" / "xml_stream").glob("*.sse.json")
+    p.name.removesuffix(".json")
+    for p in (ROOT / "cassettes" / "local_smollm2-135m" / "xml_stream").glob("*.json")
 )
 """Scenarios with committed streamed cassettes (recorded 2026-11-23 with the earlier server
 settings; docs/embedded-models.md): the streaming path's replay fixture."""

@@ -33,7 +33,7 @@ def _records_scores_and_replays(fake: FakeServer, tmp_path: Path, scenario_file:
     first = trials_by_id(tmp_path / "run")
     assert first["weather"].scores is not None and first["weather"].scores.call_accuracy is True
     assert first["chat"].scores is not None and first["chat"].scores.no_call_correct is True
-    assert (tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.yaml").is_file()
+    assert (tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.json").is_file()
     assert len(fake.received) == 2
 
     # Replay: no request reaches the server, results are identical.
@@ -55,7 +55,7 @@ def test_missing_cassette_names_file_and_command(
     results = load_results(tmp_path / "run")
     assert {r.status for r in results} == {"cassette_missing"}
     weather = next(r for r in results if r.scenario_id == "weather")
-    cas = tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.yaml"
+    cas = tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.json"
     # The command records where this run replays from: its --api-base and --cassettes.
     assert weather.infra_error == (
         f"no cassette {cas}; record it with: toolbench run --models openai/fake "

@@ -208,16 +208,16 @@ def test_a_5mb_reply_is_stored_once_and_capped_but_scored_in_full(
     last = result.turns[-1].reply.text
     assert last.endswith(f"of {len(filler) + 28} characters; full text in the cassette]")
     # The cassette keeps every byte.
-    (cas,) = (tmp_path / "cas").rglob("mt3.yaml")
+    (cas,) = (tmp_path / "cas").rglob("mt3.json")
     assert cas.stat().st_size > 3 * FIVE_MB
 
 
 def test_cassettes_are_saved_atomically_with_ordinary_permissions(tmp_path: Path) -> None:
-    from toolbench.cassettes import ReadableSerializer, SafePersister
+    from toolbench.cassettes import RecordingSerializer, SafePersister
 
-    target = tmp_path / "d" / "c.yaml"
-    SafePersister.save_cassette(target, {"requests": [], "responses": []}, ReadableSerializer)
-    assert os.listdir(target.parent) == ["c.yaml"]  # no temporary file left
+    target = tmp_path / "d" / "c.json"
+    SafePersister.save_cassette(target, {"requests": [], "responses": []}, RecordingSerializer)
+    assert os.listdir(target.parent) == ["c.json"]  # no temporary file left
     mask = os.umask(0)
     os.umask(mask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~mask

@@ -88,7 +88,7 @@ def test_run_json_holds_the_matrix_files_params_and_api_base(
     assert {"max_tokens", "extra_headers"} <= set(weather.params.sent)
     # The header's secret reached no byte toolbench wrote.
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p != scenario_file]
-    assert {p.suffix for p in written} >= {".json", ".jsonl", ".yaml"}
+    assert {p.suffix for p in written} >= {".json", ".jsonl"}
     assert [p for p in written if SECRET in p.read_text(errors="replace")] == []
 
 
@@ -110,7 +110,7 @@ def test_replay_finds_the_cassettes_on_another_port_without_a_server(
     fake.enqueue(GOOD_CALL, "A joke.")
     assert _run(fake, tmp_path, scenario_file) == 0
     first = {t.scenario_id: t.scores for t in load_results(tmp_path / "run")}
-    cassette = (tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.yaml").read_text()
+    cassette = (tmp_path / "cas" / "openai_fake" / "prompt-json" / "weather.json").read_text()
     assert f"http://{API_HOST}/v1/chat/completions" in cassette
     assert fake.base_url.split("//")[1].split("/")[0] not in cassette
     nobody = f"http://localhost:{_free_port()}/v1"  # nothing listens there
@@ -275,10 +275,10 @@ def test_resume_gets_a_redacted_header_back_or_refuses(
         'X-Team = "evals"\n'
     )
     cassettes = tmp_path / "cas" / "openai_fake" / "prompt-json"
-    for cassette in cassettes.glob("*.yaml"):
+    for cassette in cassettes.glob("*.json"):
         cassette.unlink()  # the trial left must reach the server
     fake.received.clear()
     assert run_cli(out) == 0
     assert [r.headers["Authorization"] for r in fake.received] == [f"Bearer {SECRET}"]
     assert len(load_results(tmp_path / "run")) == 2
-    assert [p for p in cassettes.glob("*.yaml") if SECRET in p.read_text()] == []
+    assert [p for p in cassettes.glob("*.json") if SECRET in p.read_text()] == []

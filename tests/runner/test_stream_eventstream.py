@@ -107,7 +107,7 @@ def test_a_bedrock_stream_is_read_recorded_and_replayed(
         assert trial.status == "ok", trial.infra_error
         assert trial.turns[0].reply.text == "I cannot check the weather."
     assert fake.received[0].path.endswith("/converse-stream")
-    (cassette,) = [p for p in (tmp_path / "cas").rglob("weather.sse.json")]
+    (cassette,) = [p for p in (tmp_path / "cas").rglob("weather.json")]
     assert any(c.b64 for c in load(cassette).exchanges[0].response.chunks)
     n = len(fake.received)
     assert run_fake(fake, tmp_path, scenario_file, "--record", "none", models=MODEL,
@@ -155,7 +155,7 @@ def test_a_key_split_over_two_frames_is_redacted_and_the_frames_stay_valid(
     frames.insert(-3, frame("contentBlockDelta", rest))
     fake.respond = lambda body: SseScript(list(frames), content_type=ES)
     assert run_fake(fake, tmp_path, scenario_file, models=MODEL, formats="xml:stream") == 0
-    (cassette,) = [p for p in (tmp_path / "cas").rglob("weather.sse.json")]
+    (cassette,) = [p for p in (tmp_path / "cas").rglob("weather.json")]
     body = b"".join(c.data() for c in load(cassette).exchanges[0].response.chunks)
     reader = FrameReader(1_000_000)
     payloads = b"".join(f.payload for f in reader.feed(body))  # every CRC still holds

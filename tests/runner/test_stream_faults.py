@@ -21,7 +21,7 @@ from toolbench.providers.fake import FakeServer, Reply, SseScript, in_order
 from toolbench.streaming.sse import load
 
 pytestmark = pytest.mark.usefixtures("openai_key")
-CASSETTE = Path("cas") / "openai_fake" / "xml_stream" / "weather.sse.json"
+CASSETTE = Path("cas") / "openai_fake" / "xml_stream" / "weather.json"
 
 
 @pytest.fixture
@@ -177,4 +177,4 @@ def test_a_gemini_stream_without_candidates_is_a_bad_reply(
     for trial in trials_by_id(tmp_path / "run").values():
         assert (trial.status, trial.error_code) == ("infra_error", codes.INFRA_BAD_REPLY)
         assert trial.infra_error is not None and "without candidates" in trial.infra_error
-    assert not list((tmp_path / "cas").rglob("*.sse.json"))
+    assert not list((tmp_path / "cas").rglob("*.json"))

@@ -63,7 +63,7 @@ def test_record_then_replay_is_equal(fake: FakeOpenAI, tmp_path: Path, scenario_
     assert len(text.turns[0].stream.deltas) > 5  # small pieces, each with its offset
     assert text.completion_tokens == 5
     assert isinstance(text.scores.get("tokens_per_s"), float)
-    cas = tmp_path / "cas" / "openai_fake" / "native_stream" / "weather.sse.json"
+    cas = tmp_path / "cas" / "openai_fake" / "native_stream" / "weather.json"
     assert cas.is_file()
     assert SECRET not in cas.read_text(encoding="utf-8")
     assert load(cas).exchanges[0].response.chunks[-1].text == "data: [DONE]\n\n"
@@ -164,7 +164,7 @@ def test_chunks_that_split_a_utf8_character(
     assert _run(fake, tmp_path, scenario_file, "rec", "--formats", "xml:stream") == 0
     rec = _by_key(tmp_path / "rec")[("xml:stream", "weather")]
     assert rec.status == "ok" and rec.turns[0].reply.text == "Caf\u00e9 \u2615 ok"
-    cas = load(tmp_path / "cas" / "openai_fake" / "xml_stream" / "weather.sse.json")
+    cas = load(tmp_path / "cas" / "openai_fake" / "xml_stream" / "weather.json")
     assert any(c.b64 is not None for c in cas.exchanges[0].response.chunks)
     assert _run(fake, tmp_path, scenario_file, "rep", "--formats", "xml:stream",
                 "--record", "none") == 0  # fmt: skip
@@ -177,7 +177,7 @@ def test_a_secret_in_a_streamed_body_never_reaches_the_cassette(
 ) -> None:
     fake.enqueue(f"Your key is {SECRET}.", "A joke.")
     assert _run(fake, tmp_path, scenario_file, "rec", "--formats", "xml:stream") == 0
-    for path in (tmp_path / "cas").rglob("*.sse.json"):
+    for path in (tmp_path / "cas").rglob("*.json"):
         assert SECRET not in path.read_text(encoding="utf-8")
     assert run_cli(["cassettes", "audit", str(tmp_path / "cas")]) == 0
     for path in (tmp_path / "rec").rglob("*"):

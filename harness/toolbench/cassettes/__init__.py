@@ -1,13 +1,16 @@
-"""Per-trial cassettes with vcrpy: record, replay, scrub, match.
+"""Per-trial cassettes: one JSON recording per trial, recorded and replayed, scrubbed,
+matched, migrated.
 
 The layer below ``providers/`` and ``runner/``: it imports only ground modules (errors,
-redaction). Cassettes store request and response bodies as decoded JSON so they read and
-diff like data (:mod:`.serializer`); requests match on method, host, port, path and the
-JSON body compared as data (:mod:`.match`); this machine's hosts and model paths are
-recorded as placeholders (:mod:`.hosts`), secrets never (:mod:`.scrub`); only complete
-replies are recorded (:mod:`.faults`), saved atomically (:mod:`.persist`); one httpx patch
-routes each request to its trial's cassette (:mod:`.route`, :mod:`.cassette`,
-:mod:`.trial`).
+redaction). A trial's exchanges, plain and streamed, are one versioned JSON file
+(:mod:`.recording`; the layout before it is converted by :mod:`.migrate`), which vcrpy
+reads and writes for plain exchanges through :mod:`.serializer`; requests match on
+method, host, port, path and the JSON body compared as data (:mod:`.match`), or at the
+provider boundary by toolbench's request key (:mod:`.boundary`); this machine's hosts and
+model paths are recorded as placeholders (:mod:`.hosts`), secrets never (:mod:`.scrub`);
+only complete replies are recorded (:mod:`.faults`), saved atomically (:mod:`.persist`);
+one httpx patch routes each request to its trial's cassette (:mod:`.route`,
+:mod:`.cassette`, :mod:`.trial`).
 """
 
 from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
@@ -32,7 +35,7 @@ from toolbench.cassettes.route import (
     set_stream_route,
 )
 from toolbench.cassettes.scrub import scrub_headers, scrub_request, scrub_response
-from toolbench.cassettes.serializer import ReadableSerializer
+from toolbench.cassettes.serializer import RecordingSerializer
 from toolbench.cassettes.trial import DEFAULT_CASSETTES, RecordOption, record_command, use_cassette
 
 __all__ = [
@@ -41,8 +44,8 @@ __all__ = [
     "LOCAL_BASE",
     "LOCAL_HOST",
     "MATCH_ON",
-    "ReadableSerializer",
     "RecordOption",
+    "RecordingSerializer",
     "ReplayOnlyCassette",
     "SafePersister",
     "StreamRoute",

@@ -15,6 +15,7 @@ from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 
 from toolbench.cassettes.faults import reply_fault
+from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS
 from toolbench.errors import CassetteMissingError
 
 
@@ -36,8 +37,8 @@ class TrialCassette:
     """The provider's time of the last live exchange: request written to last byte."""
     _recorded_at: int | None = None
 
-    LATENCY_KEY = "toolbench_latency_s"
-    REQUEST_KEYS = "toolbench_request_keys"
+    LATENCY_KEY = LATENCY_KEY
+    REQUEST_KEYS = REQUEST_KEYS
     """Metadata: toolbench's own key of each recorded interaction's request (by index;
     None for interactions recorded before keys), for replay at the provider boundary."""
 

@@ -62,6 +62,8 @@ class SafePersister:
         try:
             loaded = deserialize(text, serializer)
             _check_loaded(loaded[0], loaded[1])
+        except CassetteUnreadableError as exc:  # the serializer's own typed verdict
+            raise type(exc)(str(path), exc.reason) from None
         except Exception as exc:  # any parse or shape error: the file is unreadable
             first = (str(exc).splitlines() or [""])[0][:200]
             raise CassetteUnreadableError(str(path), f"{type(exc).__name__}: {first}") from None

@@ -1,55 +1,128 @@
-"""The cassette file format: vcrpy's YAML with JSON bodies decoded, so cassettes read and
-diff like data."""
+"""vcrpy's side of the one cassette format: its cassette dict to and from a
+:class:`~toolbench.cassettes.recording.Recording` (JSON bodies decoded into data, the
+request keys and latencies on each exchange), and the reader of the old YAML layout
+(:class:`LegacyYamlSerializer`, for ``toolbench cassettes migrate`` only)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-import yaml
-from vcr.serialize import CASSETTE_FORMAT_VERSION as VERSION
+from vcr.serialize import CASSETTE_FORMAT_VERSION as VCR_VERSION
+
+from toolbench.cassettes import recording as rec
+
+REQUEST_KEYS = "toolbench_request_keys"
+LATENCY_KEY = "toolbench_latency_s"
+"""vcrpy metadata: toolbench's key and the provider's time of each interaction, by index
+(on disk they sit on each exchange)."""
 
 
-def _to_json(s: Any) -> Any:
+def _to_json(s: Any) -> tuple[bool, Any]:
     if not isinstance(s, str) or s.strip()[:1] not in ("{", "["):
-        return None
+        return False, None
     try:
-        return json.loads(s)
+        return True, json.loads(s)
     except ValueError:
-        return None
+        return False, None
 
 
-# libyaml's safe dumper/loader when present: the pure-Python ones cost ~8 ms a cassette.
-_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def _at(values: Any, i: int) -> Any:
+    return values[i] if isinstance(values, list) and i < len(values) else None
 
 
-class ReadableSerializer:
-    """YAML with JSON bodies decoded into data (and encoded back, compactly, on load)."""
+def recording_of(data: dict[str, Any]) -> rec.Recording:
+    """A vcrpy cassette dict (``interactions`` + ``metadata``) as a recording."""
+    meta = data.get("metadata") or {}
+    keys, latencies = meta.get(REQUEST_KEYS), meta.get(LATENCY_KEY)
+    out = rec.Recording()
+    for i, it in enumerate(data.get("interactions", [])):
+        req, resp = it["request"], it["response"]
+        body = req.get("body")
+        ok, obj = _to_json(body)
+        status = resp.get("status") or {}
+        string = (resp.get("body") or {}).get("string")
+        rok, robj = _to_json(string)
+        latency = _at(latencies, i)
+        out.exchanges.append(
+            rec.RecordedExchange(
+                request=rec.RecordedRequest(
+                    method=req["method"],
+                    uri=req["uri"],
+                    body=obj if ok else body,
+                    headers=req.get("headers") or {},
+                ),
+                response=rec.RecordedResponse(
+                    status=int(status.get("code", 0)),
+                    reason=status.get("message"),
+                    headers=resp.get("headers") or {},
+                    body=robj if rok else None,
+                    text=None if rok else (string or ""),
+                ),
+                key=_at(keys, i),
+                latency_s=None if latency is None else float(latency),
+            )
+        )
+    return out
+
+
+def vcr_dict_of(recording: rec.Recording) -> dict[str, Any]:
+    """A recording as vcrpy's cassette dict (bodies as compact JSON text)."""
+    interactions: list[dict[str, Any]] = []
+    keys: list[str | None] = []
+    latencies: list[float | None] = []
+    for ex in recording.exchanges:
+        req, resp = ex.request, ex.response
+        body = req.body
+        if body is not None and not isinstance(body, str):
+            body = json.dumps(body, ensure_ascii=False)
+        interactions.append({
+            "request": {"method": req.method, "uri": req.uri, "body": body,
+                        "headers": dict(req.headers)},
+            "response": {
+                "status": {"code": resp.status, "message": resp.reason or ""},
+                "headers": dict(resp.headers), "body": {"string": resp.content()},
+            },
+        })  # fmt: skip
+        keys.append(ex.key)
+        latencies.append(ex.latency_s)
+    meta: dict[str, Any] = {}
+    if any(k is not None for k in keys):
+        meta[REQUEST_KEYS] = keys
+    if any(v is not None for v in latencies):
+        meta[LATENCY_KEY] = latencies
+    out: dict[str, Any] = {"version": VCR_VERSION, "interactions": interactions}
+    if meta:
+        out["metadata"] = meta
+    return out
+
+
+class RecordingSerializer:
+    """vcrpy's serializer for :mod:`.recording` files."""
 
     @staticmethod
     def serialize(data: dict[str, Any]) -> str:
-        for it in data.get("interactions", []):
-            req, resp = it["request"], it["response"]
-            obj = _to_json(req.get("body"))
-            if obj is not None:
-                req["body"] = {"json": obj}
-            rbody = resp.get("body", {})
-            obj = _to_json(rbody.get("string"))
-            if obj is not None:
-                resp["body"] = {"json": obj}
-        return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
+        return rec.dump(recording_of(data))
 
     @staticmethod
     def deserialize(text: str) -> dict[str, Any]:
-        data: dict[str, Any] = yaml.load(text, Loader=_Loader) or {}
-        if isinstance(data, dict) and data.get("version", VERSION) != VERSION:
-            # vcrpy replays any version as if it were its own: a newer layout would be
-            # read wrong without a word. The persister reports it as unreadable.
-            raise ValueError(
-                f"version {data['version']!r} is not a cassette version this toolbench"
-                f" reads (it reads version {VERSION})"
-            )
+        # A defect raises a typed error (CassetteLayoutError for the old layout), which
+        # the persister passes on as it is.
+        return vcr_dict_of(rec.parse(text, "<cassette>"))
+
+
+class LegacyYamlSerializer:
+    """The old layout's reader: vcrpy's YAML with JSON bodies decoded into data."""
+
+    @staticmethod
+    def deserialize(text: str) -> dict[str, Any]:
+        import yaml  # only the migration reads YAML cassettes
+
+        loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data: dict[str, Any] = yaml.load(text, Loader=loader) or {}
+        if not isinstance(data, dict) or data.get("version", VCR_VERSION) != VCR_VERSION:
+            version = data.get("version") if isinstance(data, dict) else None
+            raise ValueError(f"version {version!r} is not a vcrpy cassette version this reads")
         for it in data.get("interactions", []):
             req, resp = it["request"], it["response"]
             if isinstance(req.get("body"), dict) and "json" in req["body"]:

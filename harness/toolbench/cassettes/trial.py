@@ -17,10 +17,11 @@ from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
 from toolbench.cassettes.faults import recordable
 from toolbench.cassettes.match import MATCH_ON
 from toolbench.cassettes.persist import SafePersister, move_aside
+from toolbench.cassettes.recording import legacy_error
 from toolbench.cassettes.route import reset_trial_cassette, set_trial_cassette
 from toolbench.cassettes.scrub import scrub_request, scrub_response
-from toolbench.cassettes.serializer import ReadableSerializer
-from toolbench.errors import CassetteMissingError, CassetteUnreadableError
+from toolbench.cassettes.serializer import RecordingSerializer
+from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import redact_uri, secret_values
 
 RecordOption = Literal["none", "new", "all"]
@@ -58,6 +59,9 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     ``all``: re-record (the old file is replaced only when the new one is saved).
     Only complete replies are recorded (:func:`recordable`); saves are atomic.
     """
+    old_layout = legacy_error(path) if record != "all" else None
+    if old_layout is not None:
+        raise old_layout  # not re-recorded over: the old file is converted, not lost
     if record == "none" and not path.is_file():
         raise CassetteMissingError(f"no cassette {path}")
     values = secret_values()  # once per trial, not once per request hook
@@ -86,7 +90,7 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         match_on=MATCH_ON,
         before_record_request=before_record_request,
         before_record_response=before_record_response,
-        serializer=ReadableSerializer,
+        serializer=RecordingSerializer,
         persister=SafePersister,
         allow_playback_repeats=True,
     )
@@ -98,7 +102,7 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         try:
             tc.cassette = Cassette.load(**options)
         except CassetteUnreadableError as exc:
-            if record != "new":
+            if record != "new" or isinstance(exc, CassetteLayoutError):
                 raise
             aside = move_aside(path)
             tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")

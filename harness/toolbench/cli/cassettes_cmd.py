@@ -1,4 +1,4 @@
-"""``toolbench cassettes audit [DIR]``."""
+"""``toolbench cassettes audit [DIR]`` and ``toolbench cassettes migrate DIR``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import typer
 
 from toolbench.cli.conventions import Command, typer_app
 
-cassettes_app = typer_app("cassettes", "Inspect recorded cassettes.")
+cassettes_app = typer_app("cassettes", "Inspect and convert recorded cassettes.")
 
 
 @cassettes_app.command("audit", cls=Command)
@@ -25,6 +25,26 @@ def audit_cmd(
         print(f"{len(findings)} possible secret(s) found")
         raise typer.Exit(1)
     print(f"ok: no secrets found in {directory}")
+
+
+@cassettes_app.command("migrate", cls=Command)
+def migrate_cmd(
+    directory: Path = typer.Argument(..., help="Cassette directory (or one old-layout file)."),
+) -> None:
+    """Convert old-layout cassettes (vcrpy YAML, .sse.json) to one JSON cassette per trial,
+    removing each old file once its new one is written; exit 1 when any could not be."""
+    from toolbench.cassettes.migrate import migrate
+    from toolbench.errors import UserError
+
+    if not directory.exists():
+        raise UserError(f"cassettes migrate: {directory}: no such file or directory")
+    done = migrate(directory)
+    for path, why in done.failed:
+        print(f"{path}: not converted: {why}")
+    print(f"migrated {len(done.converted)} cassette(s) in {directory}"
+          + (f"; {len(done.failed)} not converted" if done.failed else ""))  # fmt: skip
+    if done.failed:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -67,6 +67,14 @@ def run_cmd(
         metavar=choices(RECORD_MODES),
         help="none: replay only; new: record what is missing; all: re-record.",
     ),
+    replay: str = typer.Option(
+        "boundary",
+        "--replay",
+        metavar="boundary|full",
+        help="How a recorded exchange is replayed: boundary (read from the cassette"
+        " without LiteLLM's request and stream machinery) or full (re-derived from the"
+        " recorded bytes through LiteLLM, to check a LiteLLM upgrade); the results agree.",
+    ),
     max_turns: int = typer.Option(
         None, "--max-turns", metavar="K", help="Cap on turns per multi-turn trial."
     ),
@@ -139,6 +147,7 @@ def run_cmd(
     ),
 ) -> int:
     """Run scenarios against models x formats; record or replay cassettes."""
+    from toolbench.cassettes import boundary
     from toolbench.cli.run_view import print_summary, progress_hook
     from toolbench.errors import UserError
     from toolbench.formats.auto import read_formats_file
@@ -148,6 +157,8 @@ def run_cmd(
 
     if record not in RECORD_MODES:
         raise UserError(f"--record: must be one of none, new, all (got '{record}')")
+    if replay not in ("boundary", "full"):
+        raise UserError(f"--replay: must be one of boundary, full (got '{replay}')")
     if stream not in STREAM_MODES:
         raise UserError(f"--stream: must be one of off, on, both (got '{stream}')")
     if display not in DISPLAY_POLICIES:
@@ -176,8 +187,12 @@ def run_cmd(
     plan = plan_run(cfg)
     for line in plan.warnings:
         typer.echo(line, err=True)
-    with progress_hook(len(plan.specs), quiet) as hook:
-        run_dir = execute_run(cfg, plan, hook)
+    token = boundary.set_replay_mode("full" if replay == "full" else "boundary")
+    try:
+        with progress_hook(len(plan.specs), quiet) as hook:
+            run_dir = execute_run(cfg, plan, hook)
+    finally:
+        boundary.reset_replay_mode(token)
     if plan.not_run:
         typer.echo(
             f"warning: --budget of {budget:g}s used up: {plan.not_run} trial(s) not run; "

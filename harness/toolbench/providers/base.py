@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from toolbench.cassettes.boundary import WireRequest as WireRequest
 from toolbench.formats.base import Format, ModelReply, RenderedRequest
 from toolbench.results import Attempt, RequestParams, StreamTurn
 
@@ -124,16 +125,6 @@ class StreamExchange(Exchange, Protocol):
     """The :class:`StreamClock` of the exchange in flight."""
 
     def commit(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class WireRequest:
-    """The HTTP request a provider SDK sends for a request (predicted, to match a
-    cassette without going through the SDK)."""
-
-    method: str
-    uri: str
-    body: dict[str, Any]
 
 
 @dataclass

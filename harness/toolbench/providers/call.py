@@ -20,13 +20,16 @@ import random
 import time
 from typing import Any
 
+import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from toolbench import codes
+from toolbench.cassettes import boundary
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.providers.base import (
     Completion,
     CompletionRequest,
+    Endpoint,
     Exchange,
     Fault,
     ModelAPI,
@@ -35,7 +38,7 @@ from toolbench.providers.base import (
 from toolbench.providers.capabilities import invents_call_ids
 from toolbench.providers.reply import read_reply
 from toolbench.providers.request import adaptations, build_request
-from toolbench.providers.streamed import as_completion, read_stream, stream_record
+from toolbench.providers.streamed import as_completion, finish, read_stream, stream_record
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt
 
@@ -71,6 +74,22 @@ def _left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
+def stream_replay(endpoint: Endpoint, tc: StreamExchange, request: dict[str, Any]) -> bool:
+    """Whether the trial's cassette answered this streamed request at the provider
+    boundary (its ``replay_stream``: the recorded chunks through the same event guard,
+    no HTTP, no LiteLLM stream wrapper), for providers whose HTTP request is predicted;
+    never under ``--replay full`` or ``--record all``."""
+    replay = getattr(tc, "replay_stream", None)
+    if replay is None or boundary.replay_mode() != "boundary":
+        return False
+    from toolbench.providers.litellm_api import wire_request
+
+    wire = wire_request(endpoint, request)
+    if wire is None:
+        return False
+    return bool(replay(wire.method, httpx.URL(wire.uri).path, wire.body))
+
+
 async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) -> Completion:
     """Send one request of a trial through ``api`` and read its reply; raise typed
     errors (:class:`InfraError`, :class:`UnsupportedError`, :class:`CassetteMissingError`)
@@ -103,12 +122,17 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
             # the total deadline catches a server that drips bytes.
             total = endpoint.timeout_s + DEADLINE_GRACE_S
             return await asyncio.wait_for(api.send(endpoint, kwargs), total)
-        try:
-            chunks = await asyncio.wait_for(api.send(endpoint, kwargs), _left(deadline))
-        except TimeoutError:
-            raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
         tc: StreamExchange = exchange  # type: ignore[assignment]
-        done = await read_stream(chunks, tc, deadline, endpoint.timeout_s)
+        if stream_replay(endpoint, tc, kwargs):
+            # The record/replay hook for streams: the recorded chunks, read without HTTP
+            # and without the sender's stream wrapper.
+            done = finish(tc)
+        else:
+            try:
+                chunks = await asyncio.wait_for(api.send(endpoint, kwargs), _left(deadline))
+            except TimeoutError:
+                raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
+            done = await read_stream(chunks, tc, deadline, endpoint.timeout_s)
         state["assembled"] = done
         return as_completion(done, str(kwargs.get("model")))
 

@@ -22,8 +22,6 @@ completion) takes the full path through LiteLLM, which refuses what was not reco
 from __future__ import annotations
 
 import email.utils
-import hashlib
-import json
 import os
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -31,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from toolbench import codes
-from toolbench.cassettes.match import echo_equivalent
+from toolbench.cassettes import boundary
 from toolbench.errors import MissingApiKeyError, UserError
 from toolbench.formats.base import Format, RenderedRequest
 from toolbench.providers.base import (
@@ -260,34 +258,18 @@ def _cost(resp: Any, lm: ModuleType) -> float | None:
 
 
 def request_key(request: dict[str, Any]) -> str:
-    """toolbench's own key of a request: a hash of the LiteLLM arguments as data (model,
-    messages, tools, sampling parameters; key order ignored). Recorded with each
-    exchange, it lets a replay find the exchange without predicting the provider's
-    HTTP request. The address is not in it: the cassette's path already names the
-    model, and the embedded server's port changes every run."""
-    canon = json.dumps(echo_equivalent(request), sort_keys=True, separators=(",", ":"),
-                       ensure_ascii=False, default=str)  # fmt: skip
-    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
-
-
-WIRE_PROVIDERS = frozenset({"openai"})
-"""Providers whose HTTP request is predicted for older cassettes (no request keys):
-LiteLLM hands an OpenAI chat completion request to the OpenAI SDK unchanged but for
-the model name. A prediction that is wrong matches nothing and takes the full path."""
-OPENAI_BASE = "https://api.openai.com/v1"
+    """toolbench's key of a request (:func:`toolbench.cassettes.boundary.request_key`)."""
+    return boundary.request_key(request)
 
 
 def wire_request(endpoint: Endpoint, request: dict[str, Any]) -> WireRequest | None:
     """The HTTP request the OpenAI SDK sends for ``request``, or None for a provider whose
-    request LiteLLM transforms (Anthropic, Gemini, ...)."""
+    request LiteLLM transforms (:func:`toolbench.cassettes.boundary.wire_request`)."""
     try:
         name, provider = provider_of(endpoint.model, endpoint.api_base)
     except Exception:
         return None
-    if provider not in WIRE_PROVIDERS:
-        return None
-    base = (endpoint.api_base or OPENAI_BASE).rstrip("/")
-    return WireRequest("POST", f"{base}/chat/completions", {**request, "model": name})
+    return boundary.wire_request(name, provider, endpoint.api_base, request)
 
 
 def _model_response(body: dict[str, Any], lm: ModuleType) -> Any:
@@ -355,7 +337,7 @@ def boundary_replay(
     """The shared call's record/replay hook (:mod:`toolbench.providers.call`): the
     plain reply the cassette holds for ``request``, for models LiteLLM reads with its
     generic OpenAI conversion; None: the full path runs (it replays, records or refuses)."""
-    if not _generic_openai(endpoint):
+    if boundary.replay_mode() != "boundary" or not _generic_openai(endpoint):
         return None
     return replay_at_boundary(endpoint, request, params, exchange, log, turn, litellm(), rendered)
 

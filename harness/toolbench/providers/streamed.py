@@ -117,7 +117,19 @@ async def _read(
                 ) from None  # fmt: skip
             raise Fault(fault.code, f"{fault}; {_arrived(seen())}", True) from None
         asm.feed(chunk, tc.clock.last_ms)
+    return finish(tc, asm)
+
+
+def finish(tc: StreamExchange, asm: Assembler | None = None) -> Assembled:
+    """The end of a streamed attempt, read from the wire or answered by the cassette at
+    the boundary (then only the clock's events exist): a framing fault or a stream that
+    carried nothing is a typed :class:`Fault`; otherwise the cassette keeps it."""
     clock = tc.clock
+    asm = asm if asm is not None else Assembler()
+
+    def seen() -> Assembler:
+        return _wire(tc) or asm
+
     if clock.fault is not None:
         raise Fault(clock.fault.code, f"{clock.fault}; {_arrived(seen())}", True)
     empty = (

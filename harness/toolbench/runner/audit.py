@@ -1,14 +1,15 @@
 """``toolbench cassettes audit``: scan cassettes for anything shaped like a secret.
 
-Two passes per file, because YAML can hide a key from a line scanner: every raw line,
-and, for YAML files, every parsed scalar (keys and values, with escapes resolved and
-folded or continued lines joined: a ``"sk-ab\\`` / ``cd..."`` split or a ``\\u0073k-``
-escape is only a key once parsed). Scalars are found with the libyaml composer, so each
-finding keeps the line where its scalar starts. Shapes come from
-:mod:`toolbench.secret_shapes` (detect-secrets plus toolbench's own); the values of
-secret environment variables now set are found too. JSON files (the SSE cassettes) are
-decoded as well, and each recorded stream is scanned as its reader sees it (split over
-events, escaped, in base64 chunks: :func:`_audit_json`). Distinct strings repeat across
+Two passes per file, because an encoding can hide a key from a line scanner: every raw
+line, and every parsed value. For YAML files (the layout before one JSON cassette), every
+parsed scalar (keys and values, with escapes resolved and folded or continued lines
+joined: a ``"sk-ab\\`` / ``cd..."`` split or a ``\\u0073k-`` escape is only a key once
+parsed), found with the libyaml composer so each finding keeps the line where its scalar
+starts. JSON files (the cassettes) are decoded as well, secret headers are read where
+they are keys of a ``headers`` mapping, and each recorded stream is scanned as its reader
+sees it (split over events, escaped, in base64 chunks: :func:`_audit_json`). Shapes come
+from :mod:`toolbench.secret_shapes` (detect-secrets plus toolbench's own); the values of
+secret environment variables now set are found too. Distinct strings repeat across
 cassettes (system prompts, tool lists), so each is scanned once.
 """
 
@@ -103,7 +104,21 @@ def audit_file(path: Path, values: tuple[str, ...]) -> list[Finding]:
             docs = list(yaml.compose_all(text, Loader=_Loader))
         except yaml.YAMLError:
             parsed = False  # not YAML after all: the raw lines were scanned
-    if not parsed:
+    data: Any = _NOT_JSON
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except (RecursionError, ValueError):
+            data = _NOT_JSON
+    if data is not _NOT_JSON:
+        # Parsed JSON says what a name is under, as YAML does (below): a secret header's
+        # name counts where it is a key of a ``headers`` mapping.
+        lines = _header_key_lines(text)
+        secret = _json_secret_headers(data)
+        found |= {f for f in header_keys if f.line in lines}
+        if secret and not any(f.kind == "secret header" for f in found):
+            found.add(Finding(path, 1, "secret header"))  # one line of JSON: no better line
+    elif not parsed:
         # A header name on a raw line counts only where YAML cannot say what it is under:
         # in a parsed cassette, ``Authorization:`` is a header under ``headers`` and a
         # property name in a tool's JSON Schema (BFCL's REST tools have one) elsewhere.
@@ -116,31 +131,80 @@ def audit_file(path: Path, values: tuple[str, ...]) -> list[Finding]:
                 found.add(Finding(path, at, "secret header"))
                 continue
             found.update(Finding(path, at, kind) for kind in _scan_text(scalar, values))
-    if path.suffix == ".json":
-        found |= _audit_json(path, text, values)
+    if data is not _NOT_JSON:
+        found |= _audit_json(path, text, data, values)
     return sorted(found)
 
 
-def _audit_json(path: Path, text: str, values: tuple[str, ...]) -> set[Finding]:
+_NOT_JSON = object()
+
+
+_HEADERS_OPEN = re.compile(r'^([ \t]*)"headers"[ \t]*:[ \t]*\{[ \t]*$')
+
+
+def _header_key_lines(text: str) -> set[int]:
+    """The lines of indented JSON that hold a key of a ``headers`` mapping (the first
+    indentation inside it; a deeper line is a value's)."""
+    out: set[int] = set()
+    outer: int | None = None
+    inner: int | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        indent = len(line) - len(line.lstrip(" \t"))
+        if outer is not None:
+            if not line.strip() or indent <= outer:
+                outer = inner = None
+            else:
+                inner = indent if inner is None else inner
+                if indent == inner:
+                    out.add(n)
+                continue
+        opened = _HEADERS_OPEN.match(line)
+        if opened:
+            outer, inner = len(opened.group(1)), None
+    return out
+
+
+def _json_secret_headers(data: Any) -> set[str]:
+    """The secret header names (lower case) that are keys of a ``headers`` mapping."""
+    out: set[str] = set()
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:  # iterative: a deep document must not hit the recursion limit
+        item, under = stack.pop()
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if under == "headers" and is_secret_header(str(k)):
+                    out.add(str(k).lower())
+                stack.append((v, str(k).lower()))
+        elif isinstance(item, list):
+            stack.extend((v, under) for v in item)
+    return out
+
+
+STREAM_KINDS = ("toolbench-cassette", "toolbench-sse")
+"""Cassettes whose exchanges may hold streams: the one recording format, and the SSE
+cassette of the layout before it (audited until migrated)."""
+
+
+def _audit_json(path: Path, text: str, data: Any, values: tuple[str, ...]) -> set[Finding]:
     """A JSON file's decoded strings (a ``\\u0073k-`` escape is a key only once decoded)
-    and, in an SSE cassette, each recorded stream as its reader sees it: the body joined
-    from its chunks (base64 ones decoded) and the strings of its events joined per JSON
-    path (a key split over two events). A finding is reported at the line where the
+    and, in a cassette, each recorded stream as its reader sees it: the body joined from
+    its chunks (base64 ones decoded) and the strings of its events joined per JSON path
+    (a key split over two events). A finding is reported at the line where the
     exchange's chunks begin."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return set()
     found: set[Finding] = set()
     for value in _json_strings(data):
         found.update(Finding(path, 1, kind) for kind in _scan_text(value, values))
     exchanges = data.get("exchanges") if isinstance(data, dict) else None
-    if data.get("kind") != "toolbench-sse" or not isinstance(exchanges, list):
+    if data.get("kind") not in STREAM_KINDS or not isinstance(exchanges, list):
         return found
-    starts = [m.start() for m in re.finditer(r'"chunks"\s*:', text)]
-    for i, ex in enumerate(exchanges):
+    starts = iter(m.start() for m in re.finditer(r'"chunks"\s*:', text))
+    for ex in exchanges:
+        response = ex.get("response") if isinstance(ex, dict) else None
+        if not isinstance(response, dict) or not isinstance(response.get("chunks"), list):
+            continue  # a plain exchange: its decoded strings were scanned above
         chunks = _chunks(ex)
-        line = text.count("\n", 0, starts[i]) + 1 if i < len(starts) else 1
+        start = next(starts, None)
+        line = 1 if start is None else text.count("\n", 0, start) + 1
         headers = (ex.get("response") or {}).get("headers") if isinstance(ex, dict) else None
         ctype = str((headers or {}).get("content-type", "")) if isinstance(headers, dict) else ""
         for joined in stream_texts(chunks, binary="amazon.eventstream" in ctype.lower()):

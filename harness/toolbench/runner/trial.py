@@ -30,6 +30,7 @@ from toolbench.cassettes import (
 )
 from toolbench.engine import Exchange, converse, effective_settings
 from toolbench.errors import (
+    CassetteLayoutError,
     CassetteMissingError,
     CassetteUnreadableError,
     CassetteWriteError,
@@ -37,7 +38,7 @@ from toolbench.errors import (
     UnsupportedError,
 )
 from toolbench.formats.base import Format, RenderedRequest
-from toolbench.formats.streamed import is_streamed, split_stream
+from toolbench.formats.streamed import is_streamed
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.providers.call import call
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
@@ -73,15 +74,12 @@ def safe_name(text: str, exact: bool = False) -> str:
 
 
 def cassette_path(root: Path, model: str, fmt: str, scenario_id: str, sample: int) -> Path:
-    """Where a trial's cassette lives: safe, bounded names whatever the ids are (a
-    streamed format's is its SSE cassette, ``.sse.json``)."""
+    """Where a trial's cassette lives: safe, bounded names whatever the ids are; one
+    JSON recording, plain or streamed (:mod:`toolbench.cassettes.recording`)."""
     suffix = f"__s{sample}" if sample else ""
-    if split_stream(fmt)[1]:
-        suffix += ".sse"
-    ext = ".json" if split_stream(fmt)[1] else ".yaml"
     return (
         root / safe_name(model, exact=True) / safe_name(fmt, exact=True)
-        / f"{safe_name(scenario_id)}{suffix}{ext}"
+        / f"{safe_name(scenario_id)}{suffix}.json"
     )  # fmt: skip
 
 
@@ -212,6 +210,8 @@ async def _run_trial(
         )
         return _status(base, "cassette_missing", codes.CASSETTE_MISSING,
                        f"{what}; record it with: {command}")  # fmt: skip
+    except CassetteLayoutError as exc:
+        return _status(base, "cassette_unreadable", codes.CASSETTE_OLD_LAYOUT, str(exc))
     except CassetteUnreadableError as exc:
         return _status(base, "cassette_unreadable", codes.CASSETTE_UNREADABLE,
                        f"{exc}; record it again with --record new")  # fmt: skip

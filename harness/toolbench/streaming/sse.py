@@ -1,4 +1,4 @@
-"""SSE cassettes: streamed exchanges recorded at the httpx transport, with chunk timings.
+"""Streamed exchanges recorded at the httpx transport, with chunk timings.
 
 vcrpy reads a whole body before returning it, which loses when each piece arrived. A
 streamed trial therefore records itself: the response stream of the transport is wrapped,
@@ -8,8 +8,10 @@ offset in milliseconds from the moment the request was handed to the transport. 
 feeds the same chunks in order, offline and without sleeping, and sets the same clock,
 so a trial reports the recorded offsets whether it ran live or from the cassette.
 
-The file is one versioned JSON record (:class:`SseCassette`) beside where the trial's
-vcrpy cassette would be (``<scenario>.sse.json``), saved atomically. Headers go through
+The file is the trial's one cassette (:mod:`toolbench.cassettes.recording`: a versioned
+JSON record, ``<scenario>.json``), its exchanges holding ``chunks``, saved atomically. A
+replay at the provider boundary reads the same chunks without HTTP
+(:meth:`SseTrialCassette.replay_stream`). Headers go through
 the same scrubbing as the other cassettes; a body is redacted as a reader of the stream
 sees it (:mod:`toolbench.cassettes.stream_scrub`: decoded JSON strings, a key split over
 events), and its lines keep the offsets of the chunks that completed them.
@@ -20,8 +22,6 @@ or malformed is a transient fault, asked again (as vcrpy's side never records a 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextvars
 import json
 import time
@@ -31,139 +31,40 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from vcr.request import Request as VcrRequest
 
 from toolbench import cassettes as vcr_side
 from toolbench import codes, eventstream
+from toolbench.cassettes import recording as rec
 from toolbench.cassettes.match import echo_equivalent
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
-from toolbench.errors import CassetteMissingError, CassetteUnreadableError
+from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import secret_values
 
-SSE_CASSETTE_VERSION = 1
 MAX_EVENT_BYTES = 1_000_000
 """The largest server-sent event accepted (bytes between two blank lines)."""
-SUFFIX = ".sse.json"
 
-
-class RawChunk(BaseModel):
-    """One piece of the body as the transport returned it, and when."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    offset_ms: float
-    text: str | None = None
-    b64: str | None = None
-    """Base64 of the bytes when they are not whole UTF-8 text (a split character)."""
-
-    @classmethod
-    def of(cls, data: bytes, offset_ms: float) -> RawChunk:
-        try:
-            return cls(offset_ms=round(offset_ms, 3), text=data.decode("utf-8"))
-        except UnicodeDecodeError:
-            return cls(offset_ms=round(offset_ms, 3), b64=base64.b64encode(data).decode("ascii"))
-
-    def data(self) -> bytes:
-        if self.b64 is not None:
-            return base64.b64decode(self.b64)
-        return (self.text or "").encode("utf-8")
-
-
-class SseRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    method: str
-    uri: str
-    body: Any = None
-    """The request body as JSON data."""
-
-
-class SseResponse(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    status: int
-    headers: dict[str, Any] = Field(default_factory=dict)
-    chunks: list[RawChunk] = Field(default_factory=list)
-
-
-class SseExchange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    request: SseRequest
-    response: SseResponse
-    latency_s: float | None = None
-    """The provider's time for the exchange when recorded (request to last byte)."""
-
-
-class SseCassette(BaseModel):
-    """The streamed exchanges of one trial (``<scenario>.sse.json``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    kind: Literal["toolbench-sse"] = "toolbench-sse"
-    version: int = SSE_CASSETTE_VERSION
-    exchanges: list[SseExchange] = Field(default_factory=list)
+RawChunk = rec.Chunk
+SseExchange = rec.RecordedExchange
+SseCassette = rec.Recording
+"""A streamed trial's cassette is the one recording format
+(:mod:`toolbench.cassettes.recording`)."""
 
 
 def sse_path(path: Path) -> Path:
-    """The SSE cassette of a trial whose vcrpy cassette would be ``path``."""
-    return path if path.name.endswith(SUFFIX) else path.with_name(path.stem + SUFFIX)
+    """The cassette of a streamed trial whose cassette path is ``path`` (the same file)."""
+    return path
 
 
 def load(path: Path) -> SseCassette:
-    """Read an SSE cassette; a file that is not one raises ``CassetteUnreadableError``
-    (so does one nested too deeply to decode, or one :func:`_unreplayable` refuses)."""
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except RecursionError:
-        raise CassetteUnreadableError(str(path), "not an SSE cassette: nested too deeply") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise CassetteUnreadableError(
-            str(path), f"not an SSE cassette: {type(exc).__name__}"
-        ) from None
-    except OSError as exc:
-        raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
-    version = data.get("version") if isinstance(data, dict) else None
-    if isinstance(version, int) and version > SSE_CASSETTE_VERSION:
-        raise CassetteUnreadableError(
-            str(path), f"written by a newer toolbench (SSE cassette {data['version']})"
-        )
-    try:
-        cassette = SseCassette.model_validate(data)
-    except RecursionError:
-        raise CassetteUnreadableError(str(path), "not an SSE cassette: nested too deeply") from None
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise CassetteUnreadableError(str(path), f"{where}: {err['msg']}") from None
-    why = _unreplayable(cassette)
-    if why is not None:
-        raise CassetteUnreadableError(str(path), why)
-    return cassette
-
-
-def _unreplayable(cassette: SseCassette) -> str | None:
-    """What no recording holds, though the shape allows it: a 2xx reply of no chunk (it
-    replayed as an ``ok`` trial) or a chunk whose base64 does not decode (it replayed as
-    the provider's ``infra.server_error``)."""
-    for i, exchange in enumerate(cassette.exchanges):
-        response = exchange.response
-        if 200 <= response.status < 300 and not response.chunks:
-            return f"exchanges.{i}.response.chunks: a {response.status} reply with no chunk"
-        for j, chunk in enumerate(response.chunks):
-            if chunk.b64 is None:
-                continue
-            try:
-                base64.b64decode(chunk.b64, validate=True)
-            except binascii.Error:
-                return f"exchanges.{i}.response.chunks.{j}.b64: not base64"
-    return None
+    """Read a trial's cassette; a file that is not one raises ``CassetteUnreadableError``
+    (``CassetteLayoutError`` for the old layout or chunks without offsets)."""
+    return rec.load(path)
 
 
 def save(path: Path, cassette: SseCassette) -> None:
     """Write atomically (a temporary file renamed over the cassette)."""
-    vcr_side.write_atomically(path, cassette.model_dump_json(indent=1, exclude_none=True), 0o644)
+    vcr_side.write_atomically(path, rec.dump(cassette), 0o644)
 
 
 # --------------------------------------------------------------------------- streams
@@ -432,6 +333,41 @@ class SseTrialCassette:
     def remember_key(self, key: str) -> None:
         """Streams are matched by their request body; no request key is kept."""
 
+    def replay_stream(self, method: str, path: str, body: Any) -> bool:
+        """Answer a streamed request at the provider boundary: the recorded chunks of the
+        exchange whose request is ``body`` (the HTTP body the SDK would send) go through
+        the same event guard as on the wire, setting :attr:`clock` with its offsets and
+        its assembly of OpenAI chat chunks, with no HTTP and no LiteLLM stream wrapper.
+
+        False (nothing played) when the full path must answer: no such exchange, a
+        recorded refusal, a stream that is not OpenAI chat chunks (LiteLLM translates
+        those), or one whose replay would fail (the full path types the fault)."""
+        if self.record == "all":
+            return False
+        found = self._find(method, path, body)
+        if found is None:
+            return False
+        ex = self.data.exchanges[found]
+        if not 200 <= ex.response.status < 300 or not ex.response.chunks:
+            return False
+        clock = Clock(path)
+        guard = _EventGuard(clock, framing_of(ex.response.headers))
+        try:
+            for c in ex.response.chunks:
+                clock.last_ms = c.offset_ms
+                guard.feed(c.data())
+            guard.close()
+        except StreamFault:
+            return False
+        if clock.fault is not None or not clock.chat_chunks:
+            return False
+        self.clock = clock
+        self.last_fault, self.last_replayed, self._last_exchange = None, True, ex
+        self._recorded, self._live = None, None
+        self._played.add(found)
+        self._count += 1
+        return True
+
     def forget_last(self) -> None:
         """Drop a 4xx the last exchange recorded provisionally (the trial did not act on
         it, so ``--record new`` asks the server again); a stream is recorded only once it
@@ -455,6 +391,8 @@ class SseTrialCassette:
     def _find(self, method: str, path: str, body: Any) -> int | None:
         fallback = None
         for i, ex in enumerate(self.data.exchanges):
+            if ex.response.chunks is None:
+                continue  # a plain exchange: not this side's
             if ex.request.method != method or httpx.URL(ex.request.uri).path != path:
                 continue
             if not _same_body(ex.request.body, body):
@@ -481,7 +419,9 @@ class SseTrialCassette:
             }  # fmt: skip
             return httpx.Response(
                 ex.response.status, headers=headers,
-                stream=_Replay(ex.response.chunks, self.clock, framing_of(ex.response.headers)),
+                stream=_Replay(
+                    ex.response.chunks or [], self.clock, framing_of(ex.response.headers)
+                ),
                 request=request,
             )  # fmt: skip
         if self.record == "none":
@@ -551,10 +491,12 @@ class SseTrialCassette:
                 chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
                 self.notes.append("a secret in a streamed body was redacted")
         ex = SseExchange(
-            request=SseRequest(
+            request=rec.RecordedRequest(
                 method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
             ),
-            response=SseResponse(status=response.status_code, headers=headers, chunks=chunks),
+            response=rec.RecordedResponse(
+                status=response.status_code, headers=headers, chunks=chunks
+            ),
         )
         self.data.exchanges.append(ex)
         self.dirty = True
@@ -584,7 +526,9 @@ def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseT
     unreadable file is moved aside); ``all``: record again (the old file is replaced
     only when the new one is saved).
     """
-    path = sse_path(path)
+    old_layout = rec.legacy_error(path) if record != "all" else None
+    if old_layout is not None:
+        raise old_layout  # not re-recorded over: the old file is converted, not lost
     if record == "none" and not path.is_file():
         raise CassetteMissingError(f"no cassette {path}")
     data = SseCassette()
@@ -593,7 +537,7 @@ def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseT
         try:
             data = load(path)
         except CassetteUnreadableError as exc:
-            if record != "new":
+            if record != "new" or isinstance(exc, CassetteLayoutError):
                 raise
             aside = vcr_side.move_aside(path)
             notes.append(f"{exc}; moved to {aside.name} and recorded again")

@@ -1,0 +1,105 @@
+"""Replay CPU with the one cassette format (issue 21's speed figures), measured in one run:
+
+* the replay of the 1,000 ``bfcl-smoke`` trials as a whole command (``toolbench run
+  --record none``, a fresh process: start-up, imports and the report summary included),
+  its CPU (user + system) beside the decode-and-parse floor of the same cassettes (read
+  and decode each JSON cassette, parse each reply with its format; no HTTP, no LiteLLM);
+* streamed against plain replay, CPU per trial, on the scenarios whose streamed cassettes
+  are committed (both local models, the five default formats): each measured as the
+  difference between a run of every such scenario and a run of one, so start-up cancels.
+
+Run from the repository root: ``python benchmarks/bench_replay_cpu.py``.
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from toolbench.cassettes import recording
+from toolbench.formats.base import ModelReply
+from toolbench.formats.registry import get_format
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = "local/smollm2-135m,local/gemma3-270m"
+BFCL_FORMATS = "prompt-json,prompt-json:shots=2,react,xml,native"
+STREAMED = sorted(p.stem for p in (ROOT / "cassettes/local_smollm2-135m/xml_stream").glob("*.json"))
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def command_cpu(*args: str) -> float:
+    """CPU seconds of one ``toolbench run --record none`` in a fresh process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        before = _children_cpu()
+        subprocess.run(
+            [sys.executable, "-m", "toolbench", "run", "--record", "none", "--quiet",
+             "--no-report", "--out", str(Path(tmp) / "r"), *args],
+            check=False, cwd=ROOT, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        return _children_cpu() - before
+
+
+def _replies(cassette: Path) -> list[ModelReply]:
+    out = []
+    for exchange in recording.load(cassette).exchanges:
+        body: Any = exchange.response.body
+        choice = body["choices"][0]
+        msg = choice["message"]
+        text = msg.get("content") or ""
+        calls = msg.get("tool_calls") or []
+        reason = choice.get("finish_reason")
+        out.append(ModelReply(text=text, tool_calls=calls, finish_reason=reason, raw_message=msg))
+    return out
+
+
+def floor_cpu() -> tuple[int, float]:
+    """Decode every ``bfcl-smoke`` cassette and parse every reply (CPU seconds)."""
+    from toolbench.runner.run import RunConfig, plan_run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = RunConfig(
+            record="none", out=Path(tmp) / "p", report=False, scenarios=["bfcl-smoke"],
+            models=MODELS.split(","), formats=BFCL_FORMATS.split(","),
+        )  # fmt: skip
+        plan = plan_run(cfg)
+        if plan.lock is not None:
+            plan.lock.release()
+        t0 = time.process_time()
+        n = 0
+        for spec in plan.specs:
+            fmt = get_format(spec.fmt.spec)
+            for reply in _replies(spec.cassette):
+                fmt.parse_reply(reply, spec.scenario.tools)
+            n += 1
+        return n, time.process_time() - t0
+
+
+def main() -> None:
+    whole = command_cpu("--scenarios", "bfcl-smoke", "--models", MODELS, "--formats", BFCL_FORMATS)
+    n, floor = floor_cpu()
+    print(f"bfcl-smoke replay, whole command : {whole:.2f} s CPU for 1,000 trials (aim <= 2 s)")
+    print(f"decode-and-parse floor (JSON)    : {floor:.2f} s CPU for {n} trials")
+    print(f"floor / whole command            : {floor / whole:.2f}")
+    one = STREAMED[:1]
+    trials = len(STREAMED) * 2 * 5
+    per: dict[str, float] = {}
+    for label, extra in (("plain", []), ("streamed", ["--stream", "on"])):
+        big = command_cpu("--scenarios", ",".join(STREAMED), *extra)
+        small = command_cpu("--scenarios", ",".join(one), *extra)
+        per[label] = (big - small) / (trials - 10)
+        print(f"{label:8} replay             : {1000 * per[label]:.2f} ms CPU a trial "
+              f"({big:.2f} s for {trials} trials, {small:.2f} s for 10)")  # fmt: skip
+    print(f"streamed / plain                 : {per['streamed'] / per['plain']:.2f} (aim <= 2)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Replay at the provider boundary: what a cassette needs to answer a request before any
+HTTP is made, plain or streamed.
+
+A plain exchange is found by toolbench's own key of the request (:func:`request_key`,
+recorded on each exchange) or, in a cassette without keys, by the HTTP request the OpenAI
+SDK would send (:func:`wire_request`, matched as the HTTP matcher matches); a streamed one
+by that predicted request, and its recorded chunks are read through the same event guard
+as on the wire. The mode (:func:`replay_mode`) says whether the boundary answers at all:
+``full`` sends every replayed request through LiteLLM and the HTTP cassette instead,
+re-deriving each reply from the recorded bytes (for checking a LiteLLM upgrade); both
+modes give the same results (``tests/runner/test_replay_modes.py``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from toolbench.cassettes.match import echo_equivalent
+
+ReplayMode = Literal["boundary", "full"]
+REPLAY_MODES: tuple[ReplayMode, ...] = ("boundary", "full")
+
+_mode: contextvars.ContextVar[ReplayMode] = contextvars.ContextVar(
+    "toolbench_replay_mode", default="boundary"
+)
+
+
+def replay_mode() -> ReplayMode:
+    return _mode.get()
+
+
+def set_replay_mode(mode: ReplayMode) -> contextvars.Token[ReplayMode]:
+    """Replay at the boundary (the default) or through LiteLLM in full, for this task
+    and the tasks it starts."""
+    return _mode.set(mode)
+
+
+def reset_replay_mode(token: contextvars.Token[ReplayMode]) -> None:
+    _mode.reset(token)
+
+
+def request_key(request: dict[str, Any]) -> str:
+    """toolbench's own key of a request: a hash of the LiteLLM arguments as data (model,
+    messages, tools, sampling parameters; key order ignored). Recorded with each
+    exchange, it lets a replay find the exchange without predicting the provider's
+    HTTP request. The address is not in it: the cassette's path already names the
+    model, and the embedded server's port changes every run."""
+    canon = json.dumps(echo_equivalent(request), sort_keys=True, separators=(",", ":"),
+                       ensure_ascii=False, default=str)  # fmt: skip
+    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class WireRequest:
+    """The HTTP request a provider SDK is predicted to send."""
+
+    method: str
+    uri: str
+    body: dict[str, Any]
+
+
+WIRE_PROVIDERS = frozenset({"openai"})
+"""Providers whose HTTP request is predicted: LiteLLM hands an OpenAI chat completion
+request to the OpenAI SDK unchanged but for the model name. A prediction that is wrong
+matches nothing and takes the full path."""
+OPENAI_BASE = "https://api.openai.com/v1"
+
+
+def wire_request(
+    name: str, provider: str, api_base: str | None, request: dict[str, Any]
+) -> WireRequest | None:
+    """The HTTP request the OpenAI SDK sends for ``request`` (LiteLLM's arguments) to
+    ``provider``'s model ``name``, or None for a provider whose request LiteLLM
+    transforms (Anthropic, Gemini, ...)."""
+    if provider not in WIRE_PROVIDERS:
+        return None
+    base = (api_base or OPENAI_BASE).rstrip("/")
+    return WireRequest("POST", f"{base}/chat/completions", {**request, "model": name})

@@ -1,0 +1,94 @@
+"""``toolbench cassettes migrate DIR``: cassettes of the old layout converted to the one
+recording format (:mod:`.recording`).
+
+The old layout kept a plain trial in vcrpy's YAML (``<scenario>.yaml``, request keys and
+latencies in its metadata) and a streamed one in an SSE cassette (``<scenario>.sse.json``,
+chunks with offsets). Each is converted exchange by exchange, with nothing re-derived:
+the bodies, chunks, offsets, keys and latencies are the recorded ones, so a replay gives
+what it gave before. The new file is written atomically, then the old one removed; a file
+that cannot be converted is left as it was and reported, and the others go on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from toolbench.cassettes import recording as rec
+from toolbench.cassettes.persist import write_atomically
+from toolbench.cassettes.serializer import LegacyYamlSerializer, recording_of
+
+SSE_SUFFIX = ".sse.json"
+YAML_SUFFIX = ".yaml"
+
+
+@dataclass
+class Migration:
+    """What one ``migrate`` did: files converted, and those left as they were (why)."""
+
+    converted: list[Path] = field(default_factory=list)
+    failed: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def target_of(old: Path) -> Path:
+    """The new cassette of an old-layout file (``x.yaml``, ``x.sse.json`` -> ``x.json``)."""
+    name = old.name
+    stem = name.removesuffix(SSE_SUFFIX) if name.endswith(SSE_SUFFIX) else old.stem
+    return old.with_name(stem + rec.SUFFIX)
+
+
+def convert(old: Path) -> rec.Recording:
+    """The recording an old-layout file holds; ``ValueError`` says why it cannot be read."""
+    text = old.read_bytes().decode("utf-8")
+    if old.name.endswith(SSE_SUFFIX):
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("kind") != "toolbench-sse":
+            raise ValueError("not an SSE cassette")
+        if data.get("version") != 1:
+            raise ValueError(f"SSE cassette version {data.get('version')!r} (this reads 1)")
+        out = rec.Recording.model_validate({"exchanges": data.get("exchanges", [])})
+        for ex in out.exchanges:
+            if ex.response.chunks is None:
+                ex.response.chunks = []  # a stream recorded with no chunk: kept as one
+        return out
+    data = LegacyYamlSerializer.deserialize(text)
+    if not isinstance(data.get("interactions"), list):
+        raise ValueError("not a vcrpy cassette (no interactions)")
+    return recording_of(data)
+
+
+def old_files(directory: Path) -> list[Path]:
+    """The old-layout cassettes under ``directory`` (or ``directory`` itself, a file)."""
+    if directory.is_file():
+        return [directory]
+    found = [*directory.rglob(f"*{YAML_SUFFIX}"), *directory.rglob(f"*{SSE_SUFFIX}")]
+    return sorted(p for p in found if p.is_file())
+
+
+def migrate(directory: Path) -> Migration:
+    """Convert every old-layout cassette under ``directory`` (see the module doc)."""
+    done = Migration()
+    for old in old_files(directory):
+        new = target_of(old)
+        if new.exists():
+            done.failed.append((old, f"{new.name} already exists (not overwritten)"))
+            continue
+        try:
+            recording = convert(old)
+            # What the reader would refuse (events out of order, bad base64) is refused
+            # now, with the old file kept.
+            recording = rec.parse(rec.dump(recording), str(new))
+        except (OSError, UnicodeDecodeError, ValueError, ValidationError) as exc:
+            first = (str(exc).splitlines() or [""])[0][:200]
+            done.failed.append((old, f"{type(exc).__name__}: {first}"))
+            continue
+        except Exception as exc:  # e.g. CassetteUnreadableError from the check above
+            done.failed.append((old, str(exc)[:300]))
+            continue
+        write_atomically(new, rec.dump(recording), 0o644)
+        old.unlink()
+        done.converted.append(new)
+    return done
