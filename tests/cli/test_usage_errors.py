@@ -307,6 +307,27 @@ CASES: dict[str, tuple[list[str], str]] = {
         ["run", "--models", "openai/x", "--record", "none", "--model-param", "openai/x:tools=[]"],
         "error: --model-param: openai/x: 'tools' is set by toolbench, not a model parameter",
     ),
+    # issue 24: model variants MODEL@NAME
+    "variant-given-twice": (
+        ["run", "--models", "openai/x@low,openai/x@low", "--record", "none"],
+        "error: --models: variant 'low' of openai/x is given twice; give each variant its own"
+        " name",
+    ),
+    "variant-names-differ-in-case": (
+        ["run", "--models", "openai/x@low,openai/x@LOW", "--record", "none"],
+        "error: --models: variant 'LOW' of openai/x is given twice ('openai/x@low' and"
+        " 'openai/x@LOW'); give each variant its own name",
+    ),
+    "variant-param-not-in-run": (
+        ["run", "--models", "openai/x@low", "--record", "none",
+         "--model-param", "openai/x@high:seed=1"],
+        "error: --model-param: 'openai/x@high:seed=1': variant 'high' of openai/x is not in"
+        " --models (openai/x@low)",
+    ),
+    "variant-without-name": (
+        ["run", "--models", "openai/x@", "--record", "none"],
+        "error: --models: 'openai/x@' has an '@' but no variant name (write MODEL@NAME)",
+    ),
     # outputs that cannot be written
     "report-out-under-a-file": (
         ["report", "runs/r1", "-o", "afile/r.html"],

@@ -70,6 +70,7 @@ from toolbench.runner.model_params import (
 from toolbench.runner.records import scenario_files
 from toolbench.runner.resume import resume_config
 from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
+from toolbench.runner.variants import bare_model, check_models
 from toolbench.scenarios.loader import DEFAULT_SELECTION, select_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import (
@@ -181,8 +182,10 @@ def _validate_models(
     for m in models:
         if not m.strip():
             raise UserError("--models: empty model name")
-        # Its provider kind refuses what it cannot call (exit 2 before any call).
-        api_class(kind_of(m))(settings).preflight(m, record)
+        # Its provider kind refuses what it cannot call (exit 2 before any call); a
+        # variant's provider is asked for the bare model.
+        bare = bare_model(m)
+        api_class(kind_of(bare))(settings).preflight(bare, record)
 
 
 def check_api_base(value: str) -> None:
@@ -227,7 +230,7 @@ def _reported_templates(models: Sequence[str], cfg: RunConfig) -> dict[str, str]
     template = server_chat_template(cfg.api_base)
     if template is None:
         return {}
-    return {m: template for m in models if not is_local(m)}
+    return {m: template for m in models if not is_local(bare_model(m))}
 
 
 def _check_options(cfg: RunConfig) -> None:
@@ -242,6 +245,7 @@ def _check_options(cfg: RunConfig) -> None:
             raise UserError(f"{option}: must be more than 0 seconds")
         if seconds is not None and not math.isfinite(seconds):
             raise UserError(f"{option}: must be a finite number of seconds (got {seconds:g})")
+    check_models(cfg.models)
     for model in cfg.models:
         if "/" in model and not all(part.strip() for part in model.split("/")):
             raise UserError(
@@ -395,8 +399,11 @@ def _plan(
                         )
                     )  # fmt: skip
     if cfg.record != "none":
-        live = {s.model for s in specs
-                if is_local(s.model) and (cfg.record == "all" or not s.cassette.is_file())}
+        live = {
+            bare_model(s.model)
+            for s in specs
+            if is_local(bare_model(s.model)) and (cfg.record == "all" or not s.cassette.is_file())
+        }
         if live:
             check_ready(sorted(live))
     if shard is not None:
@@ -493,8 +500,9 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         register_api_base(url)
 
     async def endpoint_for(model: str, fmt: Format, live: bool) -> tuple[ModelAPI, Endpoint]:
-        api = providers.for_model(model)
-        endpoint = await api.endpoint(model, fmt, live)
+        # A variant (MODEL@NAME) is its bare model called with the variant's parameters.
+        api = providers.for_model(bare_model(model))
+        endpoint = await api.endpoint(bare_model(model), fmt, live)
         mine = dict(plan.model_params.get(model, {}))
         mine.pop(API_BASE, None)  # where the requests go (the endpoint's), not a parameter
         if "max_tokens" in mine:
@@ -518,9 +526,9 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         # A kind with a width shares it across its models (the embedded models share
         # this machine's cores: one request at a time); else --concurrency per model.
         # A replay calls no server: every kind replays --concurrency trials at once.
-        api = providers.for_model(spec.model)
+        api = providers.for_model(bare_model(spec.model))
         shared = api.width is not None and spec.record != "none"
-        key = api.name if shared else spec.model
+        key = api.name if shared else bare_model(spec.model)  # variants share a model's limit
         width = (api.width if shared else None) or cfg.concurrency
         sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:

@@ -39,6 +39,7 @@ from toolbench.formats.base import Format, RenderedRequest
 from toolbench.formats.streamed import is_streamed, split_stream
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
+from toolbench.runner.variants import split_variant
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
 from toolbench.streaming.sse import use_sse_cassette
@@ -73,13 +74,17 @@ def safe_name(text: str, exact: bool = False) -> str:
 
 def cassette_path(root: Path, model: str, fmt: str, scenario_id: str, sample: int) -> Path:
     """Where a trial's cassette lives: safe, bounded names whatever the ids are (a
-    streamed format's is its SSE cassette, ``.sse.json``)."""
+    streamed format's is its SSE cassette, ``.sse.json``). A variant keeps its ``@``
+    (``openai_gpt-5-mini@low``): its name is already path-safe, and a model called
+    ``gpt-5-mini_low`` must not share its cassettes."""
+    bare, variant = split_variant(model)
+    folder = safe_name(bare, exact=True) + (f"@{variant}" if variant else "")
     suffix = f"__s{sample}" if sample else ""
     if split_stream(fmt)[1]:
         suffix += ".sse"
     ext = ".json" if split_stream(fmt)[1] else ".yaml"
     return (
-        root / safe_name(model, exact=True) / safe_name(fmt, exact=True)
+        root / folder / safe_name(fmt, exact=True)
         / f"{safe_name(scenario_id)}{suffix}{ext}"
     )  # fmt: skip
 
