@@ -265,7 +265,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "compare-json-needs-two-formats": (
         ["compare", "runs/r1", "--json"],
-        "error: compare: give RUN_B, --formats X,Y with exactly two formats, or --by model|format",
+        "error: compare: give RUN_B, --formats X,Y with exactly two formats, or --by"
+        " model|format|variant",
     ),
     "parse-short-f-unknown": (
         ["parse", "-f", "xmll", "-"],

@@ -28,7 +28,8 @@ def run_cmd(
         None,
         "--models",
         metavar="MODEL,MODEL",
-        help="Comma-separated LiteLLM model strings (default: the embedded local models).",
+        help="Comma-separated LiteLLM model strings (default: the embedded local models); "
+        "MODEL@NAME is a variant: the model under its own --model-param set.",
     ),
     formats: str = typer.Option(
         None,
