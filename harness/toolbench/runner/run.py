@@ -283,6 +283,17 @@ def _check_size(samples: int, cells: int, scenarios: int) -> None:
         )
 
 
+def _check_cells(formats: Sequence[Format], scenarios: Sequence[Scenario]) -> None:
+    """Refuse a format whose options cannot run a selected scenario (``native:strict`` on
+    a schema strict mode does not take, ``native:tool_choice=NAME`` on a scenario without
+    that tool), naming both, before any call."""
+    for fmt in formats:
+        for sc in scenarios:
+            why = fmt.refuses(sc.tools)
+            if why is not None:
+                raise UserError(f"--formats: {fmt.spec}: scenario '{sc.id}': {why}")
+
+
 def plan_run(cfg: RunConfig) -> Plan:
     """Validate options and build the trial list (no model call happens here).
 
@@ -318,6 +329,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
     _check_size(cfg.samples, sum(len(v) for v in cells.values()), len(scenarios))
+    _check_cells(formats, scenarios)
     params = (
         cfg.resolved_params
         if cfg.resolved_params is not None

@@ -299,6 +299,7 @@ def _blank(spec: TrialSpec) -> TrialResult:
         format=spec.fmt.spec, format_options=spec.fmt.options.model_dump(),
         scenario_id=spec.scenario.id, sample=spec.sample, started_at=_now(),
         cassette=str(spec.cassette), settings=settings_of(spec),
+        notes=spec.fmt.notes(spec.scenario.tools),
     )  # fmt: skip
 
 
