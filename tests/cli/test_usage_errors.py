@@ -97,6 +97,9 @@ def scratch(d: Path) -> None:
         "fileref.yaml": with_tool("{type: object, properties: {x: {$ref: 'file:///etc/x'}}}"),
         "dangling.yaml": with_tool("{type: object, properties: {x: {$ref: '#/$defs/no'}}}"),
         "badregex.yaml": GOOD.replace("{x: a}", "{x: {regex: '('}}"),
+        "good.yaml": GOOD,
+        "openobj.yaml": with_tool("{type: object, properties: {x: {type: object}}}"),
+        "patprops.yaml": with_tool("{type: object, properties: {}, patternProperties: {a: {}}}"),
     }
     files["bomb.yaml"] = alias_bomb()
     for name, text in files.items():
@@ -328,6 +331,31 @@ CASES: dict[str, tuple[list[str], str]] = {
     "variant-without-name": (
         ["run", "--models", "openai/x@", "--record", "none"],
         "error: --models: 'openai/x@' has an '@' but no variant name (write MODEL@NAME)",
+    ),
+    # issue 24: native knobs refused at plan time, naming the scenario and the tool
+    "native-strict-open-object": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats", "native:strict",
+         "--scenarios", "s/openobj.yaml"],
+        "error: --formats: native:strict: scenario 'good': tool 'f' cannot be made strict:"
+        " parameters.x: an object without properties (strict mode takes no open object)",
+    ),
+    "native-strict-pattern-properties": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats", "xml,native:strict",
+         "--scenarios", "s/patprops.yaml"],
+        "error: --formats: native:strict: scenario 'good': tool 'f' cannot be made strict:"
+        " parameters: 'patternProperties' is not allowed in strict mode",
+    ),
+    "native-tool-choice-unknown-tool": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats",
+         "native:strict,tool_choice=g", "--scenarios", "s/good.yaml"],
+        "error: --formats: native:strict,tool_choice=g: scenario 'good': offers no tool 'g'"
+        " (it offers: f)",
+    ),
+    "native-tool-choice-bad-name": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats",
+         "native:tool_choice=a b", "--scenarios", "s/good.yaml"],
+        "error: format 'native:tool_choice=a b': option tool_choice: String should match"
+        " pattern '^[A-Za-z0-9_.-]{1,64}$'",
     ),
     # outputs that cannot be written
     "report-out-under-a-file": (
