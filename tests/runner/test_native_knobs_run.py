@@ -110,3 +110,35 @@ def test_no_knob_no_change() -> None:
     req, record = build_request(Endpoint("openai/gpt-4o"), plain, 1)
     assert req["tool_choice"] == "auto" and "parallel_tool_calls" not in req
     assert json.dumps(record.asked, sort_keys=True) == '{"seed": 1, "temperature": 0}'
+
+
+def constrained(request: dict[str, Any]) -> Reply:
+    """A constrained server: JSON of one call or of an answer."""
+    if "response_format" not in request:
+        return "Unconstrained."
+    if "Paris" in json.dumps(request["messages"][-1]):
+        return '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+    return '{"answer": "A joke."}'
+
+
+def test_constrained_prompt_json_sends_its_schema_and_replays(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    with FakeServer(constrained) as fake:
+        assert run_fake(fake, tmp_path, scenario_file, formats="prompt-json:constrained") == 0
+        bodies = [r.body for r in fake.received]
+    assert len(bodies) == 2
+    for b in bodies:
+        schema = b["response_format"]["json_schema"]["schema"]
+        assert [s["properties"].get("tool") for s in schema["anyOf"]] == [
+            {"type": "string", "enum": ["get_weather"]}, None,
+        ]  # fmt: skip
+    got = {r.scenario_id: r for r in load_results(tmp_path / "run")}
+    assert got["weather"].scores is not None and got["weather"].scores.call_accuracy is True
+    assert got["chat"].scores is not None and got["chat"].scores.no_call_correct is True
+    assert got["chat"].turns[0].parsed.content == "A joke."
+    rc = run_fake(fake, tmp_path, scenario_file, "--record", "none", out="replay",
+                  formats="prompt-json:constrained", api_base="http://127.0.0.1:9/v1")  # fmt: skip
+    assert rc == 0
+    again = {r.scenario_id: r for r in load_results(tmp_path / "replay")}
+    assert {k: r.scores for k, r in again.items()} == {k: r.scores for k, r in got.items()}

@@ -215,7 +215,7 @@ def build_request(
     asked.update(endpoint.model_params)
     # A format's knobs (native:tool_choice, native:parallel) are checked like the
     # harness's own parameters: one the provider does not take is dropped and recorded.
-    knobs = rendered.params if rendered.tools else {}
+    knobs = rendered.params
     asked.update(knobs)
     sent, record = filter_params(endpoint.model, asked, endpoint.api_base, tuple(knobs))
     if "stop" in sent:
