@@ -220,6 +220,7 @@ def compare(
 ) -> None:
     """Per-cell metric deltas and paired McNemar tests between runs, formats or models."""
     from toolbench.cli.json_out import comparison_json, comparisons_json, dumps
+    from toolbench.cli.run_cmd import split_specs
     from toolbench.report.compare import (
         By,
         combine,
@@ -231,7 +232,7 @@ def compare(
     )
     from toolbench.report.metrics import load_table
 
-    picked = [f.strip() for f in (formats or "").split(",") if f.strip()]
+    picked = split_specs(formats)
     picked_models = [m.strip() for m in (models or "").split(",") if m.strip()]
     if by is not None:
         if by not in COMPARE_BY:
