@@ -21,6 +21,7 @@ from toolbench.errors import UserError
 from toolbench.formats import registry
 from toolbench.formats.base import Requirements, ShotsOptions
 from toolbench.formats.native import Native, NativeOptions
+from toolbench.formats.prompt_json import PromptJsonOptions
 from toolbench.formats.registry import format_class, format_names, get_format
 from toolbench.scenarios.model import Scenario
 
@@ -37,7 +38,7 @@ CONTRACT: dict[str, tuple[type[BaseModel], Requirements]] = {
     "llama3-json": (ShotsOptions, PLAIN),
     "mistral": (ShotsOptions, STOP),
     "native": (NativeOptions, Requirements(native_tools=True)),
-    "prompt-json": (ShotsOptions, PLAIN),
+    "prompt-json": (PromptJsonOptions, PLAIN),
     "pythonic": (ShotsOptions, PLAIN),
     "qwen3-coder": (ShotsOptions, STOP),
     "react": (ShotsOptions, STOP),
@@ -62,7 +63,10 @@ def test_format_declares_options_requirements_and_markers(name: str) -> None:
     assert bool(rendered.stop) == needs.stop_sequences
 
 
-@pytest.mark.parametrize("name", sorted(n for n, (o, _) in CONTRACT.items() if o is ShotsOptions))
+PROMPTED = sorted(n for n, (o, _) in CONTRACT.items() if issubclass(o, ShotsOptions))
+
+
+@pytest.mark.parametrize("name", PROMPTED)
 def test_prompted_formats_take_shots(name: str) -> None:
     fmt = get_format(f"{name}:shots=2")
     assert fmt.spec == f"{name}:shots=2"
@@ -92,7 +96,7 @@ def test_prompted_formats_take_shots(name: str) -> None:
         (
             "prompt-json:temperature=1",
             "format 'prompt-json:temperature=1': unknown option 'temperature' "
-            "(format 'prompt-json' takes: shots)",
+            "(format 'prompt-json' takes: constrained, shots)",
         ),
         (
             "xml:shots=1,foo=2",
