@@ -22,6 +22,7 @@ CALL_STRAY_TAG = "call.stray_tag"  # a call tag followed by prose, not by a call
 
 # notes on a parsed call (ToolCall.notes): recorded, not errors
 ARGS_NULL = "args.null"
+ARGS_STRICT_NULL = "args.strict_null"  # native:strict: a null optional argument read as left out
 
 # call matching
 CALL_WRONG_TOOL = "call.wrong_tool"

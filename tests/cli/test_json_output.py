@@ -15,7 +15,10 @@ from synthetic_runs import standard_trials, write_run
 
 from toolbench.cli.app import run_cli
 
-TEST_KEYS = ["group", "metric", "pairs", "a", "b", "only_a", "only_b", "p_value", "significant"]
+TEST_KEYS = [
+    "group", "metric", "pairs", "a", "b", "only_a", "only_b", "p_value", "significant",
+    "detectable_difference",
+]  # fmt: skip
 
 
 @pytest.fixture
@@ -93,7 +96,7 @@ def test_compare_runs_json(runs: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert list(test) == TEST_KEYS
     assert test == {"group": "m-alpha / prompt-json", "metric": "call_accuracy", "pairs": 4,
                     "a": 1.0, "b": 0.5, "only_a": 2, "only_b": 0, "p_value": 0.5,
-                    "significant": False}  # fmt: skip
+                    "significant": False, "detectable_difference": 0.998}  # fmt: skip
 
 
 def test_compare_formats_json(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:

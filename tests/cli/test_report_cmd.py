@@ -81,7 +81,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         (
             ["compare", "runs/r1"],
             "error: compare: give RUN_B, --formats X,Y with exactly two formats, "
-            "or --by model|format\n",
+            "or --by model|format|variant\n",
         ),
         (
             ["compare", "runs/r1", "--formats", "xml,react"],

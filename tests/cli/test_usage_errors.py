@@ -97,6 +97,9 @@ def scratch(d: Path) -> None:
         "fileref.yaml": with_tool("{type: object, properties: {x: {$ref: 'file:///etc/x'}}}"),
         "dangling.yaml": with_tool("{type: object, properties: {x: {$ref: '#/$defs/no'}}}"),
         "badregex.yaml": GOOD.replace("{x: a}", "{x: {regex: '('}}"),
+        "good.yaml": GOOD,
+        "openobj.yaml": with_tool("{type: object, properties: {x: {type: object}}}"),
+        "patprops.yaml": with_tool("{type: object, properties: {}, patternProperties: {a: {}}}"),
     }
     files["bomb.yaml"] = alias_bomb()
     for name, text in files.items():
@@ -257,7 +260,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "compare-json-needs-two-formats": (
         ["compare", "runs/r1", "--json"],
-        "error: compare: give RUN_B, --formats X,Y with exactly two formats, or --by model|format",
+        "error: compare: give RUN_B, --formats X,Y with exactly two formats, or --by"
+        " model|format|variant",
     ),
     "parse-short-f-unknown": (
         ["parse", "-f", "xmll", "-"],
@@ -298,6 +302,52 @@ CASES: dict[str, tuple[list[str], str]] = {
     "model-param-set-by-toolbench": (
         ["run", "--models", "openai/x", "--record", "none", "--model-param", "openai/x:tools=[]"],
         "error: --model-param: openai/x: 'tools' is set by toolbench, not a model parameter",
+    ),
+    # issue 24: model variants MODEL@NAME
+    "variant-given-twice": (
+        ["run", "--models", "openai/x@low,openai/x@low", "--record", "none"],
+        "error: --models: variant 'low' of openai/x is given twice; give each variant its own"
+        " name",
+    ),
+    "variant-names-differ-in-case": (
+        ["run", "--models", "openai/x@low,openai/x@LOW", "--record", "none"],
+        "error: --models: variant 'LOW' of openai/x is given twice ('openai/x@low' and"
+        " 'openai/x@LOW'); give each variant its own name",
+    ),
+    "variant-param-not-in-run": (
+        ["run", "--models", "openai/x@low", "--record", "none",
+         "--model-param", "openai/x@high:seed=1"],
+        "error: --model-param: 'openai/x@high:seed=1': variant 'high' of openai/x is not in"
+        " --models (openai/x@low)",
+    ),
+    "variant-without-name": (
+        ["run", "--models", "openai/x@", "--record", "none"],
+        "error: --models: 'openai/x@' has an '@' but no variant name (write MODEL@NAME)",
+    ),
+    # issue 24: native knobs refused at plan time, naming the scenario and the tool
+    "native-strict-open-object": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats", "native:strict",
+         "--scenarios", "s/openobj.yaml"],
+        "error: --formats: native:strict: scenario 'good': tool 'f' cannot be made strict:"
+        " parameters.x: an object without properties (strict mode takes no open object)",
+    ),
+    "native-strict-pattern-properties": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats", "xml,native:strict",
+         "--scenarios", "s/patprops.yaml"],
+        "error: --formats: native:strict: scenario 'good': tool 'f' cannot be made strict:"
+        " parameters: 'patternProperties' is not allowed in strict mode",
+    ),
+    "native-tool-choice-unknown-tool": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats",
+         "native:strict,tool_choice=g", "--scenarios", "s/good.yaml"],
+        "error: --formats: native:strict,tool_choice=g: scenario 'good': offers no tool 'g'"
+        " (it offers: f)",
+    ),
+    "native-tool-choice-bad-name": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats",
+         "native:tool_choice=a b", "--scenarios", "s/good.yaml"],
+        "error: format 'native:tool_choice=a b': option tool_choice: String should match"
+        " pattern '^[A-Za-z0-9_.-]{1,64}$'",
     ),
     # outputs that cannot be written
     "report-out-under-a-file": (

@@ -19,8 +19,9 @@ from pydantic import BaseModel, ValidationError
 
 from toolbench.errors import UserError
 from toolbench.formats import registry
-from toolbench.formats.base import NoOptions, Requirements, ShotsOptions
-from toolbench.formats.native import Native
+from toolbench.formats.base import Requirements, ShotsOptions
+from toolbench.formats.native import Native, NativeOptions
+from toolbench.formats.prompt_json import PromptJsonOptions
 from toolbench.formats.registry import format_class, format_names, get_format
 from toolbench.scenarios.model import Scenario
 
@@ -36,8 +37,8 @@ CONTRACT: dict[str, tuple[type[BaseModel], Requirements]] = {
     "kimi-k2": (ShotsOptions, PLAIN),
     "llama3-json": (ShotsOptions, PLAIN),
     "mistral": (ShotsOptions, STOP),
-    "native": (NoOptions, Requirements(native_tools=True)),
-    "prompt-json": (ShotsOptions, PLAIN),
+    "native": (NativeOptions, Requirements(native_tools=True)),
+    "prompt-json": (PromptJsonOptions, PLAIN),
     "pythonic": (ShotsOptions, PLAIN),
     "qwen3-coder": (ShotsOptions, STOP),
     "react": (ShotsOptions, STOP),
@@ -62,7 +63,10 @@ def test_format_declares_options_requirements_and_markers(name: str) -> None:
     assert bool(rendered.stop) == needs.stop_sequences
 
 
-@pytest.mark.parametrize("name", sorted(n for n, (o, _) in CONTRACT.items() if o is ShotsOptions))
+PROMPTED = sorted(n for n, (o, _) in CONTRACT.items() if issubclass(o, ShotsOptions))
+
+
+@pytest.mark.parametrize("name", PROMPTED)
 def test_prompted_formats_take_shots(name: str) -> None:
     fmt = get_format(f"{name}:shots=2")
     assert fmt.spec == f"{name}:shots=2"
@@ -74,12 +78,25 @@ def test_prompted_formats_take_shots(name: str) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("native:shots=2", "format 'native' takes no options (got shots=2)"),
-        ("native:shots=0", "format 'native' takes no options (got shots=0)"),
+        (
+            "native:shots=2",
+            "format 'native:shots=2': unknown option 'shots' "
+            "(format 'native' takes: parallel, strict, tool_choice)",
+        ),
+        (
+            "native:strict=maybe",
+            "format 'native:strict=maybe': option strict: Input should"
+            " be a valid boolean, unable to interpret input",
+        ),
+        (
+            "native:tool_choice=a b",
+            "format 'native:tool_choice=a b': option tool_choice:"
+            " String should match pattern '^[A-Za-z0-9_.-]{1,64}$'",
+        ),
         (
             "prompt-json:temperature=1",
             "format 'prompt-json:temperature=1': unknown option 'temperature' "
-            "(format 'prompt-json' takes: shots)",
+            "(format 'prompt-json' takes: constrained, shots)",
         ),
         (
             "xml:shots=1,foo=2",
@@ -95,7 +112,7 @@ def test_bad_or_meaningless_options_are_refused(spec: str, message: str) -> None
 
 
 def test_options_built_for_another_format_are_checked() -> None:
-    assert Native(ShotsOptions()).options == NoOptions()
+    assert Native(ShotsOptions()).options == NativeOptions()
     with pytest.raises(ValidationError):
         Native(ShotsOptions(shots=2))
 
@@ -104,7 +121,10 @@ def test_cli_refuses_native_shots_in_one_line(capsys: pytest.CaptureFixture[str]
     from toolbench.cli.app import run_cli
 
     assert run_cli(["formats", "show", "native:shots=2", "--scenario", "weather-paris"]) == 2
-    assert capsys.readouterr().err == "error: format 'native' takes no options (got shots=2)\n"
+    assert capsys.readouterr().err == (
+        "error: format 'native:shots=2': unknown option 'shots' (format 'native' takes:"
+        " parallel, strict, tool_choice)\n"
+    )
 
 
 def test_builtins_are_the_entry_points_in_pyproject() -> None:

@@ -1,4 +1,4 @@
-"""``compare --by model|format``: pairs across models (and so providers: the model string
+"""``compare --by model|format|variant``: pairs across models (and so providers: the model string
 names one) or formats, paired by the other dimension, scenario and sample."""
 
 from __future__ import annotations
@@ -84,22 +84,22 @@ def test_two_runs_one_model_each_read_as_one(
     [
         (["--by", "modle"],
          "error: unknown compare --by value 'modle'. Did you mean 'model'? "
-         "Available: format, model"),
+         "Available: format, model, variant"),
         (["--by", "model", "--models", f"{STRONG},nope"],
          f"error: --models: model 'nope' is not in run 'r' (run has: {STRONG}, {WEAK})"),
         (["--by", "model", "--models", STRONG],
          "error: compare --by model: --models takes exactly two (got 1)"),
         (["--by", "format", "--models", f"{STRONG},{WEAK}"],
-         "error: compare: --models picks models to compare; give --by model with it"),
+         "error: compare: --models picks models to compare; give --by model or variant with it"),
         (["--models", f"{STRONG},{WEAK}"],
-         "error: compare: --models picks models to compare; give --by model with it"),
+         "error: compare: --models picks models to compare; give --by model or variant with it"),
         (["--by", "format", "--formats", "xml"],
          "error: compare --by format: --formats takes exactly two (got 1)"),
         (["runs/r", "--by", "model"],
          f"error: compare --by: runs 'r' and 'r' both hold trial {STRONG} / xml / call_0 #0; "
          "compare them without --by"),
         ([], "error: compare: give RUN_B, --formats X,Y with exactly two formats, "
-             "or --by model|format"),
+             "or --by model|format|variant"),
     ],
 )  # fmt: skip
 def test_bad_compare_options_are_one_line(
@@ -116,3 +116,60 @@ def test_one_model_is_nothing_to_compare(tmp_path: Path) -> None:
     run = write_run(tmp_path / "one", trials("m", "xml", 3))
     with pytest.raises(UserError, match=r"^compare --by model: run 'one' has one model \(m\); "):
         compare_by(load_table(run), "model")
+
+
+LOW, HIGH, OTHER = "openai/m@low", "openai/m@high", "openai/n@low"
+
+
+@pytest.fixture
+def variants(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Two variants of openai/m (12/12 vs 2/12 on xml) and one of openai/n."""
+    monkeypatch.chdir(tmp_path)
+    ts = trials(LOW, "xml", 12) + trials(HIGH, "xml", 2) + trials(OTHER, "xml", 5)
+    ts += trials("openai/m", "xml", 12)
+    return write_run(Path("runs/v"), ts)
+
+
+def test_variants_pair_only_within_one_model(variants: Path) -> None:
+    cmps = compare_by(load_table(variants), "variant")
+    assert [(c.a_name, c.b_name) for c in cmps] == [
+        ("openai/m", "openai/m@high"), ("openai/m", "openai/m@low"),
+        ("openai/m@high", "openai/m@low"),
+    ]  # fmt: skip
+    got = {(t.group, t.metric): t for t in cmps[2].tests}
+    xml = got[("xml", "call_accuracy")]
+    assert (xml.n_pairs, xml.only_a, xml.only_b) == (12, 0, 10) and xml.significant
+    assert xml.detectable == pytest.approx(0.6678)
+    assert got[("all formats", "call_accuracy")].n_pairs == 12
+
+
+def test_variant_text_and_json(variants: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["compare", str(variants), "--by", "variant", "--models", f"{LOW},{HIGH}"]
+    assert run_cli(argv) == 0
+    out = capsys.readouterr().out
+    xml = next(line for line in out.splitlines() if line.startswith("xml          call_accuracy"))
+    assert " 66.8 pts " in xml and xml.endswith(f"{LOW} better")
+    assert "1 pair(s) of variants" in out
+    assert run_cli([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "variants"
+    (pair,) = data["comparisons"]
+    test = next(t for t in pair["tests"] if (t["group"], t["metric"]) == ("xml", "call_accuracy"))
+    assert test["detectable_difference"] == pytest.approx(0.6678)
+
+
+@pytest.mark.parametrize(
+    ("picks", "message"),
+    [
+        ([LOW, OTHER], "compare --by variant: openai/m@low and openai/n@low are not variants of"
+         " one model (openai/m, openai/n)"),
+        (None, "compare --by variant: run 'r' has no model under two variants (models:"
+         " fireworks_ai/llama-3.1-8b, groq/llama-3.1-8b); name them MODEL@NAME in --models"),
+    ],
+)  # fmt: skip
+def test_variant_refusals(variants: Path, run: Path, picks: list[str] | None, message: str) -> None:
+    from toolbench.errors import UserError
+
+    with pytest.raises(UserError) as err:
+        compare_by(load_table(variants if picks else run), "variant", picks)
+    assert str(err.value) == message

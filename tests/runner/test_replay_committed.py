@@ -25,14 +25,17 @@ STREAMED = sorted(
 settings; docs/embedded-models.md): the streaming path's replay fixture."""
 PLAIN = ["--scenarios", "recorded"]
 STREAM = ["--scenarios", ",".join(STREAMED), "--stream", "on"]
+FORCED = ["--scenarios", "recorded", "--formats", "native:tool_choice=required"]
+"""The embedded default's data point of issue 24: llama-server forces a call's grammar
+under ``tool_choice: required`` (recorded 2026-11-26, docs/embedded-models.md)."""
 
 
 def _replay(out: Path) -> list[TrialResult]:
-    for part, args in (("plain", PLAIN), ("stream", STREAM)):
+    for part, args in (("plain", PLAIN), ("stream", STREAM), ("forced", FORCED)):
         rc = run_cli(["run", "--record", "none", "--quiet", "--no-report", *args,
                       "--out", str(out / part)])  # fmt: skip
         assert rc == 0
-    return load_results(out / "plain") + load_results(out / "stream")
+    return [r for part in ("plain", "stream", "forced") for r in load_results(out / part)]
 
 
 @pytest.mark.skipif(not EXPECTED.is_file(), reason="no expected replay summary committed")
@@ -43,7 +46,7 @@ def test_committed_cassettes_replay_to_expected_results(
     results = _replay(tmp_path)
     # Every trial of the recording finished (none hung), so every one replays.
     assert len(STREAMED) == 34
-    assert len(results) == 45 * 2 * 5 + 34 * 2 * 5
+    assert len(results) == 45 * 2 * 5 + 34 * 2 * 5 + 45 * 2
     assert_replays_to(results, EXPECTED)
 
 

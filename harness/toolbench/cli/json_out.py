@@ -91,6 +91,7 @@ def _test_json(t: PairedTest) -> dict[str, Any]:
         "only_b": t.only_b,
         "p_value": t.p_value,
         "significant": t.n_pairs > 0 and t.significant,
+        "detectable_difference": t.detectable,
     }
 
 

@@ -21,8 +21,9 @@ REPORT_KINDS = ("html", "md", "junit")
 EXPORT_KINDS = ("csv", "parquet", "jsonl")
 """``export --to``; the same as ``toolbench.report.export.EXPORT_FORMATS`` (imports pandas)."""
 RECOMMEND_KINDS = ("text", "yaml")
-COMPARE_BY = ("model", "format")
+COMPARE_BY = ("model", "format", "variant")
 """``compare --by``; the same as ``toolbench.report.compare.BY_CHOICES``."""
+MODELS_NEED_BY = "compare: --models picks models to compare; give --by model or variant with it"
 
 
 def _restrict(table: object, formats: list[str]) -> None:
@@ -191,9 +192,9 @@ def compare(
         typer.Option(
             "--by",
             metavar=choices(COMPARE_BY),
-            help="Pair trials across models (the model string names the provider) or "
-            "formats: every pair, or the two of --models / --formats; with RUN_B, the two "
-            "runs are read as one.",
+            help="Pair trials across models (the model string names the provider), "
+            "formats, or the variants of one model (MODEL@NAME): every pair, or the two of "
+            "--models / --formats; with RUN_B, the two runs are read as one.",
         ),
     ] = None,
     models: Annotated[
@@ -201,7 +202,8 @@ def compare(
         typer.Option(
             "--models",
             metavar="MODEL,MODEL",
-            help="With --by model: the models to compare (default: every model of the run).",
+            help="With --by model or variant: the two models to compare (default: every "
+            "pair of the run).",
         ),
     ] = None,
     as_json: Annotated[
@@ -210,6 +212,7 @@ def compare(
 ) -> None:
     """Per-cell metric deltas and paired McNemar tests between runs, formats or models."""
     from toolbench.cli.json_out import comparison_json, comparisons_json, dumps
+    from toolbench.cli.run_cmd import split_specs
     from toolbench.report.compare import (
         By,
         combine,
@@ -221,32 +224,35 @@ def compare(
     )
     from toolbench.report.metrics import load_table
 
-    picked = [f.strip() for f in (formats or "").split(",") if f.strip()]
+    picked = split_specs(formats)
     picked_models = [m.strip() for m in (models or "").split(",") if m.strip()]
     if by is not None:
         if by not in COMPARE_BY:
             raise UnknownNameError("compare --by value", by, COMPARE_BY)
-        if picked_models and by != "model":
-            raise UserError("compare: --models picks models to compare; give --by model with it")
+        by_models = by in ("model", "variant")
+        if picked_models and not by_models:
+            raise UserError(MODELS_NEED_BY)
         table = load_table(run_a)
         if run_b is not None:
             table = combine(table, load_table(run_b))
-        if by == "model" and picked:
+        if by_models and picked:
             _restrict(table, picked)
-        picks = picked_models if by == "model" else picked
+        picks = picked_models if by_models else picked
         if picks and len(picks) != 2:
-            raise UserError(f"compare --by {by}: --{by}s takes exactly two (got {len(picks)})")
-        dim: By = "model" if by == "model" else "format"
+            option = "--models" if by_models else "--formats"
+            raise UserError(f"compare --by {by}: {option} takes exactly two (got {len(picks)})")
+        dim: By = "variant" if by == "variant" else "model" if by == "model" else "format"
         cmps = compare_by(table, dim, picks or None)
         text = dumps(comparisons_json(f"{dim}s", cmps)) if as_json else None
         typer.echo(text if text is not None else render_comparisons(cmps, dim))
         return
     if picked_models:
-        raise UserError("compare: --models picks models to compare; give --by model with it")
+        raise UserError(MODELS_NEED_BY)
     if run_b is None:
         if len(picked) != 2:
             raise UserError(
-                "compare: give RUN_B, --formats X,Y with exactly two formats, or --by model|format"
+                "compare: give RUN_B, --formats X,Y with exactly two formats, or --by"
+                " model|format|variant"
             )
         cmp = compare_formats(load_table(run_a), picked[0], picked[1])
         mode = "formats"

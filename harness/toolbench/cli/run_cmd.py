@@ -22,19 +22,40 @@ def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
+def split_specs(value: str | None) -> list[str]:
+    """``--formats`` split at its commas, except those between one spec's options:
+    ``native:strict,tool_choice=required,xml`` is two specs. A piece continues the spec
+    before it when that spec has options and the piece is not a spec of its own (it
+    holds ``=`` but no ``:`` or ``|``, or is a bare word that names no format)."""
+    from toolbench.formats.auto import AUTO
+    from toolbench.formats.registry import format_names
+
+    names = {*format_names(), AUTO}
+    out: list[str] = []
+    for piece in _split(value):
+        own = ":" in piece or "|" in piece or piece in names
+        if out and ":" in out[-1].rpartition("|")[2] and not own:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
 def run_cmd(
     ctx: typer.Context,
     models: str = typer.Option(
         None,
         "--models",
         metavar="MODEL,MODEL",
-        help="Comma-separated LiteLLM model strings (default: the embedded local models).",
+        help="Comma-separated LiteLLM model strings (default: the embedded local models); "
+        "MODEL@NAME is a variant: the model under its own --model-param set.",
     ),
     formats: str = typer.Option(
         None,
         "--formats",
         metavar="SPEC,SPEC",
-        help="Comma-separated format specs, e.g. xml,prompt-json:shots=2; auto: each "
+        help="Comma-separated format specs, e.g. xml,prompt-json:shots=2,"
+        "native:strict,tool_choice=required (a spec's own options follow it); auto: each "
         "model's own dialect; A|B: B parses what A finds no call in "
         "(default: prompt-json, prompt-json:shots=2, react, xml, native).",
     ),
@@ -173,7 +194,8 @@ def run_cmd(
     if formats is not None and not _split(formats):
         raise UserError(f"--formats: no format given in '{formats}'")
     cfg = RunConfig(
-        models=_split(models), formats=_split(formats) if formats else list(DEFAULT_FORMATS),
+        models=_split(models),
+        formats=split_specs(formats) if formats else list(DEFAULT_FORMATS),
         scenarios=[s for item in (scenarios or []) for s in _split(item)],
         samples=samples, concurrency=concurrency, record=record,
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,

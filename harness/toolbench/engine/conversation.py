@@ -80,8 +80,9 @@ class Conversation:
             raise RuntimeError("the conversation is over")
         r = self._rendered
         return RenderedRequest(
-            messages=self._messages, stop=r.stop, tools=r.tools, tool_choice=r.tool_choice
-        )
+            messages=self._messages, stop=r.stop, tools=r.tools, tool_choice=r.tool_choice,
+            params=r.params,
+        )  # fmt: skip
 
     def feed(self, exchange: Exchange) -> TurnRecord:
         """Take the reply to :meth:`request`: parse, record the turn, advance or stop."""

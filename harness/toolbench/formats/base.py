@@ -116,6 +116,11 @@ class RenderedRequest(BaseModel):
     stop: list[str] | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: Any = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Request parameters a format option asks for (``native:parallel=false``:
+    ``parallel_tool_calls``; ``native:tool_choice=required``: ``tool_choice``, over the
+    field above). Filtered by the model's capabilities like the harness's own: one the
+    provider does not take is dropped and recorded, so the cell says "not applied"."""
 
 
 class NoOptions(BaseModel):
@@ -243,6 +248,16 @@ class Format(ABC):
         if not opts:
             return self.name
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in sorted(opts.items()))
+
+    def refuses(self, tools: Sequence[ToolDef]) -> str | None:
+        """Why this format, with its options, cannot run a scenario offering ``tools``
+        (checked at plan time, before any call: a user's bad input); None: it can."""
+        return None
+
+    def notes(self, tools: Sequence[ToolDef]) -> list[str]:
+        """What this format changes in what it sends for ``tools`` (``native:strict``'s
+        schema transformation): recorded on each trial."""
+        return []
 
     @abstractmethod
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:

@@ -58,6 +58,12 @@ class Fallback(Format):
     def spec(self) -> str:
         return f"{self.primary.spec}{SEPARATOR}{self.fallback.spec}"
 
+    def refuses(self, tools: Sequence[ToolDef]) -> str | None:
+        return self.primary.refuses(tools)
+
+    def notes(self, tools: Sequence[ToolDef]) -> list[str]:
+        return self.primary.notes(tools)
+
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
         return self.primary.render(tools, messages)
 

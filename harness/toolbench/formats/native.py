@@ -7,6 +7,17 @@ returned it, so provider-only fields (such as Gemini's thought signatures) survi
 round trip. What this format measures on top of the provider is leakage: a server whose
 chat template fails to extract calls leaves raw template markers in the content.
 
+Options (``native:strict,tool_choice=required,parallel=false``) are the knobs a team
+ships with: ``strict`` sends strict function schemas (:mod:`.strict`: every property
+required, optional ones nullable, ``additionalProperties: false``; the changes recorded
+on the trial, a null optional argument read back as left out); ``tool_choice`` is
+``auto``, ``required``, ``none`` or a tool's name (the call is forced: on an
+irrelevance scenario a forced call is a wrong call, and the cell's spec says it was
+forced); ``parallel=false`` sends ``parallel_tool_calls: false`` (LiteLLM maps it to
+Anthropic's ``disable_parallel_tool_use``). ``tool_choice`` and ``parallel`` go as
+request parameters (:attr:`RenderedRequest.params`): a provider that does not take one
+has it dropped and recorded, and the cell is marked "not applied".
+
 Such a reply is not an abstention: content that holds a call opener (``<tool_call>``,
 ``[TOOL_CALLS]``, ... see :data:`CALL_OPENERS`) is an attempted call that failed to
 decode (``call.in_content``), and its markers are a raw leak. The visible ``content``
@@ -22,6 +33,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from toolbench import codes
 from toolbench.formats.base import (
     Format,
@@ -35,6 +48,7 @@ from toolbench.formats.base import (
 from toolbench.formats.calls import CallCollector, failed_result
 from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
+from toolbench.formats.strict import drop_optional_nulls, strict_schema, why_not_strict
 from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef
@@ -100,8 +114,25 @@ def dialect_in(text: str) -> tuple[DialectFormat, str] | None:
     return None
 
 
+CHOICE_WORDS = ("auto", "required", "none")
+"""``tool_choice`` values that are not a tool's name."""
+
+
+class NativeOptions(BaseModel):
+    """``native``'s knobs: strict schemas, ``tool_choice`` and parallel calls."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    strict: bool = False
+    tool_choice: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    """``auto``, ``required``, ``none`` or the name of a tool (forced)."""
+    parallel: bool | None = None
+    """False: ``parallel_tool_calls: false``; None: the provider's default."""
+
+
 class Native(Format):
     name = "native"
+    Options = NativeOptions
     stream = StreamSyntax(
         (
             tag("<tool_call>", "</tool_call>"),
@@ -115,15 +146,68 @@ class Native(Format):
     requirements = Requirements(native_tools=True)
     markers = tuple(re.compile(re.escape(m)) for m in LEAK_MARKERS)
 
+    @property
+    def knobs(self) -> NativeOptions:
+        assert isinstance(self.options, NativeOptions)
+        return self.options
+
+    @property
+    def spec(self) -> str:
+        """As written on the command line: ``native:parallel=false,strict,tool_choice=X``."""
+        o = self.knobs
+        parts = [] if o.parallel is None else [f"parallel={str(o.parallel).lower()}"]
+        parts += ["strict"] if o.strict else []
+        parts += [] if o.tool_choice is None else [f"tool_choice={o.tool_choice}"]
+        return self.name + (":" + ",".join(parts) if parts else "")
+
+    def refuses(self, tools: Sequence[ToolDef]) -> str | None:
+        choice = self.knobs.tool_choice
+        if choice is not None and choice not in CHOICE_WORDS:
+            names = [t.name for t in tools]
+            if choice not in names:
+                return f"offers no tool '{choice}' (it offers: {', '.join(names) or 'none'})"
+        if self.knobs.strict:
+            for t in tools:
+                why = why_not_strict(t.parameters)
+                if why is not None:
+                    return f"tool '{t.name}' cannot be made strict: {why}"
+        return None
+
+    def notes(self, tools: Sequence[ToolDef]) -> list[str]:
+        if not self.knobs.strict:
+            return []
+        out = []
+        for t in tools:
+            changes = strict_schema(t.parameters)[1]
+            if changes:
+                out.append(f"native:strict: tool '{t.name}': {'; '.join(changes)}")
+        return out
+
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
         out = [dict(m) for m in messages]
         if not out or out[0].get("role") != "system":
             out.insert(0, {"role": "system", "content": DEFAULT_SYSTEM})
+        params: dict[str, Any] = {}
+        o = self.knobs
+        if tools and o.tool_choice is not None:
+            forced = {"type": "function", "function": {"name": o.tool_choice}}
+            params["tool_choice"] = o.tool_choice if o.tool_choice in CHOICE_WORDS else forced
+        if tools and o.parallel is not None:
+            params["parallel_tool_calls"] = o.parallel
         return RenderedRequest(
             messages=out,
-            tools=[t.openai() for t in tools] or None,
+            tools=[self._tool(t) for t in tools] or None,
             tool_choice="auto" if tools else None,
+            params=params,
         )
+
+    def _tool(self, tool: ToolDef) -> dict[str, Any]:
+        entry = tool.openai()
+        if self.knobs.strict and why_not_strict(tool.parameters) is None:
+            fn = entry["function"]
+            entry["function"] = {**fn, "parameters": strict_schema(tool.parameters)[0],
+                                 "strict": True}  # fmt: skip
+        return entry
 
     def parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None = None) -> ParseResult:
         try:
@@ -164,7 +248,23 @@ class Native(Format):
         if isinstance(extra, str) and extra.strip():
             reasoning = extra.strip() if reasoning is None else f"{extra.strip()}\n{reasoning}"
         content = self._clean(dialect[0].sanitize(raw) if dialect is not None else raw)
-        return col.result(content=content, raw_content=raw, reasoning=reasoning)
+        result = col.result(content=content, raw_content=raw, reasoning=reasoning)
+        if self.knobs.strict and tools:
+            self._left_out(result, tools)
+        return result
+
+    @staticmethod
+    def _left_out(result: ParseResult, tools: Sequence[ToolDef]) -> None:
+        """Strict mode sends an optional argument the model leaves out as ``null``: read
+        it as left out (noted on the call), as the tool's own schema says."""
+        schemas = {t.name: t.parameters for t in tools}
+        for call in result.calls:
+            if call.name not in schemas:
+                continue
+            kept = drop_optional_nulls(call.arguments, schemas[call.name])
+            if kept != call.arguments:
+                call.arguments = kept
+                call.notes.append(codes.ARGS_STRICT_NULL)
 
     def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
         """Parse a JSON assistant message, a JSON list of tool calls, or plain text."""

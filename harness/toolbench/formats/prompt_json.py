@@ -4,6 +4,16 @@ The model writes ``{"tool": "<name>", "arguments": {...}}`` anywhere in its repl
 (prose around it, several calls, ```json fences all allowed). Results go back as one user
 message holding a ``Tool Result (<name>):\\n<result>`` block per call, after the
 assistant's raw reply text. Any model can do this; nothing provider-specific is needed.
+
+``prompt-json:constrained`` asks the server to constrain the reply to the schema of one
+call (``{"tool": NAME, "arguments": <that tool's parameters>}``) or of a final answer
+(``{"answer": "..."}``) with ``response_format`` (a JSON schema: OpenAI, vLLM and
+llama-server, which turns it into a grammar). It shows what constraint buys a small
+model, measured like every other format: the reply is parsed as any prompt-json reply,
+and an answer object's text is the visible answer. A server that does not take
+``response_format`` has it dropped and recorded (the cell says "not applied"). The schema
+is sent with ``strict: false``: its root is a union, which OpenAI's strict mode does not
+take.
 """
 
 from __future__ import annotations
@@ -13,8 +23,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ConfigDict
+
 from toolbench import codes
-from toolbench.formats.base import NamePattern, ParseResult
+from toolbench.formats.base import (
+    Message,
+    NamePattern,
+    ParseResult,
+    RenderedRequest,
+    ShotsOptions,
+)
 from toolbench.formats.calls import ARG_KEYS, CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.dialect import MAX_CALLS
@@ -54,10 +72,40 @@ def result_text(name: str, result: str) -> str:
     return f"{RESULT_PREFIX}{name}):\n{result}"
 
 
+ANSWER_KEY = "answer"
+
+
+class PromptJsonOptions(ShotsOptions):
+    """``shots`` worked examples, and ``constrained``: the reply held to a JSON schema."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    constrained: bool = False
+
+
+def reply_schema(tools: Sequence[ToolDef]) -> dict[str, Any]:
+    """The ``response_format`` of a constrained reply: one call of a tool, or an answer."""
+    calls = [
+        {"type": "object",
+         "properties": {"tool": {"type": "string", "enum": [t.name]}, "arguments": t.parameters},
+         "required": ["tool", "arguments"], "additionalProperties": False}
+        for t in tools
+    ]  # fmt: skip
+    answer = {"type": "object", "properties": {ANSWER_KEY: {"type": "string"}},
+              "required": [ANSWER_KEY], "additionalProperties": False}  # fmt: skip
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "call_or_answer", "strict": False,
+                        "schema": {"anyOf": [*calls, answer]}},
+    }  # fmt: skip
+
+
 class PromptJson(PromptedFormat):
     name = "prompt-json"
     name_patterns = (NamePattern(20, "xlam", "xLAM writes bare JSON call lists"),)
     conformance_family = "llama3_json"
+    Options = PromptJsonOptions
+    options: PromptJsonOptions
     stream = StreamSyntax(
         (Region(open=r"""\{\s{0,16}["'](?:tool|name)["']\s{0,16}:""", close="balanced"),)
     )
@@ -67,7 +115,28 @@ class PromptJson(PromptedFormat):
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)
 
+    @property
+    def spec(self) -> str:
+        """As written on the command line: ``prompt-json:constrained,shots=2``."""
+        parts = ["constrained"] if self.options.constrained else []
+        parts += [f"shots={self.options.shots}"] if self.options.shots else []
+        return self.name + (":" + ",".join(parts) if parts else "")
+
+    def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
+        out = super().render(tools, messages)
+        if self.options.constrained:
+            out.params = {"response_format": reply_schema(tools)}
+        return out
+
     def instructions(self, tools: Sequence[ToolDef]) -> str:
+        if self.options.constrained:
+            return self._base_instructions(tools).replace(
+                "answer in plain text without any JSON call.",
+                'reply with a JSON object in exactly this shape: {"answer": "<your answer>"}',
+            )
+        return self._base_instructions(tools)
+
+    def _base_instructions(self, tools: Sequence[ToolDef]) -> str:
         return (
             "You can call tools. Available tools:\n\n"
             f"{describe_tools(tools)}\n\n"
@@ -81,6 +150,9 @@ class PromptJson(PromptedFormat):
         )
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
+        answer = self._answer(text) if self.options.constrained else None
+        if answer is not None:
+            return ParseResult(content=answer, raw_content=tidy(text), status="no_call")
         split = split_think(text)
         body = split.text
         col = CallCollector()
@@ -117,6 +189,16 @@ class PromptJson(PromptedFormat):
         col.check_tools(tools)
         raw = tidy(outside)
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
+
+    @staticmethod
+    def _answer(text: str) -> str | None:
+        """The text of a constrained final answer (``{"answer": "..."}`` and nothing
+        else), or None."""
+        got = loads_strict(text.strip()) if text.strip().startswith("{") else None
+        if got is None or not got.ok or not isinstance(got.value, dict):
+            return None
+        value = got.value.get(ANSWER_KEY)
+        return value if set(got.value) == {ANSWER_KEY} and isinstance(value, str) else None
 
     def _clean(self, text: str) -> str:
         """Remove this format's markers from text that already has its calls cut out.

@@ -142,16 +142,24 @@ def _option_list(model: type[BaseModel]) -> str:
     return ", ".join(sorted(model.model_fields)) or "none"
 
 
+def _is_flag(model: type[BaseModel], key: str) -> bool:
+    """Whether ``key`` is a boolean option (given bare, it means ``key=true``)."""
+    field = model.model_fields.get(key)
+    return field is not None and field.annotation in (bool, bool | None)
+
+
 def parse_spec(spec: str) -> tuple[str, BaseModel]:
     """Split ``name:k=v,...`` into a name and options validated by that format's model."""
     name, _, rest = spec.strip().partition(":")
+    model = format_class(name.strip()).Options
     raw: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
+        if not eq and _is_flag(model, key.strip()):
+            value, eq = "true", "="  # a bare boolean option: native:strict
         if not eq:
             raise UserError(f"format '{spec}': option '{item}' must be key=value")
         raw[key.strip()] = value.strip()
-    model = format_class(name.strip()).Options
     given = ",".join(f"{k}={v}" for k, v in raw.items())
     if raw and not model.model_fields:
         raise UserError(f"format '{name.strip()}' takes no options (got {given})")

@@ -89,6 +89,12 @@ class Streamed(Format):
     def spec(self) -> str:
         return with_stream(self.inner.spec)
 
+    def refuses(self, tools: Sequence[ToolDef]) -> str | None:
+        return self.inner.refuses(tools)
+
+    def notes(self, tools: Sequence[ToolDef]) -> list[str]:
+        return self.inner.notes(tools)
+
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
         return self.inner.render(tools, messages)
 

@@ -15,6 +15,7 @@ provider's own parameter mapping run with ``drop_params``), never from error tex
 from __future__ import annotations
 
 import difflib
+import json
 from functools import lru_cache
 from typing import Any
 
@@ -138,6 +139,7 @@ def _passes(name: str, provider: str, param: str, value_key: str, value: Any) ->
     try:
         base = get_optional_params(model=name, custom_llm_provider=provider, drop_params=True)
         arg = list(value) if isinstance(value, tuple) else value
+        arg = json.loads(value) if isinstance(value, _FrozenObject) else arg
         got = get_optional_params(
             model=name, custom_llm_provider=provider, drop_params=True, **{param: arg}
         )
@@ -148,11 +150,12 @@ def _passes(name: str, provider: str, param: str, value_key: str, value: Any) ->
     return None
 
 
-def filter_params(model: str, asked: dict[str, Any], api_base: str | None = None) -> tuple[
-    dict[str, Any], RequestParams
-]:  # fmt: skip
-    """The parameters to send of ``asked`` (harness defaults: temperature, seed, stop),
-    and the record of what was asked, sent and dropped."""
+def filter_params(
+    model: str, asked: dict[str, Any], api_base: str | None = None, knobs: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], RequestParams]:
+    """The parameters to send of ``asked`` (harness defaults: temperature, seed, stop;
+    and a format's ``knobs``, checked the same way), and the record of what was asked,
+    sent and dropped."""
     try:
         name, provider = provider_of(model, api_base)
     except UserError:
@@ -169,7 +172,7 @@ def filter_params(model: str, asked: dict[str, Any], api_base: str | None = None
         probe = 0 if param == "seed" and type(value) is int else value
         why = (
             _passes(name, provider, param, repr(probe), _hashable(probe))
-            if provider and param in CHECKED
+            if provider and (param in CHECKED or param in knobs)
             else None
         )
         if why is not None and probe is not value:
@@ -182,5 +185,12 @@ def filter_params(model: str, asked: dict[str, Any], api_base: str | None = None
     return sent, record
 
 
+class _FrozenObject(str):
+    """A JSON object as a cache key (read back by :func:`_passes`)."""
+
+
 def _hashable(value: Any) -> Any:
+    """``value`` as a cache key (a forced ``tool_choice`` object as its sorted JSON)."""
+    if isinstance(value, dict):
+        return _FrozenObject(json.dumps(value, sort_keys=True))
     return tuple(value) if isinstance(value, list) else value

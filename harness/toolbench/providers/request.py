@@ -112,7 +112,11 @@ def build_request(
             req["tool_choice"] = rendered.tool_choice
     asked.update({"temperature": 0, "seed": seed})
     asked.update(endpoint.model_params)
-    sent, record = filter_params(endpoint.model, asked, endpoint.api_base)
+    # A format's knobs (native:tool_choice, native:parallel) are checked like the
+    # harness's own parameters: one the provider does not take is dropped and recorded.
+    knobs = rendered.params
+    asked.update(knobs)
+    sent, record = filter_params(endpoint.model, asked, endpoint.api_base, tuple(knobs))
     if "stop" in sent:
         req["stop"] = sent.pop("stop")
     req.update(sent)

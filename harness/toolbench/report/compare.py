@@ -8,6 +8,9 @@ exact McNemar test (the exact sign test on the discordant pairs) asks whether
 the discordant pairs lean one way more than chance would: ``b`` pairs where only side A
 succeeded, ``c`` where only side B did, two-sided exact binomial p-value on ``b + c``
 trials with p = 1/2. Only ``ok`` trials where the flag applies on both sides are paired.
+Each test also says the smallest difference its pairs could detect (alpha 0.05, power
+0.8; :func:`~toolbench.report.workload.detectable_difference`). ``--by variant`` pairs
+the variants of one model (``MODEL@NAME``, :mod:`toolbench.runner.variants`).
 """
 
 from __future__ import annotations
@@ -60,6 +63,16 @@ class PairedTest:
     @property
     def significant(self) -> bool:
         return self.p_value < ALPHA
+
+    @property
+    def detectable(self) -> float | None:
+        """The smallest difference these pairs could detect (alpha 0.05, power 0.8), so a
+        "no significant difference" is read against what the test could have seen."""
+        from toolbench.report.workload import detectable_difference
+
+        if not self.n_pairs:
+            return None
+        return detectable_difference(self.n_pairs, (self.only_a + self.only_b) / self.n_pairs)
 
 
 def paired_metrics() -> tuple[str, ...]:
@@ -152,9 +165,9 @@ def compare_formats(t: TrialTable, fmt_a: str, fmt_b: str) -> Comparison:
     return Comparison(f"{fmt_a} vs {fmt_b} in {t.run_id}", fmt_a, fmt_b, cells, tests)
 
 
-By = Literal["model", "format"]
-BY_CHOICES: tuple[By, ...] = ("model", "format")
-POOLED = {"model": "all formats", "format": "all models"}
+By = Literal["model", "format", "variant"]
+BY_CHOICES: tuple[By, ...] = ("model", "format", "variant")
+POOLED = {"model": "all formats", "format": "all models", "variant": "all formats"}
 """The label of the test pooled over the other dimension (more pairs, more power)."""
 
 
@@ -164,24 +177,31 @@ def compare_by(t: TrialTable, by: By, picks: list[str] | None = None) -> list[Co
     Cells are the values of the other dimension; trials pair on it plus scenario and
     sample, so a pair compares like with like. Each pair also gets a test pooled over
     the other dimension (``all formats`` / ``all models``).
+
+    With ``by="variant"`` the values are the run's models, and only the variants of one
+    model (``openai/x@low`` and ``openai/x@high``, or ``openai/x`` itself) are paired.
     """
-    other: By = "format" if by == "model" else "model"
-    known = sorted(set(t.df[by]))
-    option = f"--{by}s"
+    col = "format" if by == "format" else "model"
+    other = "model" if by == "format" else "format"
+    known = sorted(set(t.df[col]))
+    option = f"--{col}s"
     for p in picks or ():
         if p not in known:
-            raise UserError(f"{option}: {by} '{p}' is not in run '{t.run_id}' (run has: "
+            raise UserError(f"{option}: {col} '{p}' is not in run '{t.run_id}' (run has: "
                             f"{', '.join(known)})")  # fmt: skip
     values = list(dict.fromkeys(picks)) if picks else known
-    if len(values) < 2:
+    pairs = list(combinations(values, 2))
+    if by == "variant":
+        pairs = _variant_pairs(t.run_id, values, pairs, bool(picks))
+    elif len(values) < 2:
         raise UserError(
             f"compare --by {by}: run '{t.run_id}' has one {by} ({', '.join(values)}); "
             f"nothing to compare"
         )
     out: list[Comparison] = []
-    for a, b in combinations(values, 2):
-        da = t.df[t.df[by] == a].assign(_pool=POOLED[by])
-        db = t.df[t.df[by] == b].assign(_pool=POOLED[by])
+    for a, b in pairs:
+        da = t.df[t.df[col] == a].assign(_pool=POOLED[by])
+        db = t.df[t.df[col] == b].assign(_pool=POOLED[by])
         ca = {getattr(c, other): c for c in aggregate(da, overall=False)}
         cb = {getattr(c, other): c for c in aggregate(db, overall=False)}
         cells = [(k, ca.get(k), cb.get(k)) for k in sorted(set(ca) | set(cb))]
@@ -189,6 +209,27 @@ def compare_by(t: TrialTable, by: By, picks: list[str] | None = None) -> list[Co
         tests = paired_tests(da, db, keys, [other]) + paired_tests(da, db, keys, ["_pool"])
         out.append(Comparison(f"{a} vs {b} in {t.run_id}", a, b, cells, tests))
     return out
+
+
+def _variant_pairs(
+    run_id: str, values: list[str], pairs: list[tuple[str, str]], picked: bool
+) -> list[tuple[str, str]]:
+    """The pairs of ``values`` that are variants of one model; refused when none are."""
+    from toolbench.runner.variants import bare_model
+
+    same = [(a, b) for a, b in pairs if bare_model(a) == bare_model(b)]
+    if picked and not same:
+        a, b = values
+        raise UserError(
+            f"compare --by variant: {a} and {b} are not variants of one model"
+            f" ({bare_model(a)}, {bare_model(b)})"
+        )
+    if not same:
+        raise UserError(
+            f"compare --by variant: run '{run_id}' has no model under two variants"
+            f" (models: {', '.join(values)}); name them MODEL@NAME in --models"
+        )
+    return same
 
 
 def combine(a: TrialTable, b: TrialTable) -> TrialTable:
@@ -257,13 +298,14 @@ def render_comparison(cmp: Comparison, metrics: tuple[str, ...] | None = None) -
             str(t.only_a),
             str(t.only_b),
             f"{t.p_value:.4g}",
+            "n/a" if t.detectable is None else f"{100 * t.detectable:.1f} pts",
             _verdict(t, cmp.a_name, cmp.b_name),
         ]
         for t in cmp.tests
     ]
     if trows:
         headers = ["group", "metric", "pairs", cmp.a_name, cmp.b_name]
-        headers += [f"only {cmp.a_name}", f"only {cmp.b_name}", "p", "verdict"]
+        headers += [f"only {cmp.a_name}", f"only {cmp.b_name}", "p", "detectable", "verdict"]
         parts.append(text_table(headers, trows))
     else:
         parts.append("no paired trials")

@@ -25,6 +25,7 @@ from toolbench.providers.local_models import report_notes
 from toolbench.redaction import redact_error
 from toolbench.report.baseline import BaselineDiff
 from toolbench.report.charts import heatmap_png
+from toolbench.report.knobs import not_applied_lines
 from toolbench.report.metrics import (
     CellStats,
     TrialTable,
@@ -274,7 +275,8 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
     ctx: dict[str, Any] = {
         "run_id": table.run_id,
         "info": table.info.model_dump() if table.info else None,
-        "model_notes": report_notes(table.info.models if table.info else sorted(set(df["model"]))),
+        "model_notes": report_notes(table.info.models if table.info else sorted(set(df["model"])))
+        + not_applied_lines(table),
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "version": __version__,
         "n_trials": len(df),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from toolbench.metrics import view
 from toolbench.report.baseline import BaselineDiff, CellDelta
+from toolbench.report.knobs import not_applied_lines
 from toolbench.report.metrics import (
     CellStats,
     TrialTable,
@@ -49,6 +50,11 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
         lines.append(
             "| " + " | ".join([_md(c.label), *(_cell(c, m, dmap) for m in columns)]) + " |"
         )
+    knobs = not_applied_lines(table)
+    if knobs:
+        lines += ["", "**Knobs not applied** (the provider does not take them; these cells"
+                  " measured its default):", ""]  # fmt: skip
+        lines += [f"- {_md(line)}" for line in knobs]
     lines += streaming_markdown(table, cells, _md)
     recs = recommend(table)
     if recs:

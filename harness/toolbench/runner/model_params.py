@@ -25,6 +25,7 @@ from typing import Any
 
 from toolbench.errors import UserError
 from toolbench.runner.param_values import register_param_secrets, shown_text, why_not
+from toolbench.runner.variants import bare_model, split_variant
 
 OPTION = "--model-param"
 CONFIG_FILE = Path("toolbench.toml")
@@ -98,19 +99,26 @@ def model_params(
     """Each run model's parameters: ``config``'s, then ``given`` over them; checked.
 
     Models the file names that are not in the run are ignored (one file serves many
-    runs); a ``--model-param`` for a model not in the run is refused.
+    runs); a ``--model-param`` for a model not in the run is refused. A variant
+    (``MODEL@NAME``, :mod:`.variants`) starts from the file's table of its bare model,
+    its own table over it.
     """
     file = read_config(config) if config is not None else {}
-    out: ModelParams = {m: dict(file[m]) for m in models if m in file}
+    out: ModelParams = {}
+    for m in models:
+        inherited = {**file.get(bare_model(m), {}), **file.get(m, {})}
+        if inherited:
+            out[m] = inherited
     for params in file.values():
         register_param_secrets(params)  # before any line that could show them
     for text in given:
         model, key, value = parse_model_param(text)
         register_param_secrets({key: value})
         if model not in models:
+            bare, variant = split_variant(model)
+            what = f"variant '{variant}' of {bare}" if variant else f"model '{model}'"
             raise UserError(
-                f"{OPTION}: '{shown_text(text)}': model '{model}' is not in --models"
-                f" ({', '.join(models)})"
+                f"{OPTION}: '{shown_text(text)}': {what} is not in --models ({', '.join(models)})"
             )
         out.setdefault(model, {})[key] = value
     where = {m: str(config) for m in out} if config is not None else {}
@@ -123,7 +131,22 @@ def model_params(
                 raise UserError(f"{source}: {model}: {why}")
         if API_BASE in params:
             _check_api_base(model, params[API_BASE], OPTION)
+    _check_variant_bases(out, models)
     return {m: p for m, p in out.items() if p}
+
+
+def _check_variant_bases(params: ModelParams, models: Sequence[str]) -> None:
+    """The variants of one model call one server: the provider kind is told where a
+    model's requests go by its bare name (a second server is a second provider prefix)."""
+    seen: dict[str, tuple[str, Any]] = {}
+    for model in models:
+        bare, url = bare_model(model), params.get(model, {}).get(API_BASE)
+        first, first_url = seen.setdefault(bare, (model, url))
+        if url != first_url:
+            raise UserError(
+                f"{OPTION}: {first} and {model} call {bare} at two different api_base"
+                " values; the variants of one model call one server"
+            )
 
 
 def _check_api_base(model: str, value: Any, where: str) -> None:
@@ -149,8 +172,12 @@ def _check_api_base(model: str, value: Any, where: str) -> None:
 
 
 def api_bases(params: ModelParams) -> dict[str, str]:
-    """Each model's own ``api_base`` (``--model-param MODEL:api_base=URL``)."""
-    return {m: str(p[API_BASE]) for m, p in params.items() if isinstance(p.get(API_BASE), str)}
+    """Each model's own ``api_base`` (``--model-param MODEL:api_base=URL``), under its
+    bare name as well: a variant's provider is asked for the bare model."""
+    out = {m: str(p[API_BASE]) for m, p in params.items() if isinstance(p.get(API_BASE), str)}
+    for model, url in list(out.items()):
+        out.setdefault(bare_model(model), url)
+    return out
 
 
 def _from_cli(given: Sequence[str], model: str, key: str) -> bool:
@@ -162,7 +189,7 @@ def _check_key(model: str, key: str, where: str) -> None:
         raise UserError(f"{where}: {model}: '{key}' is set by toolbench, not a model parameter")
     if key == API_BASE:
         return  # where the model is called, not a parameter sent to it
-    why = never_takes(model, key)
+    why = never_takes(bare_model(model), key)
     if why is not None:
         raise UserError(f"{where}: {model}: {why}")
 

@@ -68,6 +68,7 @@ from toolbench.runner.model_params import (
 from toolbench.runner.records import scenario_files
 from toolbench.runner.resume import resume_config
 from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
+from toolbench.runner.variants import bare_model, check_models
 from toolbench.scenarios.loader import DEFAULT_SELECTION, select_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import (
@@ -179,8 +180,10 @@ def _validate_models(
     for m in models:
         if not m.strip():
             raise UserError("--models: empty model name")
-        # Its provider kind refuses what it cannot call (exit 2 before any call).
-        api_class(kind_of(m))(settings).preflight(m, record)
+        # Its provider kind refuses what it cannot call (exit 2 before any call); a
+        # variant's provider is asked for the bare model.
+        bare = bare_model(m)
+        api_class(kind_of(bare))(settings).preflight(bare, record)
 
 
 def check_api_base(value: str) -> None:
@@ -225,7 +228,7 @@ def _reported_templates(models: Sequence[str], cfg: RunConfig) -> dict[str, str]
     template = server_chat_template(cfg.api_base)
     if template is None:
         return {}
-    return {m: template for m in models if kind_of(m) == DEFAULT_KIND}
+    return {m: template for m in models if kind_of(bare_model(m)) == DEFAULT_KIND}
 
 
 def _check_options(cfg: RunConfig) -> None:
@@ -240,6 +243,7 @@ def _check_options(cfg: RunConfig) -> None:
             raise UserError(f"{option}: must be more than 0 seconds")
         if seconds is not None and not math.isfinite(seconds):
             raise UserError(f"{option}: must be a finite number of seconds (got {seconds:g})")
+    check_models(cfg.models)
     for model in cfg.models:
         if "/" in model and not all(part.strip() for part in model.split("/")):
             raise UserError(
@@ -277,6 +281,17 @@ def _check_size(samples: int, cells: int, scenarios: int) -> None:
         )
 
 
+def _check_cells(formats: Sequence[Format], scenarios: Sequence[Scenario]) -> None:
+    """Refuse a format whose options cannot run a selected scenario (``native:strict`` on
+    a schema strict mode does not take, ``native:tool_choice=NAME`` on a scenario without
+    that tool), naming both, before any call."""
+    for fmt in formats:
+        for sc in scenarios:
+            why = fmt.refuses(sc.tools)
+            if why is not None:
+                raise UserError(f"--formats: {fmt.spec}: scenario '{sc.id}': {why}")
+
+
 def plan_run(cfg: RunConfig) -> Plan:
     """Validate options and build the trial list (no model call happens here).
 
@@ -312,6 +327,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
     _check_size(cfg.samples, sum(len(v) for v in cells.values()), len(scenarios))
+    _check_cells(formats, scenarios)
     params = (
         cfg.resolved_params
         if cfg.resolved_params is not None
@@ -393,7 +409,11 @@ def _plan(
                         )
                     )  # fmt: skip
     if cfg.record != "none":
-        live = {s.model for s in specs if cfg.record == "all" or not s.cassette.is_file()}
+        live = {
+            bare_model(s.model)
+            for s in specs
+            if cfg.record == "all" or not s.cassette.is_file()
+        }
         settings = ProviderSettings(api_base=cfg.api_base, max_tokens=cfg.max_tokens)
         for kind in sorted({kind_of(m) for m in live}):
             # Each kind refuses what cannot serve its live models (a server binary, a file).
@@ -500,8 +520,9 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         register_api_base(url)
 
     async def endpoint_for(model: str, fmt: Format, live: bool) -> tuple[ModelAPI, Endpoint]:
-        api = providers.for_model(model)
-        endpoint = await api.endpoint(model, fmt, live)
+        # A variant (MODEL@NAME) is its bare model called with the variant's parameters.
+        api = providers.for_model(bare_model(model))
+        endpoint = await api.endpoint(bare_model(model), fmt, live)
         mine = dict(plan.model_params.get(model, {}))
         mine.pop(API_BASE, None)  # where the requests go (the endpoint's), not a parameter
         if "max_tokens" in mine:
@@ -525,9 +546,9 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         # A kind with a width shares it across its models (the embedded models share
         # this machine's cores: one request at a time); else --concurrency per model.
         # A replay calls no server: every kind replays --concurrency trials at once.
-        api = providers.for_model(spec.model)
+        api = providers.for_model(bare_model(spec.model))
         shared = api.width is not None and spec.record != "none"
-        key = api.name if shared else spec.model
+        key = api.name if shared else bare_model(spec.model)  # variants share a model's limit
         width = (api.width if shared else None) or cfg.concurrency
         sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:

@@ -42,6 +42,7 @@ from toolbench.formats.streamed import is_streamed
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.providers.call import call
 from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
+from toolbench.runner.variants import split_variant
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
 from toolbench.streaming.sse import use_sse_cassette
@@ -75,10 +76,14 @@ def safe_name(text: str, exact: bool = False) -> str:
 
 def cassette_path(root: Path, model: str, fmt: str, scenario_id: str, sample: int) -> Path:
     """Where a trial's cassette lives: safe, bounded names whatever the ids are; one
-    JSON recording, plain or streamed (:mod:`toolbench.cassettes.recording`)."""
+    JSON recording, plain or streamed (:mod:`toolbench.cassettes.recording`). A variant
+    keeps its ``@`` (``openai_gpt-5-mini@low``): its name is already path-safe, and a
+    model called ``gpt-5-mini_low`` must not share its cassettes."""
+    bare, variant = split_variant(model)
+    folder = safe_name(bare, exact=True) + (f"@{variant}" if variant else "")
     suffix = f"__s{sample}" if sample else ""
     return (
-        root / safe_name(model, exact=True) / safe_name(fmt, exact=True)
+        root / folder / safe_name(fmt, exact=True)
         / f"{safe_name(scenario_id)}{suffix}.json"
     )  # fmt: skip
 
@@ -292,6 +297,7 @@ def _blank(spec: TrialSpec) -> TrialResult:
         format=spec.fmt.spec, format_options=spec.fmt.options.model_dump(),
         scenario_id=spec.scenario.id, sample=spec.sample, started_at=_now(),
         cassette=str(spec.cassette), settings=settings_of(spec),
+        notes=spec.fmt.notes(spec.scenario.tools),
     )  # fmt: skip
 
 
