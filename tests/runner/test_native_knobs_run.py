@@ -16,7 +16,7 @@ from toolbench.formats.base import RenderedRequest
 from toolbench.formats.registry import get_format
 from toolbench.providers.base import Endpoint
 from toolbench.providers.fake import FakeServer, Reply, turn_of
-from toolbench.providers.litellm_api import build_request
+from toolbench.providers.request import build_request
 from toolbench.store import load_results
 from toolbench.tools import ToolDef
 
