@@ -16,7 +16,7 @@ import toolbench.providers
 
 PACKAGE = Path(toolbench.cassettes.__file__).parent
 PROVIDERS = Path(toolbench.providers.__file__).parent
-GROUND = {"toolbench.errors", "toolbench.eventstream", "toolbench.redaction"}
+GROUND = {"toolbench.codes", "toolbench.errors", "toolbench.eventstream", "toolbench.redaction"}
 """The ground modules the cassettes use (codes, secret_shapes, ... would be as welcome)."""
 
 
@@ -46,8 +46,8 @@ def _toolbench_imports(root: Path) -> set[tuple[str, str]]:
 
 
 def _upward(name: str) -> bool:
-    inside = name.startswith("toolbench.cassettes.")
-    return not inside and not any(name.startswith(f"{g}.") for g in GROUND)
+    inside = name == "toolbench.cassettes" or name.startswith("toolbench.cassettes.")
+    return not inside and not any(name == g or name.startswith(f"{g}.") for g in GROUND)
 
 
 def test_the_cassette_package_imports_only_the_ground_and_itself() -> None:

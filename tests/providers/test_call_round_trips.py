@@ -23,6 +23,7 @@ import pytest
 
 from tests.providers.servers.base import FakeServer, Request, Response
 from toolbench.cassettes.route import router
+from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.registry import get_format
@@ -30,7 +31,6 @@ from toolbench.providers.base import Completion, CompletionRequest, ProviderSett
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI
 from toolbench.results import Attempt
-from toolbench.streaming.sse import use_sse_cassette
 
 TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "The weather in a city.",

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from toolbench import codes
+from toolbench.cassettes.stream_cassette import Framing, RawChunk
 from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import split_stream, with_stream
 from toolbench.providers.readers.chat import Assembler
-from toolbench.streaming.sse import Framing, RawChunk
 
 
 def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:
@@ -179,7 +179,7 @@ GUARD_CASES = [
 @pytest.mark.parametrize(("case", "framing", "parts", "fault"), GUARD_CASES,
                          ids=[c[0] for c in GUARD_CASES])  # fmt: skip
 def test_event_guard(case: str, framing: Framing, parts: list[bytes], fault: str | None) -> None:
-    from toolbench.streaming.sse import Clock, StreamFault, _EventGuard
+    from toolbench.cassettes.stream_cassette import Clock, StreamFault, _EventGuard
 
     clock = Clock()
     guard = _EventGuard(clock, framing)

@@ -18,10 +18,10 @@ import pytest
 
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench import codes
+from toolbench.cassettes.stream_cassette import load
 from toolbench.cli.app import run_cli
 from toolbench.eventstream import Frame, FrameError, FrameReader, FrameTooLarge
 from toolbench.providers.fake import FakeServer, SseScript
-from toolbench.streaming.sse import load
 
 MODEL = "bedrock/converse/anthropic.claude-3-haiku-20240307-v1:0"
 ES = "application/vnd.amazon.eventstream"

@@ -17,8 +17,8 @@ import pytest
 
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench import codes
+from toolbench.cassettes.stream_cassette import load
 from toolbench.providers.fake import FakeServer, Reply, SseScript, in_order
-from toolbench.streaming.sse import load
 
 pytestmark = pytest.mark.usefixtures("openai_key")
 CASSETTE = Path("cas") / "openai_fake" / "xml_stream" / "weather.json"

@@ -12,11 +12,11 @@ import pytest
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
 from tests.support.fake_openai import FakeOpenAI, Fault, SseScript
 from toolbench import codes
+from toolbench.cassettes.stream_cassette import load
 from toolbench.cli.app import run_cli
 from toolbench.report.metrics import aggregate, cell_map, load_table
 from toolbench.results import TrialResult
 from toolbench.store import load_results
-from toolbench.streaming.sse import load
 
 NATIVE_CALL = {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}
 SECRET = "sk-live-0123456789abcdefABCDEF0123456789"

@@ -45,7 +45,7 @@ _stream_route: contextvars.ContextVar[StreamRoute | None] = contextvars.ContextV
 
 def set_stream_route(route: StreamRoute) -> contextvars.Token[StreamRoute | None]:
     """Send this task's async requests to ``route`` (a streamed trial's SSE cassette,
-    :mod:`toolbench.streaming.sse`, which records chunk timings vcrpy cannot keep)."""
+    :mod:`toolbench.cassettes.stream_cassette`, which records chunk timings vcrpy cannot keep)."""
     return _stream_route.set(route)
 
 

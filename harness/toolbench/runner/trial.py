@@ -28,6 +28,7 @@ from toolbench.cassettes import (
     record_command,
     use_cassette,
 )
+from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.engine import Exchange, converse, effective_settings
 from toolbench.errors import (
     CassetteLayoutError,
@@ -45,7 +46,6 @@ from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRec
 from toolbench.runner.variants import split_variant
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
-from toolbench.streaming.sse import use_sse_cassette
 
 BASE_SEED = 1234
 

@@ -33,7 +33,7 @@ from typing import Any, Literal
 import httpx
 from vcr.request import Request as VcrRequest
 
-from toolbench import cassettes as vcr_side
+from toolbench import cassettes as vcr_side  # the package, initialised before this module
 from toolbench import codes, eventstream
 from toolbench.cassettes import recording as rec
 from toolbench.cassettes.match import echo_equivalent
