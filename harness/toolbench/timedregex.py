@@ -43,7 +43,7 @@ def matches(
     fn = regex.fullmatch if how == "fullmatch" else regex.search
     try:
         # concurrent=True: the match releases the GIL, so scoring in a worker thread
-        # (runner/trial.py) never holds up the event loop the other trials run on.
+        # (runner/drive.py) never holds up the event loop the other trials run on.
         found = fn(pattern, text, flags=flags, timeout=REGEX_TIMEOUT_S, concurrent=True)
         return found is not None
     except TimeoutError:

@@ -59,7 +59,7 @@ def test_the_cassette_package_imports_only_the_ground_and_itself() -> None:
 @pytest.mark.parametrize(
     ("source", "name"),
     [
-        ("from toolbench.runner.trial import x", "toolbench.runner.trial.x"),
+        ("from toolbench.runner.drive import x", "toolbench.runner.drive.x"),
         ("from toolbench import providers", "toolbench.providers"),
         ("def f():\n    import toolbench.streaming.sse", "toolbench.streaming.sse"),
         ("from ..engine import run", "toolbench.engine.run"),

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from toolbench import codes
-from toolbench.engine import Conversation, Exchange, converse, effective_settings
+from toolbench.engine import Conversation, TurnReply, converse, effective_settings
 from toolbench.formats import ModelReply, RenderedRequest, get_format
 from toolbench.results import TrialResult, TrialSettings
 from toolbench.scenarios.model import Scenario
@@ -62,7 +62,7 @@ def play(sc: Scenario, settings: TrialSettings, replies: list[str]) -> Conversat
         if conv.done:
             break
         req = conv.request()
-        conv.feed(Exchange(reply=ModelReply(text=text), request={"messages": req.messages}))
+        conv.feed(TurnReply(reply=ModelReply(text=text), request={"messages": req.messages}))
     return conv
 
 
@@ -142,9 +142,9 @@ def test_converse_drives_an_async_complete_with_turn_indexes() -> None:
     replies = iter([CALL, "23 degrees"])
     seen: list[tuple[int, int]] = []
 
-    async def complete(req: RenderedRequest, turn: int) -> Exchange:
+    async def complete(req: RenderedRequest, turn: int) -> TurnReply:
         seen.append((turn, len(req.messages)))
-        return Exchange(
+        return TurnReply(
             reply=ModelReply(text=next(replies)), request={"n": turn}, latency_s=0.123456
         )
 

@@ -15,7 +15,7 @@ import pytest
 from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from toolbench.providers.fake import FakeServer, by_last_user
 from toolbench.results import TrialResult
-from toolbench.runner.trial import NAME_CAP, cassette_path, safe_name
+from toolbench.runner.drive import NAME_CAP, cassette_path, safe_name
 from toolbench.store import load_results
 
 BAD_SCHEMA_SCENARIO = """\
@@ -85,7 +85,7 @@ def test_a_scorer_crash_is_a_typed_harness_error(
     def boom(*_: Any) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr("toolbench.runner.trial.score_trial", boom)
+    monkeypatch.setattr("toolbench.runner.drive.score_trial", boom)
     assert run_fake(fake, tmp_path, scenario_file) == 3  # no trial measured
     results = load_results(tmp_path / "run")
     assert len(results) == 2
@@ -189,7 +189,7 @@ def test_scoring_runs_off_the_event_loop_thread(
         threads.append(threading.current_thread())
         return score_trial(*args)
 
-    monkeypatch.setattr("toolbench.runner.trial.score_trial", recording)
+    monkeypatch.setattr("toolbench.runner.drive.score_trial", recording)
     assert run_fake(fake, tmp_path, scenario_file) == 0
     assert {r.status for r in load_results(tmp_path / "run")} == {"ok"}
     assert len(threads) == 2

@@ -28,7 +28,7 @@ def test_a_recorded_request_is_scrubbed_once_for_vcrpy_s_three_asks(
         seen.append(request)
         return real(request, values)
 
-    monkeypatch.setattr(cassettes.trial, "scrub_request", counted)
+    monkeypatch.setattr(cassettes.use, "scrub_request", counted)
     cas = tmp_path / "c.json"
     with router(), use_cassette(cas, record), httpx.Client() as client:
         client.post(fake.base_url + "/chat/completions", json={"a": 1},

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.scenarios.suite_samples import regex_sample, sample_round
 
-from toolbench.engine import Conversation, Exchange, effective_settings
+from toolbench.engine import Conversation, TurnReply, effective_settings
 from toolbench.formats import ModelReply, get_format
 from toolbench.formats.base import ToolCall
 from toolbench.scenarios.loader import bundled_dir, load_scenarios
@@ -94,7 +94,7 @@ def test_a_perfect_model_scores_perfectly(sc: Scenario, spec: str) -> None:
     for reply in _replies(sc, spec):
         assert not conv.done
         req = conv.request()
-        conv.feed(Exchange(reply=reply, request={"messages": req.messages}))
+        conv.feed(TurnReply(reply=reply, request={"messages": req.messages}))
     assert conv.done
     s = score_trial(sc, fmt, conv.turns, settings)
     assert s.errors == [], s.reasons

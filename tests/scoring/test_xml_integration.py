@@ -7,7 +7,7 @@ hand-written model replies instead of a model.
 from __future__ import annotations
 
 from toolbench import codes
-from toolbench.engine import Conversation, Exchange, effective_settings
+from toolbench.engine import Conversation, TurnReply, effective_settings
 from toolbench.formats import ModelReply, get_format
 from toolbench.results import TrialScores
 from toolbench.scenarios.loader import bundled_dir, load_scenarios
@@ -25,7 +25,7 @@ def converse(sc: Scenario, replies: list[str]) -> tuple[TrialScores, list[str]]:
     for i, text in enumerate(replies):
         request = conv.request()
         reply = ModelReply(text=text, finish_reason="stop")
-        conv.feed(Exchange(reply=reply, request={"messages": list(request.messages)}))
+        conv.feed(TurnReply(reply=reply, request={"messages": list(request.messages)}))
         if conv.done:
             assert i == len(replies) - 1, "the conversation stopped before the replies ran out"
     assert conv.done, "the replies ran out before the conversation ended"

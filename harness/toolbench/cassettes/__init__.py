@@ -36,7 +36,7 @@ from toolbench.cassettes.route import (
 )
 from toolbench.cassettes.scrub import scrub_headers, scrub_request, scrub_response
 from toolbench.cassettes.serializer import RecordingSerializer
-from toolbench.cassettes.trial import DEFAULT_CASSETTES, RecordOption, record_command, use_cassette
+from toolbench.cassettes.use import DEFAULT_CASSETTES, RecordOption, record_command, use_cassette
 
 __all__ = [
     "API_HOST",

@@ -5,11 +5,11 @@ same turns, limits and retries (:mod:`toolbench.engine.conversation`).
 """
 
 from toolbench.engine.conversation import (
-    Complete,
     Conversation,
-    Exchange,
+    SendTurn,
+    TurnReply,
     converse,
     effective_settings,
 )
 
-__all__ = ["Complete", "Conversation", "Exchange", "converse", "effective_settings"]
+__all__ = ["Conversation", "SendTurn", "TurnReply", "converse", "effective_settings"]

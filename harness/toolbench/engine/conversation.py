@@ -28,7 +28,7 @@ from toolbench.scenarios.script import should_continue, tool_results
 
 
 @dataclass(frozen=True)
-class Exchange:
+class TurnReply:
     """What ``complete`` returns for one request: the reply and what it cost."""
 
     reply: ModelReply
@@ -42,8 +42,8 @@ class Exchange:
     """A streamed exchange's deltas and timings (None when not streamed)."""
 
 
-Complete = Callable[[RenderedRequest, int], Awaitable[Exchange]]
-"""``complete(request, turn_index)``: send one request, return its :class:`Exchange`."""
+SendTurn = Callable[[RenderedRequest, int], Awaitable[TurnReply]]
+"""``complete(request, turn_index)``: send one request, return its :class:`TurnReply`."""
 
 
 def effective_settings(
@@ -84,7 +84,7 @@ class Conversation:
             params=r.params,
         )  # fmt: skip
 
-    def feed(self, exchange: Exchange) -> TurnRecord:
+    def feed(self, exchange: TurnReply) -> TurnRecord:
         """Take the reply to :meth:`request`: parse, record the turn, advance or stop."""
         if self.done:
             raise RuntimeError("the conversation is over")
@@ -115,7 +115,7 @@ class Conversation:
 
 
 async def converse(
-    fmt: Format, scenario: Scenario, settings: TrialSettings, complete: Complete
+    fmt: Format, scenario: Scenario, settings: TrialSettings, complete: SendTurn
 ) -> list[TurnRecord]:
     """Drive a conversation to its end with ``complete``; the turns, in order."""
     conv = Conversation(fmt, scenario, settings)

@@ -70,7 +70,7 @@ class Completion:
     """A streamed request's record: its deltas with their offsets, timings and issues."""
 
 
-class Exchange(Protocol):
+class CassetteView(Protocol):
     """What the cassette layer saw of the last HTTP exchange (see ``TrialCassette``)."""
 
     unmatched: list[str]
@@ -117,7 +117,7 @@ class StreamClock(Protocol):
     """Those events as decoded from the bytes, with their offsets."""
 
 
-class StreamExchange(Exchange, Protocol):
+class StreamCassetteView(CassetteView, Protocol):
     """The trial's cassette of a streamed trial: its clock, and ``commit`` once the
     stream was read whole (what failed is never kept)."""
 
@@ -134,7 +134,7 @@ class CompletionRequest:
     endpoint: Endpoint
     rendered: RenderedRequest
     seed: int
-    exchange: Exchange | None = None
+    exchange: CassetteView | None = None
     attempts: list[Attempt] | None = None
     """The trial's attempt log: every attempt is appended (retries included)."""
     turn: int = 0

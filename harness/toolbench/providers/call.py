@@ -27,13 +27,13 @@ from toolbench import codes
 from toolbench.cassettes import boundary
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.providers.base import (
+    CassetteView,
     Completion,
     CompletionRequest,
     Endpoint,
-    Exchange,
     Fault,
     ModelAPI,
-    StreamExchange,
+    StreamCassetteView,
 )
 from toolbench.providers.capabilities import invents_call_ids
 from toolbench.providers.reply import read_reply
@@ -59,7 +59,7 @@ RETRY_AFTER_CAP_S = 60.0
 again before then: the trial fails at once (``infra.rate_limited``)."""
 
 
-def _provider_s(exchange: Exchange | None) -> float | None:
+def _provider_s(exchange: CassetteView | None) -> float | None:
     """The provider's time of the attempt just made (None: replayed, or not seen)."""
     if exchange is None or exchange.last_replayed or exchange.last_provider_s is None:
         return None
@@ -74,7 +74,7 @@ def _left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
-def stream_replay(endpoint: Endpoint, tc: StreamExchange, request: dict[str, Any]) -> bool:
+def stream_replay(endpoint: Endpoint, tc: StreamCassetteView, request: dict[str, Any]) -> bool:
     """Whether the trial's cassette answered this streamed request at the provider
     boundary (its ``replay_stream``: the recorded chunks through the same event guard,
     no HTTP, no LiteLLM stream wrapper), for providers whose HTTP request is predicted;
@@ -122,7 +122,7 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
             # the total deadline catches a server that drips bytes.
             total = endpoint.timeout_s + DEADLINE_GRACE_S
             return await asyncio.wait_for(api.send(endpoint, kwargs), total)
-        tc: StreamExchange = exchange  # type: ignore[assignment]
+        tc: StreamCassetteView = exchange  # type: ignore[assignment]
         if stream_replay(endpoint, tc, kwargs):
             # The record/replay hook for streams: the recorded chunks, read without HTTP
             # and without the sender's stream wrapper.

@@ -35,9 +35,9 @@ from toolbench.formats.base import Format, RenderedRequest
 from toolbench.providers.base import (
     DEFAULT_TIMEOUT_S,
     Capabilities,
+    CassetteView,
     Completion,
     Endpoint,
-    Exchange,
     Fault,
     ProviderSettings,
     WireRequest,
@@ -143,7 +143,7 @@ def retry_after(exc: BaseException) -> float | None:
 def classify(
     exc: BaseException,
     lm: ModuleType,
-    exchange: Exchange | None,
+    exchange: CassetteView | None,
     request: dict[str, Any] | None = None,
 ) -> Fault:
     """Turn a provider exception into a :class:`Fault` with its typed code and kind.
@@ -304,7 +304,7 @@ def _generic_openai(endpoint: Endpoint) -> bool:
 
 def replay_at_boundary(
     endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
-    exchange: Exchange, log: list[Attempt], turn: int, lm: ModuleType,
+    exchange: CassetteView, log: list[Attempt], turn: int, lm: ModuleType,
     rendered: RenderedRequest,
 ) -> Completion | None:  # fmt: skip
     """The reply the trial's cassette holds for ``request``, read without LiteLLM's
@@ -332,7 +332,7 @@ def replay_at_boundary(
 
 def boundary_replay(
     endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
-    exchange: Exchange, log: list[Attempt], turn: int, rendered: RenderedRequest,
+    exchange: CassetteView, log: list[Attempt], turn: int, rendered: RenderedRequest,
 ) -> Completion | None:  # fmt: skip
     """The shared call's record/replay hook (:mod:`toolbench.providers.call`): the
     plain reply the cassette holds for ``request``, for models LiteLLM reads with its

@@ -23,7 +23,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
-from toolbench.providers.base import Fault, StreamExchange
+from toolbench.providers.base import Fault, StreamCassetteView
 from toolbench.providers.readers import cohere
 from toolbench.providers.readers.chat import Assembled, Assembler
 from toolbench.redaction import redact_error, redact_pieces
@@ -38,7 +38,7 @@ def left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
-def _wire(tc: StreamExchange) -> Assembler | None:
+def _wire(tc: StreamCassetteView) -> Assembler | None:
     """The reply assembled from the events as the bytes carried them, by the protocol's
     own reader: OpenAI chat chunks (LiteLLM repairs broken delta sequences on the way,
     which would hide them) and Cohere v2 events (which LiteLLM misreads); None for the
@@ -65,7 +65,7 @@ def _arrived(asm: Assembler) -> str:
 
 
 async def read_stream(
-    chunks: AsyncIterator[Any], tc: StreamExchange, deadline: float, timeout_s: float
+    chunks: AsyncIterator[Any], tc: StreamCassetteView, deadline: float, timeout_s: float
 ) -> Assembled:
     """Every chunk of one streamed attempt, assembled; a typed :class:`Fault` when the
     stream failed or carried no reply (the cassette keeps it only when it did not). The
@@ -86,7 +86,7 @@ CLOSE_S = 1.0
 
 
 async def _read(
-    chunks: AsyncIterator[Any], tc: StreamExchange, deadline: float, timeout_s: float
+    chunks: AsyncIterator[Any], tc: StreamCassetteView, deadline: float, timeout_s: float
 ) -> Assembled:
     asm = Assembler()
 
@@ -120,7 +120,7 @@ async def _read(
     return finish(tc, asm)
 
 
-def finish(tc: StreamExchange, asm: Assembler | None = None) -> Assembled:
+def finish(tc: StreamCassetteView, asm: Assembler | None = None) -> Assembled:
     """The end of a streamed attempt, read from the wire or answered by the cassette at
     the boundary (then only the clock's events exist): a framing fault or a stream that
     carried nothing is a typed :class:`Fault`; otherwise the cassette keeps it."""

@@ -5,7 +5,7 @@ trial is appended to ``runs/<id>/results.jsonl`` at once (flushed), so a run kil
 any moment loses no finished trial, and ``resume`` completes it without repeating or
 duplicating trials. Concurrency is asyncio with a per-model limit.
 
-One bad trial never ends a run: :func:`~toolbench.runner.trial.run_trial` turns every
+One bad trial never ends a run: :func:`~toolbench.runner.drive.run_trial` turns every
 fault into a status, and the gather below keeps going (and still writes a line) even if
 something escapes it. One process writes a run directory at a time (:mod:`.lock`).
 
@@ -57,6 +57,7 @@ from toolbench.providers.registry import DEFAULT_KIND, Providers, api_class, kin
 from toolbench.redaction import redact, redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult
 from toolbench.runner.compact import compact
+from toolbench.runner.drive import TrialSpec, cassette_path, harness_result, run_trial
 from toolbench.runner.lock import RunLock
 from toolbench.runner.model_params import (
     API_BASE,
@@ -67,7 +68,6 @@ from toolbench.runner.model_params import (
 )
 from toolbench.runner.records import scenario_files
 from toolbench.runner.resume import resume_config
-from toolbench.runner.trial import TrialSpec, cassette_path, harness_result, run_trial
 from toolbench.runner.variants import bare_model, check_models
 from toolbench.scenarios.loader import DEFAULT_SELECTION, select_scenarios
 from toolbench.scenarios.model import Scenario

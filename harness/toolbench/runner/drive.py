@@ -29,7 +29,7 @@ from toolbench.cassettes import (
     use_cassette,
 )
 from toolbench.cassettes.stream_cassette import use_sse_cassette
-from toolbench.engine import Exchange, converse, effective_settings
+from toolbench.engine import TurnReply, converse, effective_settings
 from toolbench.errors import (
     CassetteLayoutError,
     CassetteMissingError,
@@ -134,7 +134,7 @@ async def _conversation(
     seed = BASE_SEED + spec.sample
     attempts = base.attempts
 
-    async def send(req: RenderedRequest, turn: int) -> Exchange:
+    async def send(req: RenderedRequest, turn: int) -> TurnReply:
         before = tc.played()
         request = CompletionRequest(endpoint, req, seed, tc, attempts, turn)
         done: Completion = await call(api, request)
@@ -145,7 +145,7 @@ async def _conversation(
         if replayed and attempts and attempts[-1].outcome == "ok":
             attempts[-1].provider_s = latency  # the provider's time, as recorded
             recorded.append(latency or 0.0)
-        return Exchange(
+        return TurnReply(
             reply=done.reply, request=done.request, latency_s=latency,
             prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
             cost=done.cost,
@@ -272,14 +272,14 @@ async def _drive_streamed(
         notes.extend(tc.notes)
         api, endpoint = await endpoint_for(spec.model, spec.fmt)
 
-        async def send(req: RenderedRequest, turn: int) -> Exchange:
+        async def send(req: RenderedRequest, turn: int) -> TurnReply:
             before = tc.played()
             request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
             done = await call(api, request, stream=True)
             merge_params(base, done.params)
             note_adaptations(base, done)
             latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
-            return Exchange(
+            return TurnReply(
                 reply=done.reply, request=done.request, latency_s=latency,
                 prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
                 cost=done.cost, stream=done.stream,
