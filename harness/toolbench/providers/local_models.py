@@ -77,7 +77,10 @@ REPORT_NOTE = (
 
 def report_notes(models: Iterable[str]) -> list[str]:
     """What a report's header says about the run's embedded models (none: no note)."""
-    used = [LOCAL_MODELS[m] for m in models if m in LOCAL_MODELS]
+    # A variant (``local/smollm2-135m@forced``) is its model under other parameters: the
+    # model's note applies, once (an embedded model's name holds no ``@`` of its own).
+    bare = dict.fromkeys(m.split("@", 1)[0] for m in models)
+    used = [LOCAL_MODELS[m] for m in bare if m in LOCAL_MODELS]
     if not used:
         return []
     return [f"{m.name}: {m.description}." for m in used] + [REPORT_NOTE]
