@@ -24,7 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.errors import UserError
-from toolbench.runner.param_values import register_param_secrets, shown_text, why_not
+from toolbench.runner.param_values import (
+    base_url_problem,
+    register_param_secrets,
+    shown_text,
+    why_not,
+)
 from toolbench.runner.variants import bare_model, split_variant
 
 OPTION = "--model-param"
@@ -151,24 +156,19 @@ def _check_variant_bases(params: ModelParams, models: Sequence[str]) -> None:
 
 def _check_api_base(model: str, value: Any, where: str) -> None:
     """A model's ``api_base`` is an http(s) URL with a host; its credentials are secrets."""
-    from urllib.parse import urlsplit
-
     from toolbench.redaction import register_url_secrets
 
     text = value if isinstance(value, str) else ""
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises on a bad port
-    except ValueError:
-        parts = None
     register_url_secrets(text)
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(f"{where}: {model}: api_base must be an http:// or https:// URL")
-    if parts.query or parts.fragment:  # LiteLLM would append the route after the query
+    problem = base_url_problem(text)
+    if problem is None:
+        return
+    if problem[0] == "query":
         raise UserError(
             f"{where}: {model}: api_base has a query string or fragment (give the base URL"
             " alone; a key goes in the provider's environment variable)"
         )
+    raise UserError(f"{where}: {model}: api_base must be an http:// or https:// URL")
 
 
 def api_bases(params: ModelParams) -> dict[str, str]:

@@ -18,7 +18,8 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from toolbench.redaction import REDACTED, is_secret_header, is_secret_query_key, register_secret
 
@@ -138,3 +139,22 @@ def _register(value: str) -> None:
     scheme, _, token = value.partition(" ")
     if token and scheme.lower() in ("bearer", "basic", "token"):
         register_secret(token.strip())
+
+
+BaseUrlProblem = Literal["invalid", "not_http", "query"]
+
+
+def base_url_problem(value: str) -> tuple[BaseUrlProblem, str] | None:
+    """What is wrong with a provider base URL (``--api-base``, a model's ``api_base``):
+    one check for both options, each wording its own message. ``query``: LiteLLM appends
+    the route to the whole text (``/v1?token=t/chat/completions``)."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError as exc:
+        return "invalid", str(exc)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not_http", ""
+    if parts.query or parts.fragment:
+        return "query", ""
+    return None

@@ -36,7 +36,6 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from toolbench import __version__
 from toolbench.cassettes import (
@@ -66,6 +65,7 @@ from toolbench.runner.model_params import (
     api_bases,
     model_params,
 )
+from toolbench.runner.param_values import base_url_problem
 from toolbench.runner.records import scenario_files
 from toolbench.runner.resume import resume_config
 from toolbench.runner.variants import bare_model, check_models
@@ -187,20 +187,19 @@ def _validate_models(
 
 
 def check_api_base(value: str) -> None:
-    """An ``--api-base`` must be an absolute http(s) URL with a host."""
-    try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises on a bad port
-    except ValueError as exc:
-        raise UserError(f"--api-base: '{value}' is not a valid URL: {exc}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    """An ``--api-base`` must be an absolute http(s) URL with a host, without a query."""
+    problem = base_url_problem(value)
+    if problem is None:
+        return
+    kind, detail = problem
+    if kind == "invalid":
+        raise UserError(f"--api-base: '{value}' is not a valid URL: {detail}")
+    if kind == "not_http":
         raise UserError(f"--api-base: '{value}' is not an http:// or https:// URL with a host")
-    if parts.query or parts.fragment:
-        # LiteLLM appends the route to the whole text: /v1?token=t/chat/completions.
-        raise UserError(
-            f"--api-base: '{redact(value)}' has a query string or fragment (give the base"
-            " URL alone; a key goes in the provider's environment variable)"
-        )
+    raise UserError(
+        f"--api-base: '{redact(value)}' has a query string or fragment (give the base"
+        " URL alone; a key goes in the provider's environment variable)"
+    )
 
 
 def check_writable_dir(path: Path, option: str) -> None:
