@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from functools import lru_cache
 from pathlib import Path
 
 from toolbench.errors import UserError
@@ -39,7 +40,16 @@ def cache_dir() -> Path:
 
 
 def sha256_of(path: Path) -> str:
-    with path.open("rb") as fh:
+    """The file's SHA-256, computed once per file version in a process: a live run checks
+    a GGUF before any trial (``check_ready``) and again when its server starts, and
+    hashing 93 MB twice cost a second of every live run's start."""
+    st = path.stat()
+    return _digest(str(path), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=32)
+def _digest(name: str, _mtime_ns: int, _size: int) -> str:
+    with open(name, "rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
