@@ -10,12 +10,13 @@ defaults and texts, with hidden options left out.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from toolbench import generated_doc
 
 BEGIN = "<!-- BEGIN GENERATED REFERENCE: python -m toolbench.cli.reference --write -->"
 END = "<!-- END GENERATED REFERENCE -->"
@@ -104,35 +105,15 @@ def render() -> str:
 
 def splice(page: str, reference: str) -> str:
     """``page`` with the text between the markers replaced by ``reference``."""
-    head, sep, rest = page.partition(BEGIN)
-    _, sep2, tail = rest.partition(END)
-    if not sep or not sep2:
-        raise SystemExit(f"{DOC}: the markers {BEGIN!r} and {END!r} are missing")
-    return f"{head}{BEGIN}\n\n{reference}\n{END}{tail}"
+    return generated_doc.splice(page, reference, BEGIN, END, DOC)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toolbench.cli.reference")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help=f"update {DOC.name} in place")
-    mode.add_argument("--check", action="store_true", help=f"exit 1 when {DOC.name} is stale")
-    parser.add_argument("--doc", type=Path, default=DOC, help="the page (default docs/cli.md)")
-    args = parser.parse_args(argv)
-    reference = render()
-    if not (args.write or args.check):
-        sys.stdout.write(reference)
-        return 0
-    page = args.doc.read_text(encoding="utf-8")
-    wanted = splice(page, reference)
-    if args.check:
-        if page != wanted:
-            print(f"{args.doc} is stale: run {REGENERATE}", file=sys.stderr)
-            return 1
-        return 0
-    if page != wanted:
-        args.doc.write_text(wanted, encoding="utf-8")
-        print(f"wrote {args.doc}")
-    return 0
+    return generated_doc.main(
+        argv, prog="python -m toolbench.cli.reference", doc=DOC,
+        doc_help="the page (default docs/cli.md)",
+        render=render, splice_into=splice, regenerate=REGENERATE,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

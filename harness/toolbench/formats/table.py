@@ -10,10 +10,10 @@ docs/formats.md between the two marker comments; ``--check`` exits 1 when it is 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+from toolbench import generated_doc
 from toolbench.formats.registry import format_class, format_names
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "formats.md"
@@ -51,35 +51,15 @@ def render() -> str:
 
 def splice(page: str, table: str) -> str:
     """``page`` with the text between the markers replaced by ``table``."""
-    head, sep, rest = page.partition(BEGIN)
-    _, sep2, tail = rest.partition(END)
-    if not sep or not sep2:
-        raise SystemExit(f"{DOC}: the markers {BEGIN!r} and {END!r} are missing")
-    return f"{head}{BEGIN}\n\n{table}\n{END}{tail}"
+    return generated_doc.splice(page, table, BEGIN, END, DOC)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toolbench.formats.table")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help=f"update {DOC.name} in place")
-    mode.add_argument("--check", action="store_true", help=f"exit 1 when {DOC.name} is stale")
-    parser.add_argument("--doc", type=Path, default=DOC, help="the page (default formats.md)")
-    args = parser.parse_args(argv)
-    table = render()
-    if not (args.write or args.check):
-        sys.stdout.write(table)
-        return 0
-    page = args.doc.read_text(encoding="utf-8")
-    wanted = splice(page, table)
-    if args.check:
-        if page != wanted:
-            print(f"{args.doc} is stale: run {REGENERATE}", file=sys.stderr)
-            return 1
-        return 0
-    if page != wanted:
-        args.doc.write_text(wanted, encoding="utf-8")
-        print(f"wrote {args.doc}")
-    return 0
+    return generated_doc.main(
+        argv, prog="python -m toolbench.formats.table", doc=DOC,
+        doc_help="the page (default formats.md)",
+        render=render, splice_into=splice, regenerate=REGENERATE,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

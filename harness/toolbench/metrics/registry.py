@@ -22,13 +22,14 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Literal
 
 import pandas as pd
 
+from toolbench import plugins
 from toolbench.errors import UnknownNameError
 
 ENTRY_POINT_GROUP = "toolbench.metrics"
@@ -202,36 +203,9 @@ def unregister_metric(name: str) -> None:
     changed()
 
 
-def _entries(obj: object) -> list[Metric] | None:
-    if isinstance(obj, Metric):
-        return [obj]
-    if isinstance(obj, Sequence) and obj and all(isinstance(m, Metric) for m in obj):
-        return list(obj)
-    return None
-
-
 def load_entry_points(eps: Iterable[EntryPoint]) -> None:
     """Register the metrics each entry point names; a broken one is one warning line."""
-    for ep in eps:
-        try:
-            obj = ep.load()
-        except Exception as exc:  # a plugin's import error is its own, not ours
-            first = str(exc).splitlines()[0] if str(exc) else ""
-            _warn(ep, f"failed to load: {type(exc).__name__}: {first}")
-            continue
-        found = _entries(obj)
-        if found is None:
-            _warn(ep, "does not name a Metric or a sequence of Metric objects")
-            continue
-        for m in found:
-            try:
-                register_metric(m)
-            except DuplicateMetricError as exc:
-                _warn(ep, f"{exc}", f"'{m.name}' is left out")
-
-
-def _warn(ep: EntryPoint, what: str, consequence: str = "its metrics are left out") -> None:
-    print(f"warning: metric plugin '{ep.name}' ({ep.value}) {what}; {consequence}", file=sys.stderr)
+    plugins.load_entry_points(eps, Metric, "metric", register_metric, DuplicateMetricError)
 
 
 def load_metrics() -> None:
@@ -245,9 +219,9 @@ def load_metrics() -> None:
             return
         installed = sorted(
             entry_points(group=ENTRY_POINT_GROUP),
-            key=lambda ep: (not _ours(ep), ep.name),
+            key=lambda ep: (not plugins.ours(ep), ep.name),
         )
-        if not any(_ours(ep) for ep in installed):
+        if not any(plugins.ours(ep) for ep in installed):
             from toolbench.scoring.scorer import STALE
 
             print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
@@ -255,10 +229,6 @@ def load_metrics() -> None:
         _loaded = True
 
 
-def _ours(ep: EntryPoint) -> bool:
-    """Declared by toolbench's own distribution (its built-ins), not by a plugin's."""
-    dist = ep.dist
-    return dist is not None and dist.name == "toolbench"
 
 
 def all_metrics() -> list[Metric]:

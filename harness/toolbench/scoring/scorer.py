@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Literal
 
+from toolbench import plugins
 from toolbench.formats.base import Format
 from toolbench.results import (
     ScoreValue,
@@ -133,36 +134,9 @@ def unregister_scorer(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _entries(obj: object) -> list[Scorer] | None:
-    if isinstance(obj, Scorer):
-        return [obj]
-    if isinstance(obj, Sequence) and obj and all(isinstance(s, Scorer) for s in obj):
-        return list(obj)
-    return None
-
-
 def load_entry_points(eps: Iterable[EntryPoint]) -> None:
     """Register the scorers each entry point names; a broken one is one warning line."""
-    for ep in eps:
-        try:
-            obj = ep.load()
-        except Exception as exc:  # a plugin's import error is its own, not ours
-            first = str(exc).splitlines()[0] if str(exc) else ""
-            _warn(ep, f"failed to load: {type(exc).__name__}: {first}")
-            continue
-        found = _entries(obj)
-        if found is None:
-            _warn(ep, "does not name a Scorer or a sequence of Scorer objects")
-            continue
-        for s in found:
-            try:
-                register_scorer(s)
-            except DuplicateScorerError as exc:
-                _warn(ep, f"{exc}", f"'{s.name}' is left out")
-
-
-def _warn(ep: EntryPoint, what: str, consequence: str = "its scorers are left out") -> None:
-    print(f"warning: scorer plugin '{ep.name}' ({ep.value}) {what}; {consequence}", file=sys.stderr)
+    plugins.load_entry_points(eps, Scorer, "scorer", register_scorer, DuplicateScorerError)
 
 
 def load_scorers() -> None:
@@ -174,7 +148,7 @@ def load_scorers() -> None:
         if _loaded:
             return
         installed = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
-        if not any(ep.dist is not None and ep.dist.name == "toolbench" for ep in installed):
+        if not any(plugins.ours(ep) for ep in installed):
             print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
         load_entry_points(installed)
         _loaded = True
