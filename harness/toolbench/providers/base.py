@@ -190,6 +190,10 @@ class Capabilities:
     echo_extras: bool = False
     """The provider reads ``provider_specific_fields`` echoed back on assistant messages
     (Gemini's thought signatures); every other provider gets them taken out."""
+    own_server: bool = False
+    """A server toolbench runs itself (the embedded models' ``llama-server``): ``params`` is
+    exactly what it takes (no provider table is asked), it speaks plain OpenAI chat, and it
+    has no price. Its cassettes then replay without LiteLLM."""
 
 
 FaultKind = Literal["retry", "unsupported", "infra", "model"]

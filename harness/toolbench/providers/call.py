@@ -26,6 +26,8 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from toolbench import codes
 from toolbench.cassettes import boundary
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
+from toolbench.formats.base import RenderedRequest
+from toolbench.providers import own_replay
 from toolbench.providers.base import (
     CassetteView,
     Completion,
@@ -40,7 +42,7 @@ from toolbench.providers.reply import read_reply
 from toolbench.providers.request import adaptations, build_request
 from toolbench.providers.streamed import as_completion, finish, read_stream, stream_record
 from toolbench.redaction import redact_error
-from toolbench.results import Attempt
+from toolbench.results import Attempt, RequestParams
 
 RETRIES = 4
 """Transient faults (429, 5xx, connection errors, malformed 2xx bodies) are asked again
@@ -74,7 +76,24 @@ def _left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
-def stream_replay(endpoint: Endpoint, tc: StreamCassetteView, request: dict[str, Any]) -> bool:
+def _replay_plain(
+    own_server: bool, endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
+    exchange: CassetteView, log: list[Attempt], turn: int, rendered: RenderedRequest,
+) -> Completion | None:  # fmt: skip
+    """The plain reply the cassette holds for ``request`` (None: the full path runs). A
+    server of toolbench's own is read without LiteLLM (:mod:`.own_replay`)."""
+    if boundary.replay_mode() != "boundary":
+        return None
+    if own_server:
+        return own_replay.replay_plain(endpoint, request, params, exchange, log, turn, rendered)
+    from toolbench.providers.litellm_api import boundary_replay
+
+    return boundary_replay(endpoint, request, params, exchange, log, turn, rendered)
+
+
+def stream_replay(
+    endpoint: Endpoint, tc: StreamCassetteView, request: dict[str, Any], own_server: bool = False
+) -> bool:
     """Whether the trial's cassette answered this streamed request at the provider
     boundary (its ``replay_stream``: the recorded chunks through the same event guard,
     no HTTP, no LiteLLM stream wrapper), for providers whose HTTP request is predicted;
@@ -82,9 +101,12 @@ def stream_replay(endpoint: Endpoint, tc: StreamCassetteView, request: dict[str,
     replay = getattr(tc, "replay_stream", None)
     if replay is None or boundary.replay_mode() != "boundary":
         return False
-    from toolbench.providers.litellm_api import wire_request
+    if own_server:
+        wire = own_replay.wire_request(endpoint, request)
+    else:
+        from toolbench.providers.litellm_api import wire_request
 
-    wire = wire_request(endpoint, request)
+        wire = wire_request(endpoint, request)
     if wire is None:
         return False
     return bool(replay(wire.method, httpx.URL(wire.uri).path, wire.body))
@@ -99,7 +121,10 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
     endpoint, exchange, turn = request.endpoint, request.exchange, request.turn
     log: list[Attempt] = [] if request.attempts is None else request.attempts
     caps = api.capabilities(endpoint.model)
-    sent, params = build_request(endpoint, request.rendered, request.seed, caps.echo_extras)
+    takes = caps.params if caps.own_server else None
+    sent, params = build_request(
+        endpoint, request.rendered, request.seed, caps.echo_extras, takes
+    )
     if stream:
         # Usage asked of every stream: LiteLLM forwards ``stream_options`` only to the
         # providers that take it, and without it drops the usage every other provider
@@ -107,9 +132,8 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         sent.update(stream=True, stream_options={"include_usage": True})
     elif exchange is not None:
         # The record/replay hook: a plain request the cassette holds is answered from it.
-        from toolbench.providers.litellm_api import boundary_replay
-
-        answered = boundary_replay(endpoint, sent, params, exchange, log, turn, request.rendered)
+        answered = _replay_plain(caps.own_server, endpoint, sent, params, exchange, log,
+                                 turn, request.rendered)  # fmt: skip
         if answered is not None:
             return answered
     if stream and exchange is None:
@@ -123,7 +147,7 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
             total = endpoint.timeout_s + DEADLINE_GRACE_S
             return await asyncio.wait_for(api.send(endpoint, kwargs), total)
         tc: StreamCassetteView = exchange  # type: ignore[assignment]
-        if stream_replay(endpoint, tc, kwargs):
+        if stream_replay(endpoint, tc, kwargs, caps.own_server):
             # The record/replay hook for streams: the recorded chunks, read without HTTP
             # and without the sender's stream wrapper.
             done = finish(tc)
@@ -253,7 +277,8 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
     except Fault as f:
         raise InfraError(f.message, f.code) from None
     usage = resp.get("usage") if isinstance(resp, dict) else getattr(resp, "usage", None)
-    reply = read_reply(resp, invents_call_ids(endpoint.model, endpoint.api_base))
+    stable = not caps.own_server and invents_call_ids(endpoint.model, endpoint.api_base)
+    reply = read_reply(resp, stable, caps.own_server)
     done = Completion(
         reply=reply,
         request=state["request"],

@@ -151,11 +151,18 @@ def _passes(name: str, provider: str, param: str, value_key: str, value: Any) ->
 
 
 def filter_params(
-    model: str, asked: dict[str, Any], api_base: str | None = None, knobs: tuple[str, ...] = ()
+    model: str,
+    asked: dict[str, Any],
+    api_base: str | None = None,
+    knobs: tuple[str, ...] = (),
+    takes: frozenset[str] | None = None,
 ) -> tuple[dict[str, Any], RequestParams]:
     """The parameters to send of ``asked`` (harness defaults: temperature, seed, stop;
     and a format's ``knobs``, checked the same way), and the record of what was asked,
-    sent and dropped."""
+    sent and dropped. ``takes``: what a server toolbench runs itself takes (its kind
+    knows; LiteLLM's tables are not asked)."""
+    if takes is not None:
+        return _filter_by(model, asked, knobs, takes)
     try:
         name, provider = provider_of(model, api_base)
     except UserError:
@@ -183,6 +190,23 @@ def filter_params(
             dropped[param] = why
     record = RequestParams(asked=dict(asked), sent=sorted(sent), dropped=dropped)
     return sent, record
+
+
+def _filter_by(
+    model: str, asked: dict[str, Any], knobs: tuple[str, ...], takes: frozenset[str]
+) -> tuple[dict[str, Any], RequestParams]:
+    sent: dict[str, Any] = {}
+    dropped: dict[str, str] = {}
+    for param, value in asked.items():
+        if param == "stop" and isinstance(value, list) and len(value) > MAX_STOP:
+            cut = len(value) - MAX_STOP
+            dropped["stop"] = f"{cut} of {len(value)} entries cut (limit {MAX_STOP})"
+            value = value[:MAX_STOP]
+        if (param in CHECKED or param in knobs) and param not in takes:
+            dropped[param] = f"{model} does not take {param} (its server's parameters)"
+        else:
+            sent[param] = value
+    return sent, RequestParams(asked=dict(asked), sent=sorted(sent), dropped=dropped)
 
 
 class _FrozenObject(str):

@@ -18,7 +18,7 @@ from toolbench.cassettes import LOCAL_BASE
 from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
 from toolbench.providers.base import Capabilities, Endpoint, Fault, ProviderSettings
-from toolbench.providers.litellm_api import classify, litellm, response_cost, send, warm
+from toolbench.providers.litellm_api import classify, litellm, send, warm
 from toolbench.providers.local_models import LOCAL_MODELS
 from toolbench.providers.local_server import LocalServerPool, check_ready
 
@@ -27,7 +27,11 @@ LOCAL_MAX_TOKENS = 256
 LOCAL_TIMEOUT_S = 60.0
 """A 256-token reply takes 3-15 s here; a minute means the generation hung (seen with
 grammar-constrained function calling on Gemma 3 270M with llama-cpp-python)."""
-LOCAL_PARAMS = frozenset({"temperature", "seed", "stop", "max_tokens", "tools", "tool_choice"})
+LOCAL_PARAMS = frozenset({
+    "temperature", "seed", "stop", "max_tokens", "tools", "tool_choice", "parallel_tool_calls",
+    "response_format",
+})  # fmt: skip
+"""What llama-server's OpenAI chat endpoint takes of what toolbench sends."""
 
 
 class LocalAPI:
@@ -71,11 +75,11 @@ class LocalAPI:
         return await send(endpoint, request)
 
     def cost(self, response: Any) -> float | None:
-        return response_cost(response)  # no price: None, asked once per model name
+        return None  # the embedded models run here: they have no price
 
     def capabilities(self, model: str) -> Capabilities:
         # Native calls: llama-server --jinja renders tools through the chat template.
-        return Capabilities(params=LOCAL_PARAMS, function_calling=True)
+        return Capabilities(params=LOCAL_PARAMS, function_calling=True, own_server=True)
 
     def classify(self, error: BaseException, request: dict[str, Any] | None = None) -> Fault:
         return classify(error, litellm(), None, request)

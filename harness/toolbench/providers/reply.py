@@ -56,7 +56,7 @@ def _get(obj: Any, key: str) -> Any:
     return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
 
 
-def read_reply(resp: Any, stable: bool = False) -> ModelReply:
+def read_reply(resp: Any, stable: bool = False, own_server: bool = False) -> ModelReply:
     """``choices[0].message`` of a chat completion as a :class:`ModelReply`; a completion
     without one is an unreadable reply (``infra.bad_reply``, a :class:`Fault`)."""
     choices = _get(resp, "choices")
@@ -71,6 +71,12 @@ def read_reply(resp: Any, stable: bool = False) -> ModelReply:
     # server that needs "" gets it by its own adaptation (:mod:`.request`).
     if "content" not in raw:
         raw["content"] = None
+    # LiteLLM adds ``provider_specific_fields`` to every message it converts; for a server
+    # of toolbench's own, whose replies also replay from the recorded JSON without
+    # LiteLLM, one that carries nothing (``{"refusal": None}``) is left out on both paths.
+    extras = raw.get("provider_specific_fields")
+    if own_server and isinstance(extras, dict) and all(v is None for v in extras.values()):
+        del raw["provider_specific_fields"]
     tool_calls = [_dump(tc) for tc in (_get(msg, "tool_calls") or [])]
     if stable:
         stable_ids(tool_calls)

@@ -87,11 +87,16 @@ def adaptations(
 
 
 def build_request(
-    endpoint: Endpoint, rendered: RenderedRequest, seed: int, echo_extras: bool | None = None
+    endpoint: Endpoint,
+    rendered: RenderedRequest,
+    seed: int,
+    echo_extras: bool | None = None,
+    takes: frozenset[str] | None = None,
 ) -> tuple[dict[str, Any], RequestParams]:
     """The exact request parameters handed to the kind (and recorded in results), and
     the record of the sampling parameters asked, sent and dropped (by the model's
-    capabilities, :mod:`.capabilities`). ``echo_extras``: the kind's
+    capabilities, :mod:`.capabilities`; ``takes``: a server of toolbench's own says itself).
+    ``echo_extras``: the kind's
     :attr:`~toolbench.providers.base.Capabilities.echo_extras` (None: LiteLLM's tables)."""
     messages = list(rendered.messages)
     if echo_extras is None:
@@ -116,7 +121,7 @@ def build_request(
     # harness's own parameters: one the provider does not take is dropped and recorded.
     knobs = rendered.params
     asked.update(knobs)
-    sent, record = filter_params(endpoint.model, asked, endpoint.api_base, tuple(knobs))
+    sent, record = filter_params(endpoint.model, asked, endpoint.api_base, tuple(knobs), takes)
     if "stop" in sent:
         req["stop"] = sent.pop("stop")
     req.update(sent)
