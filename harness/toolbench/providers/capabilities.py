@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -161,12 +162,7 @@ def filter_params(
     and a format's ``knobs``, checked the same way), and the record of what was asked,
     sent and dropped. ``takes``: what a server toolbench runs itself takes (its kind
     knows; LiteLLM's tables are not asked)."""
-    if takes is not None:
-        return _filter_by(model, asked, knobs, takes)
-    try:
-        name, provider = provider_of(model, api_base)
-    except UserError:
-        name, provider = model, ""
+    refused = _by_server(model, takes) if takes is not None else _by_litellm(model, api_base)
     sent: dict[str, Any] = {}
     dropped: dict[str, str] = {}
     for param, value in asked.items():
@@ -174,16 +170,7 @@ def filter_params(
             cut = len(value) - MAX_STOP
             dropped["stop"] = f"{cut} of {len(value)} entries cut (limit {MAX_STOP})"
             value = value[:MAX_STOP]
-        # Whether a seed passes does not depend on its value: one check per model, not one
-        # per sample (LiteLLM's parameter mapping costs about 0.2 ms a call).
-        probe = 0 if param == "seed" and type(value) is int else value
-        why = (
-            _passes(name, provider, param, repr(probe), _hashable(probe))
-            if provider and (param in CHECKED or param in knobs)
-            else None
-        )
-        if why is not None and probe is not value:
-            why = why.replace(f"{param}={probe!r}", f"{param}={value!r}")
+        why = refused(param, value) if param in CHECKED or param in knobs else None
         if why is None:
             sent[param] = value
         else:
@@ -192,21 +179,37 @@ def filter_params(
     return sent, record
 
 
-def _filter_by(
-    model: str, asked: dict[str, Any], knobs: tuple[str, ...], takes: frozenset[str]
-) -> tuple[dict[str, Any], RequestParams]:
-    sent: dict[str, Any] = {}
-    dropped: dict[str, str] = {}
-    for param, value in asked.items():
-        if param == "stop" and isinstance(value, list) and len(value) > MAX_STOP:
-            cut = len(value) - MAX_STOP
-            dropped["stop"] = f"{cut} of {len(value)} entries cut (limit {MAX_STOP})"
-            value = value[:MAX_STOP]
-        if (param in CHECKED or param in knobs) and param not in takes:
-            dropped[param] = f"{model} does not take {param} (its server's parameters)"
-        else:
-            sent[param] = value
-    return sent, RequestParams(asked=dict(asked), sent=sorted(sent), dropped=dropped)
+Refusal = Callable[[str, Any], str | None]
+"""Why a checked parameter is not sent with this value (None: it is sent)."""
+
+
+def _by_server(model: str, takes: frozenset[str]) -> Refusal:
+    def refused(param: str, value: Any) -> str | None:
+        if param in takes:
+            return None
+        return f"{model} does not take {param} (its server's parameters)"
+
+    return refused
+
+
+def _by_litellm(model: str, api_base: str | None) -> Refusal:
+    try:
+        name, provider = provider_of(model, api_base)
+    except UserError:
+        name, provider = model, ""
+    if not provider:
+        return lambda param, value: None  # LiteLLM cannot tell: send it
+
+    def refused(param: str, value: Any) -> str | None:
+        # Whether a seed passes does not depend on its value: one check per model, not one
+        # per sample (LiteLLM's parameter mapping costs about 0.2 ms a call).
+        probe = 0 if param == "seed" and type(value) is int else value
+        why = _passes(name, provider, param, repr(probe), _hashable(probe))
+        if why is not None and probe is not value:
+            why = why.replace(f"{param}={probe!r}", f"{param}={value!r}")
+        return why
+
+    return refused
 
 
 class _FrozenObject(str):
