@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -56,6 +56,26 @@ def load_entry_points(
                 register(item)
             except duplicate as exc:
                 warn(what, ep, f"{exc}", f"'{getattr(item, 'name', item)}' is left out")
+
+
+STALE = (
+    "warning: toolbench's own '{group}' entry points are not installed (metadata older "
+    "than this checkout): reinstall it, `pip install -e .`"
+)
+"""Said once when the built-ins are missing: a checkout whose installed metadata predates
+the group would otherwise lose them silently."""
+
+
+def installed(
+    group: str, ours_first: bool = False, find: Callable[..., Iterable[EntryPoint]] = entry_points
+) -> list[EntryPoint]:
+    """The group's installed entry points (``find``: a registry's own lookup, which tests
+    replace), by name, toolbench's own first when ``ours_first``; warns once
+    (:data:`STALE`) when toolbench's own are missing."""
+    eps = sorted(find(group=group), key=lambda ep: (ours_first and not ours(ep), ep.name))
+    if not any(ours(ep) for ep in eps):
+        print(STALE.format(group=group), file=sys.stderr)
+    return eps
 
 
 def ours(ep: EntryPoint) -> bool:

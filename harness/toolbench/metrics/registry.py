@@ -20,7 +20,6 @@ warning line on stderr and the other metrics still work.
 from __future__ import annotations
 
 import re
-import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -217,18 +216,8 @@ def load_metrics() -> None:
     with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
         if _loaded:
             return
-        installed = sorted(
-            entry_points(group=ENTRY_POINT_GROUP),
-            key=lambda ep: (not plugins.ours(ep), ep.name),
-        )
-        if not any(plugins.ours(ep) for ep in installed):
-            from toolbench.scoring.scorer import STALE
-
-            print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
-        load_entry_points(installed)
+        load_entry_points(plugins.installed(ENTRY_POINT_GROUP, ours_first=True, find=entry_points))
         _loaded = True
-
-
 
 
 def all_metrics() -> list[Metric]:

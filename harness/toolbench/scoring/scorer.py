@@ -19,7 +19,6 @@ format and the turns (a stored run is rescored anywhere), never a provider.
 from __future__ import annotations
 
 import re
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,13 +38,6 @@ from toolbench.results import (
 from toolbench.scenarios.model import Scenario
 
 ENTRY_POINT_GROUP = "toolbench.scorers"
-
-STALE = (
-    "warning: toolbench's own '{group}' entry points are not installed (metadata older "
-    "than this checkout): reinstall it, `pip install -e .`"
-)
-"""Said once when the built-ins are missing: a checkout whose installed metadata predates
-the group would otherwise lose them silently."""
 
 DisplayPolicy = Literal["careful", "naive"]
 
@@ -147,10 +139,7 @@ def load_scorers() -> None:
     with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
         if _loaded:
             return
-        installed = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
-        if not any(plugins.ours(ep) for ep in installed):
-            print(STALE.format(group=ENTRY_POINT_GROUP), file=sys.stderr)
-        load_entry_points(installed)
+        load_entry_points(plugins.installed(ENTRY_POINT_GROUP, find=entry_points))
         _loaded = True
 
 
