@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -54,8 +56,15 @@ def main() -> None:
 
     # Import cost (LiteLLM's, and what its first call imports) is start-up, not throughput.
     litellm_api.warm()
-    # The server runs in its own process, as a real one would: in-process threads would
-    # compete with the runner's event loop for the GIL and measure that instead.
+    with fake_server() as (base_url, pid):
+        _bench(args.trials, args.concurrency, base_url, args.model, pid)
+
+
+@contextmanager
+def fake_server() -> Iterator[tuple[str, int]]:
+    """The fake OpenAI-compatible server answering :data:`CALL` after :data:`DELAY_S`: its
+    base URL and process id. It runs in its own process, as a real one would: in-process
+    threads would compete with the runner's event loop for the GIL and measure that."""
     root = Path(__file__).resolve().parents[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(DELAY_S),
@@ -63,9 +72,8 @@ def main() -> None:
         cwd=root, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert server.stdout is not None
-    base_url = server.stdout.readline().strip()
     try:
-        _bench(args.trials, args.concurrency, base_url, args.model, server.pid)
+        yield server.stdout.readline().strip(), server.pid
     finally:
         server.terminate()
         server.wait()

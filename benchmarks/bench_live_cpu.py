@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_concurrency import CALL, DELAY_S, SCENARIO
+from benchmarks.bench_concurrency import DELAY_S, SCENARIO, fake_server
 
 
 def bare_kind() -> type:
@@ -118,16 +117,8 @@ def main() -> None:
     from toolbench.providers import litellm_api
 
     litellm_api.warm()
-    root = Path(__file__).resolve().parents[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(DELAY_S),
-         "--reply", CALL],
-        cwd=root, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert server.stdout is not None
-    base_url = server.stdout.readline().strip()
     per: dict[str, list[float]] = {"litellm": [], "bare": [], "httpx": []}
-    try:
+    with fake_server() as (base_url, _pid):
         run_trials(16, args.concurrency, base_url, "litellm")  # warm both paths once
         run_trials(16, args.concurrency, base_url, "bare")
         for _ in range(args.rounds):
@@ -137,9 +128,6 @@ def main() -> None:
                 per[kind].append(cpu / args.trials * 1000)
             per["httpx"].append(bare_posts(args.trials, args.concurrency, base_url)
                                 / args.trials * 1000)  # fmt: skip
-    finally:
-        server.terminate()
-        server.wait()
 
     def span(xs: list[float]) -> str:
         return f"{min(xs):.2f}-{max(xs):.2f}" if len(xs) > 1 else f"{xs[0]:.2f}"

@@ -19,11 +19,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-from toolbench.cassettes import recording
-from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_replay import _replies
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = "local/smollm2-135m,local/gemma3-270m"
@@ -46,19 +47,6 @@ def command_cpu(*args: str) -> float:
             check=False, cwd=ROOT, stdout=subprocess.DEVNULL,
         )  # fmt: skip
         return _children_cpu() - before
-
-
-def _replies(cassette: Path) -> list[ModelReply]:
-    out = []
-    for exchange in recording.load(cassette).exchanges:
-        body: Any = exchange.response.body
-        choice = body["choices"][0]
-        msg = choice["message"]
-        text = msg.get("content") or ""
-        calls = msg.get("tool_calls") or []
-        reason = choice.get("finish_reason")
-        out.append(ModelReply(text=text, tool_calls=calls, finish_reason=reason, raw_message=msg))
-    return out
 
 
 def floor_cpu() -> tuple[int, float]:

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "formats"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_parsers import best_of
 
 from toolbench.formats.registry import get_format
 
@@ -40,15 +41,6 @@ def replies_by_format() -> dict[str, list[str]]:
         if reply.source.startswith("test_") or ".jsonl:" in reply.source:
             out.setdefault(reply.fmt, []).append(reply.text)
     return out
-
-
-def best_cpu(fn: Callable[[], object], repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def their_calls(atp: Any, text: str) -> list[tuple[str, Any]] | None:
@@ -95,7 +87,7 @@ def main() -> int:
             for text in batch:
                 atp.try_parse_tool_calls(text)
 
-        t_ours, t_theirs = best_cpu(ours), best_cpu(theirs)
+        t_ours, t_theirs = best_of(ours), best_of(theirs)
         total_ours += t_ours
         total_theirs += t_theirs
         agree = sum(
