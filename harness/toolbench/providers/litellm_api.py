@@ -49,8 +49,8 @@ from toolbench.providers.capabilities import (
     provider_of,
     reads_echo_extras,
 )
+from toolbench.providers.own_replay import replayed
 from toolbench.providers.reply import read_reply as _reply
-from toolbench.providers.request import adaptations
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt, RequestParams
 
@@ -318,16 +318,10 @@ def replay_at_boundary(
         reply = _reply(resp, invents_call_ids(endpoint.model, endpoint.api_base))
     except Exception:  # not a chat completion LiteLLM reads: let the full path judge it
         return None
-    n = sum(1 for a in log if a.turn == turn) + 1
-    log.append(Attempt(turn=turn, n=n, outcome="ok"))
     usage = getattr(resp, "usage", None)
-    return Completion(
-        reply=reply, request=request, latency_s=0.0,
-        prompt_tokens=getattr(usage, "prompt_tokens", None),
-        completion_tokens=getattr(usage, "completion_tokens", None),
-        cost=_priced_cost(resp, lm), attempts=n, params=params, replayed=True,
-        adaptations=adaptations(endpoint, request, rendered),
-    )  # fmt: skip
+    tokens = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    cost = _priced_cost(resp, lm)
+    return replayed(endpoint, request, params, log, turn, rendered, reply, tokens, cost)
 
 
 def boundary_replay(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolbench.cassettes import boundary
-from toolbench.formats.base import RenderedRequest
+from toolbench.formats.base import ModelReply, RenderedRequest
 from toolbench.providers.base import CassetteView, Completion, Endpoint, WireRequest
 from toolbench.providers.reply import read_reply
 from toolbench.providers.request import adaptations
@@ -40,14 +40,24 @@ def replay_plain(
         reply = read_reply(body, own_server=True)
     except Exception:  # not a chat completion: let the full path judge it
         return None
-    n = sum(1 for a in log if a.turn == turn) + 1
-    log.append(Attempt(turn=turn, n=n, outcome="ok"))
     found = body.get("usage")
     usage: dict[str, Any] = found if isinstance(found, dict) else {}
+    tokens = (usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    return replayed(endpoint, request, params, log, turn, rendered, reply, tokens, None)
+
+
+def replayed(
+    endpoint: Endpoint, request: dict[str, Any], params: RequestParams, log: list[Attempt],
+    turn: int, rendered: RenderedRequest, reply: ModelReply,
+    tokens: tuple[int | None, int | None], cost: float | None,
+) -> Completion:  # fmt: skip
+    """The completion of a request answered at the boundary (one ``ok`` attempt logged,
+    no provider time), however its reply was read."""
+    n = sum(1 for a in log if a.turn == turn) + 1
+    log.append(Attempt(turn=turn, n=n, outcome="ok"))
     return Completion(
         reply=reply, request=request, latency_s=0.0,
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
-        cost=None, attempts=n, params=params, replayed=True,
+        prompt_tokens=tokens[0], completion_tokens=tokens[1],
+        cost=cost, attempts=n, params=params, replayed=True,
         adaptations=adaptations(endpoint, request, rendered),
     )  # fmt: skip
