@@ -66,7 +66,7 @@ def _template() -> dict[str, Any]:
         completion_tokens=40,
         cost=0.00012,
     )
-    scores = TrialScores(
+    scores = TrialScores.of(
         parse="strict",
         parse_strict_ok=True,
         parse_ok=True,

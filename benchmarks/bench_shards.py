@@ -44,7 +44,7 @@ def template() -> dict[str, object]:
                                attempted=True),
             latency_s=0.4, prompt_tokens=300, completion_tokens=40,
         )],
-        scores=TrialScores(
+        scores=TrialScores.of(
             parse="strict", parse_strict_ok=True, parse_ok=True, call_accuracy=True,
             args_schema_valid=True, stop="clean", stop_compliant=True, leak_raw=False,
             leak_sanitized=False, no_call_correct=None, final_answer_ok=None,

@@ -11,6 +11,7 @@ previous toolbench refuses the new records with one line instead of misreading t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
 
-RESULTS_SCHEMA_VERSION = 5
+RESULTS_SCHEMA_VERSION = 6
 """The version of the stored run this toolbench writes (2: ``run.json`` got
 ``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
 cells, scenario files with hashes, model parameters, api base, cassette directory,
@@ -26,7 +27,9 @@ shard, display policy; trials may be streamed: ``TrialResult.stream``,
 ``TurnRecord.stream``, ``TrialSettings.display``; 4: ``run.json`` drops
 ``scenario_hashes``, ``merge`` compares ``scenario_files``; 5: a streamed trial's
 measurements move from ``TrialResult.stream`` into ``scores.values``, the named values of
-the registered scorers); older records are migrated on read, newer ones refused."""
+the registered scorers; 6: the core checks (``parse_ok``, ``call_accuracy``, ...) move
+from fixed ``scores`` fields into ``scores.values`` too, given by the built-in scorers);
+older records are migrated on read, newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -69,64 +72,44 @@ class ScoreValue(SparseModel):
     """One human line for the drill-down (None, and left out, when the value says it all)."""
 
 
-class TrialScores(SparseModel):
+class TrialScores(BaseModel):
     """Scores of one trial: pure functions of its requests, replies and scenario.
 
-    The fields are the core scorer's values (:mod:`toolbench.scoring.core`), the checks
-    that decide whether a trial passes; ``values`` holds the named values of every
-    registered scorer (:mod:`toolbench.scoring.scorer`: streaming measurements,
-    plugins). :meth:`get` reads either by name, which is how metrics and reports read them.
+    ``values`` holds what every registered scorer (:mod:`toolbench.scoring.scorer`) gave
+    the trial, by value name: the built-in checks that decide whether it passes
+    (``parse``, ``parse_ok``, ``call_accuracy``, ``stop``, ``leak_raw``, ...,
+    :mod:`toolbench.scoring.builtin`), the streaming measurements and plugins' values
+    alike. :meth:`get` reads one by name, which is how metrics and reports read them.
 
-    ``None`` means "not applicable" (e.g. ``call_accuracy`` on a no-call scenario) and is
-    left out of that metric's denominator.
+    A value of ``None`` means "not applicable" (e.g. ``call_accuracy`` on a no-call
+    scenario) and is left out of that metric's denominator, as is a value no scorer gave.
     """
 
     model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("fallback_rescued", "values")
 
-    parse: Literal["strict", "repaired", "failed", "no_call"]
-    parse_strict_ok: bool | None
-    """Every turn that tried to call decoded without repair (None: no turn tried)."""
-    parse_ok: bool | None
-    """Same, allowing repair."""
-    call_accuracy: bool | None
-    args_schema_valid: bool | None
-    stop: StopClass
-    stop_compliant: bool
-    leak_raw: bool
-    leak_sanitized: bool
-    no_call_correct: bool | None
-    final_answer_ok: bool | None
-    retried: bool = False
-    retry_recovered: bool | None = None
-    first_try_ok: bool | None = None
-    fallback_rescued: bool | None = None
-    """Under a fallback composition (``native|xml``): whether the fallback's parser
-    produced the calls of at least one reply. None for other formats, and then left out
-    of the stored scores."""
+    values: dict[str, ScoreValue] = Field(default_factory=dict)
+    """The registered scorers' named values, in the order the scorers ran."""
     errors: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
     """Human-readable reasons, one per error, for the drill-down."""
-    values: dict[str, ScoreValue] = Field(default_factory=dict)
-    """The registered scorers' named values (empty, and left out, when none applied)."""
+
+    @classmethod
+    def of(
+        cls, errors: Sequence[str] = (), reasons: Sequence[str] = (), **values: Value
+    ) -> TrialScores:
+        """Scores holding ``values`` without reasons (synthetic trials: tests, benchmarks)."""
+        named = {name: ScoreValue(value=v) for name, v in values.items()}
+        return cls(values=named, errors=list(errors), reasons=list(reasons))
 
     def get(self, name: str) -> Value:
-        """The value called ``name``: a core field or a registered scorer's value
-        (None when no scorer gave this trial one)."""
-        if name in type(self).model_fields and name != "values":
-            v = getattr(self, name)
-            return v if isinstance(v, bool | int | float | str) else None
+        """The value called ``name`` (None when no scorer gave this trial one)."""
         entry = self.values.get(name)
         return entry.value if entry is not None else None
 
 
 def named_value(scores: dict[str, Any], name: str) -> Value:
-    """The value called ``name`` in a stored (JSON-decoded) ``scores`` record: a core
-    field, else ``values[name].value``; None when absent. Reports read raw lines through
-    this, so a value is found by its name wherever the scorer keeps it."""
-    if name in scores and name != "values":
-        v = scores[name]
-        return v if isinstance(v, bool | int | float | str) else None
+    """The value called ``name`` in a stored (JSON-decoded) ``scores`` record:
+    ``values[name].value``; None when absent. Reports read raw lines through this."""
     entry = (scores.get("values") or {}).get(name)
     if isinstance(entry, dict):
         v = entry.get("value")

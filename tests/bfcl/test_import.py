@@ -298,4 +298,4 @@ def test_irrelevance_verdict_is_the_trials_no_call_correct(
     record = TurnRecord(request={}, reply=ModelReply(text="x"), parsed=parsed)
     scores = score_trial(sc, get_format("xml"), [record])
     assert verdict(sc, calls, attempted=attempted) is ok
-    assert scores.no_call_correct is ok
+    assert scores.get("no_call_correct") is ok

@@ -98,7 +98,7 @@ def test_capped_conversation_is_turns_exhausted_not_answer_missing() -> None:
     conv = play(sc, settings, [CALL] * 10)
     s = score_trial(sc, FMT, conv.turns, settings)
     assert codes.TURNS_EXHAUSTED in s.errors and codes.ANSWER_MISSING not in s.errors
-    assert s.final_answer_ok is False
+    assert s.get("final_answer_ok") is False
     # Scored without the settings (the scenario's 4 turns), it would look unanswered.
     assert codes.ANSWER_MISSING in score_trial(sc, FMT, conv.turns).errors
 
@@ -109,7 +109,7 @@ def test_raised_limit_lets_a_late_answer_count() -> None:
     conv = play(sc, settings, [CALL, CALL, CALL, CALL, "It is 23 degrees."])
     assert len(conv.turns) == 5 and conv.done
     s = score_trial(sc, FMT, conv.turns, settings)
-    assert s.final_answer_ok is True
+    assert s.get("final_answer_ok") is True
     assert codes.CALL_EXTRA in s.errors  # the calls past the one scripted round
 
 
@@ -126,7 +126,7 @@ def test_retry_on_parse_error_once_and_not_counted_against_the_limit() -> None:
         retry_request[-1]["role"] == "user"
         and "could not be parsed" in retry_request[-1]["content"]
     )
-    assert score_trial(sc, FMT, conv.turns, settings).final_answer_ok is True
+    assert score_trial(sc, FMT, conv.turns, settings).get("final_answer_ok") is True
 
 
 def test_without_retry_a_parse_failure_ends_a_single_turn_trial() -> None:

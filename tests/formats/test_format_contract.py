@@ -250,14 +250,14 @@ def test_rescore_after_a_plugin_is_installed_reproduces_the_scores(
     markers = marker_texts(installed_markers()) if recorded else None
     sc = _run_with_a_reply(tmp_path / "old", text, markers)
     (before,) = load_results(tmp_path / "old")
-    assert before.scores is not None and before.scores.leak_raw is False
+    assert before.scores is not None and before.scores.get("leak_raw") is False
 
     plugins.append(EntryPoint("plug", f"{__name__}:PlugFormat", "toolbench.formats"))
     registry.reload_formats()
     assert "plug" in format_names()
     # What is installed now would call it a leak ...
     now = score_trial(sc, get_format("prompt-json"), before.turns)
-    assert now.leak_raw is True
+    assert now.get("leak_raw") is True
     # ... but the run is rescored with the marker set it was scored with.
     summary = rescore_run(tmp_path / "old", tmp_path / "new", [sc])
     (after,) = load_results(tmp_path / "new")

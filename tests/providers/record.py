@@ -38,8 +38,8 @@ def summary(results: list[TrialResult]) -> dict[str, Any]:
     for r in sorted(results, key=lambda r: r.format):
         out[r.format] = {
             "status": r.status,
-            "call_accuracy": r.scores.call_accuracy if r.scores else None,
-            "final_answer_ok": r.scores.final_answer_ok if r.scores else None,
+            "call_accuracy": r.scores.get("call_accuracy") if r.scores else None,
+            "final_answer_ok": r.scores.get("final_answer_ok") if r.scores else None,
             "scores": digest(r.scores.model_dump(mode="json") if r.scores else None),
             "requests": digest([t.request for t in r.turns]),
             "replies": digest([t.reply.model_dump(mode="json") for t in r.turns]),

@@ -105,8 +105,8 @@ def test_round_trip_then_offline_replay(
     for key, r in live.items():
         assert r.status == "ok", (key, r.error_code, r.infra_error)
         assert r.scores is not None
-        assert r.scores.call_accuracy is True, (key, r.scores.reasons)
-        assert r.scores.final_answer_ok is True, (key, r.scores.reasons)
+        assert r.scores.get("call_accuracy") is True, (key, r.scores.reasons)
+        assert r.scores.get("final_answer_ok") is True, (key, r.scores.reasons)
         assert len(r.turns) == 2
         if case.id == "moonshot-k2.5":
             assert r.params is not None and "temperature" in r.params.dropped

@@ -41,11 +41,9 @@ def scores(kind: str, ok: bool = True, **over: Any) -> TrialScores:
         "leak_sanitized": False,
         "no_call_correct": ok if kind == "no_call" else None,
         "final_answer_ok": ok if kind == "multi_turn" else None,
-        "errors": errors,
-        "reasons": reasons,
     }
     base.update(over)
-    return TrialScores.model_validate(base)
+    return TrialScores.of(errors, reasons, **base)
 
 
 def make_trial(

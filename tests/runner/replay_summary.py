@@ -20,6 +20,11 @@ from toolbench.store import load_results
 _STREAM = ("display", "ttft_ms", "first_call_byte_ms", "call_complete_ms", "tokens_per_s",
            "stream_leak", "leaked_chars", "holdback_ms")  # fmt: skip
 
+_CORE = ("parse", "parse_strict_ok", "parse_ok", "call_accuracy", "no_call_correct",
+         "final_answer_ok", "args_schema_valid", "stop", "stop_compliant", "leak_raw",
+         "leak_sanitized", "retried", "retry_recovered", "first_try_ok")  # fmt: skip
+"""The built-in checks every row holds, by name, in the order the summary has had."""
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXPECTED = DATA / "expected_replay.json"
 EXPECTED_BFCL = DATA / "expected_replay_bfcl.json"
@@ -44,21 +49,8 @@ def summarize(results: list[TrialResult]) -> list[dict[str, Any]]:
         }
         if r.scores is not None:
             s = r.scores
+            row.update({name: s.get(name) for name in _CORE})
             row.update(
-                parse=s.parse,
-                parse_strict_ok=s.parse_strict_ok,
-                parse_ok=s.parse_ok,
-                call_accuracy=s.call_accuracy,
-                no_call_correct=s.no_call_correct,
-                final_answer_ok=s.final_answer_ok,
-                args_schema_valid=s.args_schema_valid,
-                stop=s.stop,
-                stop_compliant=s.stop_compliant,
-                leak_raw=s.leak_raw,
-                leak_sanitized=s.leak_sanitized,
-                retried=s.retried,
-                retry_recovered=s.retry_recovered,
-                first_try_ok=s.first_try_ok,
                 errors=sorted(s.errors),
                 reasons=sorted(s.reasons),
             )

@@ -102,11 +102,13 @@ def test_fallback_rescues_native_reply_and_round_trips(
     weather, chat = trials["weather"], trials["chat"]
     assert weather.format == spec and chat.format == spec
     assert weather.scores is not None and chat.scores is not None
-    assert weather.scores.call_accuracy is True
-    assert weather.scores.fallback_rescued is True
+    assert weather.scores.get("call_accuracy") is True
+    assert weather.scores.get("fallback_rescued") is True
     assert weather.turns[0].parsed.via == "fallback"
     assert weather.turns[0].parsed.content == "Sure."
-    assert chat.scores.fallback_rescued is False and chat.scores.no_call_correct is True
+    assert (
+        chat.scores.get("fallback_rescued") is False and chat.scores.get("no_call_correct") is True
+    )
     assert json.loads((tmp_path / "run" / "run.json").read_text())["formats"] == [spec]
 
     cells = {c.label: c for c in aggregate(load_table(tmp_path / "run").df)}

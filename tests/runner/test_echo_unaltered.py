@@ -44,7 +44,7 @@ def test_a_call_only_turn_goes_back_with_content_null(
     # request (the API takes an assistant message with tool_calls and no content).
     assert echoed.get("content") is None, echoed
     (trial,) = load_results(tmp_path / "run")
-    assert trial.scores is not None and trial.scores.final_answer_ok is True
+    assert trial.scores is not None and trial.scores.get("final_answer_ok") is True
     assert not any(n.startswith("adaptation:") for n in trial.notes)
     # Replayed offline, the same request finds its recording.
     assert run_fake(fake, tmp_path, _mt(tmp_path), "--record", "none", formats=fmt,

@@ -42,7 +42,7 @@ def test_max_turns_flag_raises_the_scenario_limit(
     (trial,) = load_results(tmp_path / "run")
     assert len(trial.turns) == 5 and len(fake.received) == 5
     assert trial.settings == TrialSettings(max_turns=5, retry_on_parse_error=False)
-    assert trial.scores is not None and trial.scores.final_answer_ok is True
+    assert trial.scores is not None and trial.scores.get("final_answer_ok") is True
 
 
 def test_capped_conversation_is_turns_exhausted(

@@ -48,7 +48,7 @@ def test_record_then_replay_is_equal(fake: FakeOpenAI, tmp_path: Path, scenario_
     assert all(r.body["stream_options"] == {"include_usage": True} for r in fake.received)
     rec = _by_key(tmp_path / "rec")
     native = rec[("native:stream", "weather")]
-    assert native.scores is not None and native.scores.call_accuracy is True
+    assert native.scores is not None and native.scores.get("call_accuracy") is True
     assert native.turns[0].reply.tool_calls[0]["function"]["name"] == "get_weather"
     assert native.scores.get("stream_error") is False
     first_byte, complete = (
@@ -57,7 +57,7 @@ def test_record_then_replay_is_equal(fake: FakeOpenAI, tmp_path: Path, scenario_
     assert isinstance(first_byte, float) and isinstance(complete, float)
     assert complete >= first_byte
     text = rec[("prompt-json:stream", "weather")]
-    assert text.scores is not None and text.scores.call_accuracy is True
+    assert text.scores is not None and text.scores.get("call_accuracy") is True
     assert text.turns[0].stream is not None
     assert "".join(d.text for d in text.turns[0].stream.deltas) == GOOD_CALL
     assert len(text.turns[0].stream.deltas) > 5  # small pieces, each with its offset
@@ -135,7 +135,7 @@ def test_multi_turn_streamed_conversation(fake: FakeOpenAI, tmp_path: Path) -> N
     )
     assert _run(fake, tmp_path, scen, "run", "--formats", "native:stream") == 0
     (trial,) = load_results(tmp_path / "run")
-    assert trial.scores is not None and trial.scores.final_answer_ok is True
+    assert trial.scores is not None and trial.scores.get("final_answer_ok") is True
     assert len(trial.turns) == 2 and all(t.stream is not None for t in trial.turns)
     # The second request echoes the assembled call and answers it by id.
     messages = fake.received[1].body["messages"]
@@ -220,7 +220,7 @@ def test_debug_turn_streamed_in_small_chunks(
     rc = _run(fake, tmp_path, DEBUG_TURN, "run", "--formats", f"{fmt}:stream", "--display", display)
     assert rc == 0
     (trial,) = load_results(tmp_path / "run")
-    assert trial.scores is not None and trial.scores.call_accuracy is True
+    assert trial.scores is not None and trial.scores.get("call_accuracy") is True
     assert trial.settings is not None and trial.settings.display == display
     st = trial.scores
     assert st.get("display") == display

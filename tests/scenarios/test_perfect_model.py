@@ -98,6 +98,8 @@ def test_a_perfect_model_scores_perfectly(sc: Scenario, spec: str) -> None:
     assert conv.done
     s = score_trial(sc, fmt, conv.turns, settings)
     assert s.errors == [], s.reasons
-    assert s.parse_ok is not False and s.args_schema_valid is not False
-    assert s.call_accuracy is not False and s.no_call_correct is not False
-    assert s.final_answer_ok is not False and s.stop_compliant and not s.leak_raw
+    assert s.get("parse_ok") is not False and s.get("args_schema_valid") is not False
+    assert s.get("call_accuracy") is not False and s.get("no_call_correct") is not False
+    assert (
+        s.get("final_answer_ok") is not False and s.get("stop_compliant") and not s.get("leak_raw")
+    )

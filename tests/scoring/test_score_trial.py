@@ -26,7 +26,7 @@ TWO_ROUNDS = {
 
 def test_correct_single_call() -> None:
     s = score_trial(scenario(PARIS), FMT, [turn([call("get_weather", city="Paris")])])
-    assert s == TrialScores(
+    assert s == TrialScores.of(
         parse="strict",
         parse_strict_ok=True,
         parse_ok=True,
@@ -39,6 +39,8 @@ def test_correct_single_call() -> None:
         no_call_correct=None,
         final_answer_ok=None,
         first_try_ok=True,
+        retried=False,
+        retry_recovered=None,
     )
 
 
@@ -49,7 +51,12 @@ def test_repaired_parse_counts_for_parse_ok_only() -> None:
         errors=[(codes.JSON_REPAIRED, "trailing comma")],
     )
     s = score_trial(scenario(PARIS), FMT, [t])
-    assert (s.parse, s.parse_strict_ok, s.parse_ok, s.call_accuracy) == (
+    assert (
+        s.get("parse"),
+        s.get("parse_strict_ok"),
+        s.get("parse_ok"),
+        s.get("call_accuracy"),
+    ) == (
         "repaired",
         False,
         True,
@@ -62,17 +69,22 @@ def test_repaired_parse_counts_for_parse_ok_only() -> None:
 def test_failed_parse() -> None:
     t = turn(status="failed", errors=[(codes.JSON_DECODE_FAILED, "bad JSON")])
     s = score_trial(scenario(PARIS), FMT, [t])
-    assert (s.parse, s.parse_strict_ok, s.parse_ok) == ("failed", False, False)
-    assert s.call_accuracy is False
-    assert s.args_schema_valid is None
+    assert (s.get("parse"), s.get("parse_strict_ok"), s.get("parse_ok")) == ("failed", False, False)
+    assert s.get("call_accuracy") is False
+    assert s.get("args_schema_valid") is None
     assert s.errors == [codes.JSON_DECODE_FAILED, codes.CALL_MISSING]
     assert s.reasons[1] == "the reply did not parse; a call to get_weather was not made"
-    assert s.stop == "clean"  # it tried to call and stopped
+    assert s.get("stop") == "clean"  # it tried to call and stopped
 
 
 def test_text_instead_of_call() -> None:
     s = score_trial(scenario(PARIS), FMT, [turn(text="It is sunny.")])
-    assert (s.parse, s.parse_ok, s.call_accuracy, s.stop) == ("no_call", None, False, "no_call")
+    assert (s.get("parse"), s.get("parse_ok"), s.get("call_accuracy"), s.get("stop")) == (
+        "no_call",
+        None,
+        False,
+        "no_call",
+    )
     assert s.errors == [codes.CALL_MISSING]
 
 
@@ -85,15 +97,15 @@ def test_schema_violation_is_separate_from_matching() -> None:
         }
     )
     s = score_trial(sc, FMT, [turn([call("get_weather", city="Paris", unit="kelvin")])])
-    assert s.call_accuracy is True
-    assert s.args_schema_valid is False
+    assert s.get("call_accuracy") is True
+    assert s.get("args_schema_valid") is False
     assert s.errors == [codes.ARGS_SCHEMA_INVALID]
     assert s.reasons[0].startswith("get_weather: unit: 'kelvin' is not one of")
 
 
 def test_unknown_tool_fails_schema() -> None:
     s = score_trial(scenario(PARIS), FMT, [turn([call("get_news", topic="x")])])
-    assert s.args_schema_valid is False
+    assert s.get("args_schema_valid") is False
     assert s.errors == [codes.CALL_WRONG_TOOL, codes.CALL_UNKNOWN_TOOL]
 
 
@@ -101,8 +113,8 @@ def test_invalid_tool_schema_does_not_crash() -> None:
     bad = {"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": 5}}}}
     sc = scenario({"calls": [{"name": "f", "arguments": {"x": 1}}]}, tools=[bad])
     s = score_trial(sc, FMT, [turn([call("f", x=1)])])
-    assert s.call_accuracy is True
-    assert s.args_schema_valid is False
+    assert s.get("call_accuracy") is True
+    assert s.get("args_schema_valid") is False
     assert s.errors == [codes.ARGS_SCHEMA_INVALID]
     assert s.reasons[0].startswith("tool 'f' has an invalid schema:")
 
@@ -125,8 +137,8 @@ def test_invalid_tool_schema_does_not_crash() -> None:
 def test_stop_classes(signals: list[str], finish: str, stop: str, code: str | None) -> None:
     t = turn([call("get_weather", city="Paris")], signals=signals, finish=finish)
     s = score_trial(scenario(PARIS), FMT, [t])
-    assert s.stop == stop
-    assert s.stop_compliant is (code is None)
+    assert s.get("stop") == stop
+    assert s.get("stop_compliant") is (code is None)
     assert s.errors == ([code] if code else [])
 
 
@@ -142,7 +154,7 @@ def test_stop_classes(signals: list[str], finish: str, stop: str, code: str | No
 def test_leakage(raw: str, content: str, leak_raw: bool, leak_sanitized: bool) -> None:
     t = turn([call("get_weather", city="Paris")], text=content, raw=raw)
     s = score_trial(scenario(PARIS), FMT, [t])
-    assert (s.leak_raw, s.leak_sanitized) == (leak_raw, leak_sanitized)
+    assert (s.get("leak_raw"), s.get("leak_sanitized")) == (leak_raw, leak_sanitized)
     want = [codes.LEAK_RAW] * leak_raw + [codes.LEAK_SANITIZED] * leak_sanitized
     assert s.errors == want
 
@@ -162,9 +174,9 @@ def test_leakage(raw: str, content: str, leak_raw: bool, leak_sanitized: bool) -
 )
 def test_no_call(t: Any, correct: bool, errors: list[str]) -> None:
     s = score_trial(scenario(NO_CALL), FMT, [t])
-    assert s.no_call_correct is correct
-    assert s.call_accuracy is None
-    assert s.final_answer_ok is None
+    assert s.get("no_call_correct") is correct
+    assert s.get("call_accuracy") is None
+    assert s.get("final_answer_ok") is None
     assert s.errors == errors
 
 
@@ -178,13 +190,18 @@ R2 = turn([call("get_weather", city="Oslo")])
 
 def test_multi_turn_all_good() -> None:
     s = _mt(R1, R2, turn(text="At 12:00 it is 4 degrees in Oslo."))
-    assert (s.call_accuracy, s.final_answer_ok, s.stop, s.parse) == (True, True, "clean", "strict")
+    assert (s.get("call_accuracy"), s.get("final_answer_ok"), s.get("stop"), s.get("parse")) == (
+        True,
+        True,
+        "clean",
+        "strict",
+    )
     assert s.errors == []
 
 
 def test_multi_turn_uses_final_answer_field() -> None:
     s = _mt(R1, R2, turn(text="Thought: done", final="4 DEGREES at noon"))
-    assert s.final_answer_ok is True
+    assert s.get("final_answer_ok") is True
 
 
 @pytest.mark.parametrize(
@@ -210,8 +227,8 @@ def test_multi_turn_uses_final_answer_field() -> None:
 )
 def test_multi_turn_failures(turns: list[Any], errors: list[str], final_ok: bool) -> None:
     s = _mt(*turns)
-    assert s.call_accuracy is False
-    assert s.final_answer_ok is final_ok
+    assert s.get("call_accuracy") is False
+    assert s.get("final_answer_ok") is final_ok
     assert s.errors == errors
 
 
@@ -221,8 +238,8 @@ def test_multi_turn_calls_after_last_round_are_extra() -> None:
     s = score_trial(sc, FMT, turns)
     assert s.errors == [codes.CALL_EXTRA]
     assert s.reasons == ["turn 3: call to get_weather after the last round"]
-    assert s.final_answer_ok is True
-    assert s.call_accuracy is False
+    assert s.get("final_answer_ok") is True
+    assert s.get("call_accuracy") is False
 
 
 def test_multi_turn_mismatch_reason_names_round() -> None:
@@ -236,20 +253,28 @@ def test_retry_replaces_failed_turn() -> None:
         turn([call("get_weather", city="Paris")], retry=True),
     ]
     s = score_trial(scenario(PARIS), FMT, turns)
-    assert (s.parse, s.parse_ok, s.call_accuracy) == ("strict", True, True)
-    assert (s.retried, s.first_try_ok, s.retry_recovered) == (True, False, True)
+    assert (s.get("parse"), s.get("parse_ok"), s.get("call_accuracy")) == ("strict", True, True)
+    assert (s.get("retried"), s.get("first_try_ok"), s.get("retry_recovered")) == (
+        True,
+        False,
+        True,
+    )
     assert s.errors == []
 
 
 def test_retry_that_parses_but_misses_is_not_recovered() -> None:
     turns = [turn(status="failed"), turn([call("get_weather", city="Lyon")], retry=True)]
     s = score_trial(scenario(PARIS), FMT, turns)
-    assert (s.parse_ok, s.call_accuracy, s.retry_recovered) == (True, False, False)
+    assert (s.get("parse_ok"), s.get("call_accuracy"), s.get("retry_recovered")) == (
+        True,
+        False,
+        False,
+    )
 
 
 def test_no_retry_leaves_retry_fields_unset() -> None:
     s = score_trial(scenario(PARIS), FMT, [turn([call("get_weather", city="Paris")])])
-    assert (s.retried, s.retry_recovered) == (False, None)
+    assert (s.get("retried"), s.get("retry_recovered")) == (False, None)
 
 
 def test_scores_survive_json_round_trip() -> None:

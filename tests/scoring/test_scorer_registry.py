@@ -9,13 +9,13 @@ from importlib.metadata import EntryPoint, entry_points
 
 import pytest
 
-from toolbench import ModelReply, TurnRecord, get_format, load_scenarios, score_trial
+from toolbench import ModelReply, TurnRecord, get_format, load_scenarios, plugins, score_trial
 from toolbench.results import ScoreValue, Value, ValueKind
-from toolbench.scoring import scorer
+from toolbench.scoring import accuracy, builtin, scorer
 from toolbench.scoring.scorer import (
-    DuplicateScorerError,
     Scored,
     Scorer,
+    ScorerRegistrationError,
     TrialInput,
     register_scorer,
     run_scorers,
@@ -36,19 +36,25 @@ def _nothing(inp: TrialInput) -> Scored:
     return Scored()
 
 
-def test_the_built_in_stream_scorer_comes_through_the_group() -> None:
-    ours = [ep for ep in entry_points(group=scorer.ENTRY_POINT_GROUP) if ep.name == "stream"]
-    assert [ep.value for ep in ours] == ["toolbench.scoring.stream:SCORER"]
-    assert [s.name for s in scorer.all_scorers()] == ["stream"]
-    assert value_kind("ttft_ms") == "number" and value_kind("stream_leak") == "boolean"
-    assert value_kind("display") == "label"
+BUILTIN = ["parse", "calls", "schema", "stop", "leakage", "retry", "fallback", "stream"]
+
+
+def test_the_built_in_scorers_are_one_entry_point_of_the_group() -> None:
+    ours = [ep for ep in entry_points(group=scorer.ENTRY_POINT_GROUP) if plugins.ours(ep)]
+    assert [(ep.name, ep.value) for ep in ours] == [
+        ("builtin", "toolbench.scoring.builtin:SCORERS")
+    ]
+    assert [s.name for s in builtin.SCORERS] == BUILTIN
+    assert [s.name for s in scorer.all_scorers()] == BUILTIN
 
 
 @pytest.mark.parametrize(
     ("name", "kind"),
-    [("call_accuracy", "boolean"), ("parse", "label"), ("stop", "label"), ("nope", None)],
-)
-def test_value_kinds_of_the_core(name: str, kind: str | None) -> None:
+    [("call_accuracy", "boolean"), ("parse", "label"), ("stop", "label"),
+     ("first_try_ok", "boolean"), ("ttft_ms", "number"), ("stream_leak", "boolean"),
+     ("display", "label"), ("nope", None)],
+)  # fmt: skip
+def test_value_kinds_are_the_declared_ones(name: str, kind: str | None) -> None:
     assert value_kind(name) == kind
 
 
@@ -58,14 +64,45 @@ def test_value_kinds_of_the_core(name: str, kind: str | None) -> None:
         (Scorer("stream", {"x": "number"}, _nothing), "scorer 'stream' is already registered"),
         (Scorer("mine", {"call_accuracy": "boolean"}, _nothing),
          "scorer 'mine': value name(s) call_accuracy already given"),
+        (Scorer("mine", {"call_accuracy": "boolean"}, _nothing, replaces="nothing"),
+         "scorer 'mine' replaces 'nothing', which is not registered"),
+        (Scorer("mine", {"call_accuracy": "boolean"}, _nothing, replaces="calls"),
+         "scorer 'mine' replaces 'calls' but does not declare its value(s) "
+         "final_answer_ok, no_call_correct with the same kind"),
+        (Scorer("mine", {"call_accuracy": "number", "no_call_correct": "boolean",
+                         "final_answer_ok": "boolean"}, _nothing, replaces="calls"),
+         "scorer 'mine' replaces 'calls' but does not declare its value(s) "
+         "call_accuracy with the same kind"),
+        (Scorer("stop", {**accuracy.SCORER.values}, _nothing, replaces="calls"),
+         "scorer 'stop' is already registered"),
+        (Scorer("mine", {**accuracy.SCORER.values, "parse_ok": "boolean"}, _nothing,
+                replaces="calls"),
+         "scorer 'mine': value name(s) parse_ok already given"),
         (Scorer("mine", {"ttft_ms": "number"}, _nothing),
          "scorer 'mine': value name(s) ttft_ms already given"),
     ],
-    ids=["scorer-name", "core-value", "other-scorers-value"],
+    ids=["scorer-name", "core-value", "replaces-nothing", "replacement-drops-values",
+         "replacement-changes-a-kind", "replacement-takes-a-taken-name",
+         "replacement-takes-a-taken-value", "other-scorers-value"],
 )  # fmt: skip
-def test_a_taken_name_is_refused(candidate: Scorer, error: str) -> None:
-    with pytest.raises(DuplicateScorerError, match=f"^{re.escape(error)}$"):
+def test_a_taken_name_or_a_bad_replacement_is_refused(candidate: Scorer, error: str) -> None:
+    before = scorer.all_scorers()
+    with pytest.raises(ScorerRegistrationError, match=f"^{re.escape(error)}$"):
         register_scorer(candidate)
+    assert scorer.all_scorers() == before
+
+
+def test_a_replacement_takes_the_place_of_the_scorer_it_replaces(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    values = {**accuracy.SCORER.values, "strict_extra": "boolean"}
+    mine = Scorer("strict_calls", values, _nothing, replaces="calls")
+    register_scorer(mine)
+    assert capsys.readouterr().err == "warning: scorer 'strict_calls' replaces scorer 'calls'\n"
+    assert [s.name for s in scorer.all_scorers()] == ["parse", "strict_calls", *BUILTIN[2:]]
+    assert value_kind("strict_extra") == "boolean"
+    with pytest.raises(KeyError):
+        scorer.get_scorer("calls")
 
 
 def test_names_must_be_identifiers() -> None:
@@ -139,7 +176,7 @@ def test_broken_plugins_are_one_warning_line_each(capsys: pytest.CaptureFixture[
         "warning: scorer plugin 'wrong' (toolbench.results:ScoreValue) does not name a Scorer "
         "or a sequence of Scorer objects; its scorers are left out\n"
     )
-    assert [s.name for s in scorer.all_scorers()] == ["stream"]
+    assert [s.name for s in scorer.all_scorers()] == BUILTIN
 
 
 def test_stale_metadata_is_said(

@@ -41,7 +41,7 @@ def test_single_call_with_hard_strings() -> None:
     sc = SUITE["strings-quoted-note"]
     reply = tc("create_note", r'{"title": "Quote", "text": "He said \"hi\" {x}\nThen he left."}')
     s, _ = converse(sc, [reply])
-    assert (s.parse, s.call_accuracy, s.args_schema_valid, s.stop) == (
+    assert (s.get("parse"), s.get("call_accuracy"), s.get("args_schema_valid"), s.get("stop")) == (
         "strict",
         True,
         True,
@@ -56,7 +56,7 @@ def test_parallel_any_order() -> None:
         tc("get_weather", f'{{"city": "{c}"}}') for c in ("Oslo", "Berlin", "Madrid, Spain")
     )
     s, _ = converse(sc, [reply])
-    assert s.call_accuracy is True
+    assert s.get("call_accuracy") is True
 
 
 def test_three_round_conversation_with_scripted_results() -> None:
@@ -69,7 +69,11 @@ def test_three_round_conversation_with_scripted_results() -> None:
     ]
     s, fed = converse(sc, replies)
     assert '"CBL-220"' in fed[0] and '"price_usd": 12.4' in fed[1] and "11.47" in fed[2]
-    assert (s.call_accuracy, s.final_answer_ok, s.stop_compliant) == (True, True, True)
+    assert (s.get("call_accuracy"), s.get("final_answer_ok"), s.get("stop_compliant")) == (
+        True,
+        True,
+        True,
+    )
     assert s.errors == []
 
 
@@ -77,8 +81,8 @@ def test_hallucinated_result_is_caught() -> None:
     sc = SUITE["weather-paris"]
     reply = tc("get_weather", '{"city": "Paris"}') + "\n<tool_response>\n{}\n</tool_response>"
     s, _ = converse(sc, [reply])
-    assert s.call_accuracy is True
-    assert s.stop == "hallucinated_result"
+    assert s.get("call_accuracy") is True
+    assert s.get("stop") == "hallucinated_result"
     assert codes.STOP_HALLUCINATED_RESULT in s.errors
 
 
@@ -87,10 +91,15 @@ def test_no_call_scenario_abstains() -> None:
         SUITE["irrelevant-joke"],
         ["Why did the cat sit on the laptop? To keep an eye on the mouse."],
     )
-    assert (s.no_call_correct, s.parse, s.stop, s.leak_raw) == (True, "no_call", "no_call", False)
+    assert (s.get("no_call_correct"), s.get("parse"), s.get("stop"), s.get("leak_raw")) == (
+        True,
+        "no_call",
+        "no_call",
+        False,
+    )
 
 
 def test_truncated_call_in_no_call_scenario_is_not_abstention() -> None:
     s, _ = converse(SUITE["irrelevant-joke"], ['<tool_call>\n{"name": "get_weather", "argu'])
-    assert s.no_call_correct is False
+    assert s.get("no_call_correct") is False
     assert codes.NO_CALL_DECODE_FAILURE in s.errors

@@ -16,17 +16,11 @@ from toolbench.results import (
     Shard,
     StreamTurn,
     TrialResult,
-    TrialScores,
     TrialSettings,
     TurnRecord,
 )
 from toolbench.sparse import SparseModel, is_empty
 
-_SCORES: dict[str, Any] = dict(
-    parse="strict", parse_strict_ok=True, parse_ok=True, call_accuracy=True,
-    args_schema_valid=True, stop="clean", stop_compliant=True, leak_raw=False,
-    leak_sanitized=False, no_call_correct=None, final_answer_ok=None,
-)  # fmt: skip
 _TURN: dict[str, Any] = dict(request={}, reply=ModelReply(), parsed=ParseResult())
 _TRIAL: dict[str, Any] = dict(
     run_id="r", toolbench_version="0", model="m", format="xml", scenario_id="s"
@@ -39,10 +33,8 @@ _RUN: dict[str, Any] = dict(
 CASES: list[tuple[type[BaseModel], dict[str, Any], str, Any]] = [
     (ToolCall, {"name": "f"}, "notes", ["args.null"]),
     (ParseResult, {}, "via", "fallback"),
-    (TrialScores, _SCORES, "fallback_rescued", False),
     (TurnRecord, _TURN, "stream", StreamTurn()),
     (TrialSettings, {"max_turns": 1}, "display", "naive"),
-    (TrialScores, _SCORES, "values", {"ttft_ms": ScoreValue(value=1.5)}),
     (ScoreValue, {"value": True}, "reason", "why"),
     (RunInfo, _RUN, "auto_formats", {"m": "xml"}),
     (RunInfo, _RUN, "shard", Shard(index=1, count=2)),

@@ -1,7 +1,8 @@
 """A schema-4 run (``tests/data/runs/v4``: streamed trials replayed from the committed
-cassettes by toolbench at schema 4) reads as schema 5: each trial's ``stream`` record
-becomes the streaming scorer's named values, with the numbers it held, and rescoring
-the migrated trials gives those values again."""
+cassettes by toolbench at schema 4) reads as the current schema: each trial's ``stream``
+record becomes the streaming scorer's named values, with the numbers it held (and, from
+schema 6, its core checks the built-in scorers' named values), and rescoring the
+migrated trials gives those values again."""
 
 from __future__ import annotations
 
@@ -45,9 +46,13 @@ def test_trials_4_migrate_their_stream_into_named_values() -> None:
             k: old["stream"][k] for k in STREAM_FIELDS
         }
         assert t.scores.get("stream_error") is False
-        # everything else of the scores is as it was
-        core = t.scores.model_dump(mode="json", exclude={"values"})
-        assert core == old["scores"]
+        # everything else of the scores is as it was, by name
+        checks = {k: v for k, v in old["scores"].items() if k not in ("errors", "reasons")}
+        assert {k: t.scores.get(k) for k in checks} == checks and len(checks) >= 11
+        assert (t.scores.errors, t.scores.reasons) == (
+            old["scores"]["errors"],
+            old["scores"]["reasons"],
+        )
     info = read_info(V4)
     assert info is not None and info.schema_version == RESULTS_SCHEMA_VERSION
 
@@ -55,13 +60,13 @@ def test_trials_4_migrate_their_stream_into_named_values() -> None:
 @pytest.mark.parametrize(
     ("stream", "scores", "values"),
     [
-        (None, {"parse": "strict"}, None),
+        (None, {"parse": "strict"}, {"parse": {"value": "strict"}}),
         ({"ttft_ms": 1.0}, None, None),
         (
             {"display": "naive", "ttft_ms": 5.5, "stream_leak": True, "leaked_chars": 3,
              "errors": ["stream.no_finish", "stream.bad_delta"]},
             {"parse": "strict"},
-            {"display": {"value": "naive"}, "ttft_ms": {"value": 5.5},
+            {"parse": {"value": "strict"}, "display": {"value": "naive"}, "ttft_ms": {"value": 5.5},
              "first_call_byte_ms": {"value": None}, "call_complete_ms": {"value": None},
              "tokens_per_s": {"value": None}, "stream_leak": {"value": True},
              "leaked_chars": {"value": 3}, "holdback_ms": {"value": None},

@@ -136,7 +136,7 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
         d.get("completion_tokens"),
         d.get("cost"),
         ";".join(errs),
-        trial_outcome(status, scores),
+        trial_outcome(status, lambda name: named_value(scores, name)),
         *stream_row(d),
     )
 

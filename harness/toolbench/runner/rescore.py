@@ -119,7 +119,8 @@ class RescoreSummary:
 
 
 def _outcome_of(t: TrialResult) -> str:
-    return trial_outcome(t.status, t.scores.model_dump() if t.scores else {})
+    scores = t.scores
+    return trial_outcome(t.status, scores.get if scores is not None else lambda _: None)
 
 
 def rescore_trial(

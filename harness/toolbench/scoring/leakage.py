@@ -16,6 +16,8 @@ any machine and after any plugin is installed.
 * ``leak_sanitized``: a marker in ``content``, what a user would actually see after the
   format's sanitizer ran, code ``leak.sanitized_markers``. No allowance applies: the
   sanitizer is there to remove markup, labels included.
+
+The ``leakage`` scorer gives a trial both, over its effective turns.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
 from toolbench.results import TurnRecord
 from toolbench.scoring.matchers import Problem
+from toolbench.scoring.scorer import Scored, Scorer, TrialInput, named
 
 CHAT_SPECIAL_TOKENS: tuple[str, ...] = (
     "<|im_start|>",
@@ -155,3 +158,17 @@ def leakage(
             sanitized = True
             problems.append((codes.LEAK_SANITIZED, f"{label}marker {hit!r} survives sanitizing"))
     return raw, sanitized, problems
+
+
+def _score(inp: TrialInput) -> Scored:
+    raw, sanitized, problems = leakage(inp.effective, inp.fmt, inp.markers)
+    return Scored(named(leak_raw=raw, leak_sanitized=sanitized), problems)
+
+
+SCORER = Scorer(
+    "leakage",
+    {"leak_raw": "boolean", "leak_sanitized": "boolean"},
+    _score,
+    "whether format markers or chat special tokens show in the replies' text, before "
+    "and after sanitizing",
+)

@@ -4,7 +4,8 @@ This is independent of the scenario's matchers: a call can match the expected va
 break the declared schema (a string where an integer is declared), or the reverse. It uses
 the Draft 2020-12 validator, built once per distinct schema. A tool whose schema is itself
 invalid does not crash scoring: its calls count as invalid with ``args.schema_invalid``
-and a reason naming the schema problem.
+and a reason naming the schema problem. The ``schema`` scorer gives a trial
+``args_schema_valid``: every call of its effective turns validates (None: no call).
 
 The keywords that run a schema's regexes against model-written strings (``pattern``,
 ``patternProperties`` and the ``additionalProperties`` check that consults it) are
@@ -28,7 +29,9 @@ from referencing.exceptions import NoSuchResource, Unresolvable
 
 from toolbench import codes
 from toolbench.formats.base import ToolCall
+from toolbench.scoring.core import label
 from toolbench.scoring.matchers import Problem
+from toolbench.scoring.scorer import Scored, Scorer, TrialInput, named
 from toolbench.timedregex import RegexTimeout, matches
 from toolbench.tools import ToolDef
 
@@ -169,3 +172,26 @@ def schema_problems(call: ToolCall, tools: Sequence[ToolDef]) -> list[Problem]:
         why = f"{call.name}: arguments: nested too deeply to validate"
         out.append((codes.ARGS_SCHEMA_INVALID, why))
     return out
+
+
+def _score(inp: TrialInput) -> Scored:
+    """``args_schema_valid``: every call the effective turns made validates against its
+    tool's schema (None when no call was made)."""
+    eff = inp.effective
+    made = [(n, c) for n, t in enumerate(eff, 1) for c in t.parsed.calls]
+    if not made:
+        return Scored(named(args_schema_valid=None))
+    problems = [
+        (code, label(n, len(eff)) + why)
+        for n, call in made
+        for code, why in schema_problems(call, inp.scenario.tools)
+    ]
+    return Scored(named(args_schema_valid=not problems), problems)
+
+
+SCORER = Scorer(
+    "schema",
+    {"args_schema_valid": "boolean"},
+    _score,
+    "whether every call's arguments validate against its tool's JSON Schema",
+)

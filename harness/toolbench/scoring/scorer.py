@@ -1,27 +1,44 @@
 """Scorers as registered objects: each gives a trial named values (number, boolean,
 label), each with an optional reason, and may add error codes.
 
-A trial's :class:`~toolbench.results.TrialScores` holds the core checks (the fields that
-decide pass/fail, :mod:`toolbench.scoring.core`) and, in ``values``, what every
-registered scorer gave it, keyed by value name. Metrics read any of them by name
+A trial's :class:`~toolbench.results.TrialScores` holds, in ``values``, what every
+registered scorer gave it, keyed by value name: the core checks that decide pass/fail
+(``parse_ok``, ``call_accuracy``, ... from the built-in scorers of
+:mod:`toolbench.scoring.builtin`), the streaming measurements and plugins' values alike.
+Metrics, pass/fail and the reports read them by name
 (:meth:`~toolbench.results.TrialScores.get`; a metric's ``flag``), so a new per-trial
 value and a metric over it are one module: the scorer, the metric, two entry points.
 
 Built-in scorers and plugins come through one door, the entry-point group
-``toolbench.scorers`` (the built-ins are declared in ``pyproject.toml`` only). An entry
+``toolbench.scorers``; the built-ins are one entry point (``builtin``, declared in
+``pyproject.toml`` only), loaded first and run first, in their declared order. An entry
 point names a :class:`Scorer` or a sequence of them. A plugin that fails to import, or
 whose value names clash with a value already given, is named in one warning line on
 stderr and left out; the other scorers still run. A scorer that raises fails its own
 trial (``harness.scoring``), never the run. Scorers are pure: they see the scenario, the
-format and the turns (a stored run is rescored anywhere), never a provider.
+format, the turns and the values the scorers before them gave (a stored run is rescored
+anywhere), never a provider.
+
+**Replacing a scorer.** A scorer that declares ``replaces="calls"`` takes the registered
+scorer ``calls``'s place: it runs where ``calls`` ran (so the scorers after it read its
+values) and ``calls`` no longer runs. It must declare every value the scorer it replaces
+declared, each of the same kind, so that every metric, pass/fail and report over those
+names keeps working, and it may add values of its own. The replacement is deliberate, so
+it is explicit: a scorer that merely reuses a taken name or value name is refused (one
+warning line) as before; a replacement is said once on stderr, so a run's numbers are
+never changed silently. A replacing scorer usually wraps the one it replaces (read
+:func:`get_scorer` at import time, call its ``score`` and change one value).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib.metadata import EntryPoint, entry_points
 from typing import Literal
 
@@ -29,7 +46,6 @@ from toolbench import plugins
 from toolbench.formats.base import Format
 from toolbench.results import (
     ScoreValue,
-    TrialScores,
     TrialSettings,
     TurnRecord,
     Value,
@@ -44,6 +60,17 @@ DisplayPolicy = Literal["careful", "naive"]
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 
+def effective_turns(turns: Sequence[TurnRecord]) -> list[TurnRecord]:
+    """The turns that count: each retry turn replaces the turn before it."""
+    out: list[TurnRecord] = []
+    for turn in turns:
+        if turn.retry and out:
+            out[-1] = turn
+        else:
+            out.append(turn)
+    return out
+
+
 @dataclass(frozen=True)
 class TrialInput:
     """Everything a scorer may look at for one trial."""
@@ -51,10 +78,23 @@ class TrialInput:
     scenario: Scenario
     fmt: Format
     turns: Sequence[TurnRecord]
-    """Every turn, retry turns included (:func:`~toolbench.scoring.core.effective_turns`
-    gives the ones that count)."""
+    """Every turn, retry turns included (:attr:`effective` gives the ones that count)."""
     settings: TrialSettings | None = None
     markers: Sequence[re.Pattern[str]] | None = None
+    given: Mapping[str, ScoreValue] = field(default_factory=dict)
+    """The values the scorers that ran before this one gave the trial (the built-ins run
+    first, in their declared order): a scorer that depends on another's value reads it
+    here, so a replacement of that scorer is seen by it too."""
+
+    def earlier(self, name: str) -> Value:
+        """The value ``name`` a scorer that ran before gave (None when none did)."""
+        entry = self.given.get(name)
+        return entry.value if entry is not None else None
+
+    @cached_property
+    def effective(self) -> list[TurnRecord]:
+        """The turns that count (:func:`effective_turns`)."""
+        return effective_turns(self.turns)
 
     @property
     def display(self) -> DisplayPolicy:
@@ -65,7 +105,7 @@ class TrialInput:
 @dataclass
 class Scored:
     """What one scorer gave a trial: named values, and problems (code, reason) that are
-    added to the trial's ``errors``/``reasons`` after the core's."""
+    added to the trial's ``errors``/``reasons`` in the order the scorers run."""
 
     values: dict[str, ScoreValue] = field(default_factory=dict)
     problems: list[tuple[str, str]] = field(default_factory=list)
@@ -84,39 +124,87 @@ class Scorer:
     values: Mapping[str, ValueKind]
     score: Callable[[TrialInput], Scored]
     description: str = ""
+    replaces: str | None = None
+    """The name of a registered scorer this one takes the place of (see the module
+    docstring); None for a scorer that only adds values."""
 
     def __post_init__(self) -> None:
-        bad = [n for n in (self.name, *self.values) if not _NAME.match(n)]
+        names = (self.name, *self.values, *([self.replaces] if self.replaces else []))
+        bad = [n for n in names if not _NAME.match(n)]
         if bad:
             raise ValueError(f"scorer {self.name!r}: names must match [a-z][a-z0-9_]*: {bad}")
 
 
+def named(**values: Value) -> dict[str, ScoreValue]:
+    """Values without reasons: the built-in checks' reasons are their problems, which
+    the trial lists in ``errors``/``reasons`` (and runs migrated from schema 5 have the
+    same values, so rescoring them changes nothing)."""
+    return {name: ScoreValue(value=v) for name, v in values.items()}
+
+
 # --------------------------------------------------------------------------- the registry
 
-_CORE: frozenset[str] = frozenset(
-    n for n in TrialScores.model_fields if n not in ("errors", "reasons", "values")
-)
 _REGISTRY: dict[str, Scorer] = {}
 _loaded = False
 _LOAD_LOCK = threading.Lock()
 
 
-class DuplicateScorerError(ValueError):
+class ScorerRegistrationError(ValueError):
+    """A scorer cannot be registered (its plugin is left out with one warning line)."""
+
+
+class DuplicateScorerError(ScorerRegistrationError):
     """A scorer name, or one of its value names, is taken already."""
 
 
-def register_scorer(scorer: Scorer, *, replace: bool = False) -> Scorer:
-    """Make ``scorer`` run on every trial scored from now on. A scorer name or value name
-    already taken (by the core or another scorer) is refused unless ``replace``."""
-    old = _REGISTRY.get(scorer.name)
-    if old is not None and old is not scorer and not replace:
-        raise DuplicateScorerError(f"scorer '{scorer.name}' is already registered")
-    taken = _CORE | {v for s in _REGISTRY.values() if s.name != scorer.name for v in s.values}
+def _clash(scorer: Scorer, leaving: str | None = None) -> None:
+    """Refuse ``scorer`` if one of its value names is given by another registered scorer
+    (``leaving``: the scorer it replaces, whose values it takes over)."""
+    taken = {
+        v for s in _REGISTRY.values() if s.name not in (scorer.name, leaving) for v in s.values
+    }
     clash = sorted(taken & set(scorer.values))
     if clash:
         raise DuplicateScorerError(
             f"scorer '{scorer.name}': value name(s) {', '.join(clash)} already given"
         )
+
+
+def _replace(scorer: Scorer, target: str) -> Scorer:
+    """Put ``scorer`` in the place of the registered scorer ``target``."""
+    old = _REGISTRY.get(target)
+    if old is None:
+        raise ScorerRegistrationError(
+            f"scorer '{scorer.name}' replaces '{target}', which is not registered"
+        )
+    if scorer.name != target and scorer.name in _REGISTRY:
+        raise DuplicateScorerError(f"scorer '{scorer.name}' is already registered")
+    missing = sorted(n for n, kind in old.values.items() if scorer.values.get(n) != kind)
+    if missing:
+        raise ScorerRegistrationError(
+            f"scorer '{scorer.name}' replaces '{target}' but does not declare its value(s) "
+            f"{', '.join(missing)} with the same kind"
+        )
+    _clash(scorer, leaving=target)
+    order = [(scorer.name if n == target else n, scorer if n == target else s)
+             for n, s in _REGISTRY.items()]  # fmt: skip
+    _REGISTRY.clear()
+    _REGISTRY.update(order)
+    print(f"warning: scorer '{scorer.name}' replaces scorer '{target}'", file=sys.stderr)
+    return scorer
+
+
+def register_scorer(scorer: Scorer, *, replace: bool = False) -> Scorer:
+    """Make ``scorer`` run on every trial scored from now on, after those registered
+    before it, or in the place of the scorer it ``replaces``. A scorer name or value name
+    already taken by another scorer is refused unless ``replace`` (re-registering a
+    scorer of the same name, which tests do)."""
+    if scorer.replaces is not None:
+        return _replace(scorer, scorer.replaces)
+    old = _REGISTRY.get(scorer.name)
+    if old is not None and old is not scorer and not replace:
+        raise DuplicateScorerError(f"scorer '{scorer.name}' is already registered")
+    _clash(scorer)
     _REGISTRY[scorer.name] = scorer
     return scorer
 
@@ -128,7 +216,7 @@ def unregister_scorer(name: str) -> None:
 
 def load_entry_points(eps: Iterable[EntryPoint]) -> None:
     """Register the scorers each entry point names; a broken one is one warning line."""
-    plugins.load_entry_points(eps, Scorer, "scorer", register_scorer, DuplicateScorerError)
+    plugins.load_entry_points(eps, Scorer, "scorer", register_scorer, ScorerRegistrationError)
 
 
 def load_scorers() -> None:
@@ -139,7 +227,9 @@ def load_scorers() -> None:
     with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
         if _loaded:
             return
-        load_entry_points(plugins.installed(ENTRY_POINT_GROUP, find=entry_points))
+        # toolbench's own first: they run first, and a plugin may replace one of them
+        found = plugins.installed(ENTRY_POINT_GROUP, ours_first=True, find=entry_points)
+        load_entry_points(found)
         _loaded = True
 
 
@@ -149,11 +239,16 @@ def all_scorers() -> list[Scorer]:
     return list(_REGISTRY.values())
 
 
+def get_scorer(name: str) -> Scorer:
+    """The registered scorer called ``name`` (KeyError when there is none); a replacing
+    scorer reads the one it replaces through this, to wrap it."""
+    load_scorers()
+    return _REGISTRY[name]
+
+
 def value_kind(name: str) -> ValueKind | None:
-    """The kind of the value called ``name``: ``boolean`` for the core's checks, the
-    declared kind for a registered scorer's value, None for a name no scorer gives."""
-    if name in _CORE:
-        return "label" if name in ("parse", "stop") else "boolean"
+    """The declared kind of the value called ``name``, None for a name no registered
+    scorer gives."""
     for s in all_scorers():
         if name in s.values:
             return s.values[name]
@@ -175,8 +270,10 @@ def run_scorers(inp: TrialInput) -> Scored:
     """Every registered scorer over one trial, their values and problems together.
 
     A value the scorer did not declare, or not of its declared kind, is the scorer's bug:
-    it raises, and the runner fails that trial (``harness.scoring``), not the run."""
+    it raises, and the runner fails that trial (``harness.scoring``), not the run. Each
+    scorer sees the values of those before it in ``inp.given``."""
     out = Scored()
+    inp = dataclasses.replace(inp, given=out.values)  # filled as the scorers run
     for s in all_scorers():
         got = s.score(inp)
         unknown = set(got.values) - set(s.values)

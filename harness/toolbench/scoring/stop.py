@@ -11,7 +11,8 @@ Each turn gets one class, checked in this order (the first that applies wins):
 
 A trial's class is its worst turn's, in the order above (a ``clean`` turn outranks a
 ``no_call`` one, so a multi-turn trial that called and then answered is ``clean``).
-``stop_compliant`` is true for ``clean`` and ``no_call``.
+``stop_compliant`` is true for ``clean`` and ``no_call``. The ``stop`` scorer gives a
+trial both, over its effective turns.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from toolbench import codes
 from toolbench.results import StopClass, TurnRecord
 from toolbench.scoring.matchers import Problem
+from toolbench.scoring.scorer import Scored, Scorer, TrialInput, named
 
 SEVERITY: tuple[StopClass, ...] = (
     "no_call",
@@ -67,3 +69,17 @@ def trial_stop(turns: Sequence[TurnRecord]) -> tuple[StopClass, list[Problem]]:
 
 def is_compliant(stop: StopClass) -> bool:
     return stop in ("clean", "no_call")
+
+
+def _score(inp: TrialInput) -> Scored:
+    stop, problems = trial_stop(inp.effective)
+    return Scored(named(stop=stop, stop_compliant=is_compliant(stop)), problems)
+
+
+SCORER = Scorer(
+    "stop",
+    {"stop": "label", "stop_compliant": "boolean"},
+    _score,
+    "how the replies ended: cleanly, or with text after the call, an invented result, "
+    "several actions, or cut at the length limit",
+)

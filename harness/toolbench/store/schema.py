@@ -166,3 +166,33 @@ def _trial_4_to_5(record: dict[str, Any]) -> dict[str, Any]:
 def _run_4_to_5(record: dict[str, Any]) -> dict[str, Any]:
     """Schema 5 changed only trial lines: a schema-4 ``run.json`` is a valid schema-5 one."""
     return record
+
+
+_CORE_V5 = (
+    "parse", "parse_strict_ok", "parse_ok", "first_try_ok", "call_accuracy",
+    "no_call_correct", "final_answer_ok", "args_schema_valid", "stop", "stop_compliant",
+    "leak_raw", "leak_sanitized", "retried", "retry_recovered", "fallback_rescued",
+)  # fmt: skip
+"""The schema-5 ``scores`` fields that became the built-in scorers' named values, in the
+order those scorers give them (:mod:`toolbench.scoring.builtin`)."""
+
+
+@migration("trial", 5)
+def _trial_5_to_6(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 6 stores the core checks as the built-in scorers' named values
+    (``scores.values``) instead of fixed ``scores`` fields: each field present becomes
+    the value of that name, ahead of the values schema 5 already held. Their reasons were
+    not stored then (the trial's ``errors`` and ``reasons`` still hold every problem), so
+    the migrated values have none; ``rescore`` gives them."""
+    scores = record.get("scores")
+    if not isinstance(scores, dict):
+        return record
+    values = {name: {"value": scores.pop(name)} for name in _CORE_V5 if name in scores}
+    scores["values"] = {**values, **(scores.get("values") or {})}
+    return record
+
+
+@migration("run", 5)
+def _run_5_to_6(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 6 changed only trial lines: a schema-5 ``run.json`` is a valid schema-6 one."""
+    return record
