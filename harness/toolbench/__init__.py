@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "Scored": "toolbench.scoring",
     "TrialInput": "toolbench.scoring",
     "register_scorer": "toolbench.scoring",
+    "get_scorer": "toolbench.scoring",
     # errors the library raises on purpose
     "ToolbenchError": "toolbench.errors",
     "UserError": "toolbench.errors",
@@ -94,6 +95,7 @@ __all__ = [
     "effective_turns",
     "format_names",
     "get_format",
+    "get_scorer",
     "load_file",
     "load_scenarios",
     "observe_stream",
@@ -134,6 +136,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
         Scorer,
         TrialInput,
         effective_turns,
+        get_scorer,
         register_scorer,
         score_trial,
     )

@@ -162,8 +162,8 @@ RUN_FILE_LINES: dict[str, tuple[Callable[[bytes], bytes], str]] = {
         "1: zzz: Extra inputs are not permitted",
     ),
     "bad-score": (
-        _with_first(lambda d: d.update(scores={**SCORES, "parse": "weird"})),
-        "1: scores.parse: Input should be 'strict', 'repaired', 'failed' or 'no_call'",
+        _with_first(lambda d: d.update(scores={**SCORES, "values": {"parse": "weird"}})),
+        "1: scores.values.parse: Input should be a valid dictionary or instance of ScoreValue",
     ),
     "deeply-nested-line": (
         _append(b"[" * 200_000 + b"\n"),
@@ -179,11 +179,7 @@ RUN_FILE_LINES: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     ),
     "not-an-object": (_append(b"[1, 2]\n"), "3: expected a JSON object"),
 }
-SCORES = {
-    "parse": "strict", "parse_strict_ok": True, "parse_ok": True, "call_accuracy": True,
-    "args_schema_valid": True, "stop": "clean", "stop_compliant": True, "leak_raw": False,
-    "leak_sanitized": False, "no_call_correct": None, "final_answer_ok": None,
-}  # fmt: skip
+SCORES = {"values": {"parse": {"value": "strict"}}, "errors": [], "reasons": []}
 READERS: dict[str, list[str]] = {
     "report": ["report", "{run}", "-o", "out/r.html"],
     "report-md": ["report", "{run}", "--to", "md", "-o", "out/r.md"],

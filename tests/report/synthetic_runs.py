@@ -43,6 +43,8 @@ def scores(kind: str, ok: bool = True, **over: Any) -> TrialScores:
         "final_answer_ok": ok if kind == "multi_turn" else None,
     }
     base.update(over)
+    errors = base.pop("errors", errors)
+    reasons = base.pop("reasons", reasons)
     return TrialScores.of(errors, reasons, **base)
 
 

@@ -146,7 +146,11 @@ def named(**values: Value) -> dict[str, ScoreValue]:
 
 _REGISTRY: dict[str, Scorer] = {}
 _loaded = False
-_LOAD_LOCK = threading.Lock()
+_loading = False
+_LOAD_LOCK = threading.RLock()
+"""Reentrant: a plugin that wraps a built-in reads it (:func:`get_scorer`) while it is
+being imported, inside :func:`load_scorers`; that reads the registry as loaded so far
+(the built-ins are loaded first)."""
 
 
 class ScorerRegistrationError(ValueError):
@@ -221,15 +225,19 @@ def load_entry_points(eps: Iterable[EntryPoint]) -> None:
 
 def load_scorers() -> None:
     """Register every installed ``toolbench.scorers`` entry point, by name (once)."""
-    global _loaded
+    global _loaded, _loading
     if _loaded:
         return
     with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
-        if _loaded:
+        if _loaded or _loading:  # _loading: a plugin being loaded reads the registry
             return
-        # toolbench's own first: they run first, and a plugin may replace one of them
-        found = plugins.installed(ENTRY_POINT_GROUP, ours_first=True, find=entry_points)
-        load_entry_points(found)
+        _loading = True
+        try:
+            # toolbench's own first: they run first, and a plugin may replace one of them
+            found = plugins.installed(ENTRY_POINT_GROUP, ours_first=True, find=entry_points)
+            load_entry_points(found)
+        finally:
+            _loading = False
         _loaded = True
 
 
