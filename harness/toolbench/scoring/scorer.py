@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib.metadata import EntryPoint, entry_points
-from typing import Literal
+from typing import Literal, NoReturn
 
 from toolbench import plugins
 from toolbench.formats.base import Format
@@ -274,6 +274,15 @@ def _of_kind(value: Value, kind: ValueKind) -> bool:
     return isinstance(value, str)
 
 
+def _refuse(s: Scorer, got: Scored) -> NoReturn:
+    """Raise for a scorer's values that are undeclared or not of their declared kind."""
+    unknown = sorted(set(got.values) - set(s.values))
+    if unknown:
+        raise ValueError(f"scorer '{s.name}' gave undeclared value(s) {unknown}")
+    wrong = sorted(n for n, v in got.values.items() if not _of_kind(v.value, s.values[n]))
+    raise ValueError(f"scorer '{s.name}': value(s) {wrong} not of their declared kind")
+
+
 def run_scorers(inp: TrialInput) -> Scored:
     """Every registered scorer over one trial, their values and problems together.
 
@@ -284,12 +293,11 @@ def run_scorers(inp: TrialInput) -> Scored:
     inp = dataclasses.replace(inp, given=out.values)  # filled as the scorers run
     for s in all_scorers():
         got = s.score(inp)
-        unknown = set(got.values) - set(s.values)
-        if unknown:
-            raise ValueError(f"scorer '{s.name}' gave undeclared value(s) {sorted(unknown)}")
-        wrong = sorted(n for n, v in got.values.items() if not _of_kind(v.value, s.values[n]))
-        if wrong:
-            raise ValueError(f"scorer '{s.name}': value(s) {wrong} not of their declared kind")
+        declared = s.values
+        for name, v in got.values.items():
+            kind = declared.get(name)
+            if kind is None or not _of_kind(v.value, kind):
+                _refuse(s, got)
         out.values.update(got.values)
         out.problems.extend(got.problems)
     return out
