@@ -1,13 +1,13 @@
 """Replies to stream through the incremental readers, and helpers to feed them.
 
-Three sources, each reply paired with the format it was written for: the parse tables of
-the format tests, the assistant messages of the committed cassettes, and the conformance
-corpus (``../shared/conformance``, absent on some machines) with its ``streaming_chunks``.
+Three sources, each reply paired with the format it was written for: the parse tables each
+registered format declares (``Format.test_cases``, :mod:`declared`), the assistant
+messages of the committed cassettes, and the conformance corpus (``../shared/conformance``,
+absent on some machines) with its ``streaming_chunks``.
 """
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 from collections.abc import Sequence
@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from declared import declaring, replies
+
 from toolbench.formats.base import Format
 from toolbench.formats.incremental import Event, IncrementalReader
 
@@ -23,21 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "cassettes"
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
 EXTRA = ROOT / "tests" / "data" / "conformance_extra.jsonl"
-
-TABLES = {
-    "test_xml": "xml",
-    "test_prompt_json": "prompt-json",
-    "test_react": "react",
-    "test_llama3_json": "llama3-json",
-    "test_pythonic": "pythonic",
-    "test_mistral": "mistral",
-    "test_qwen3_coder": "qwen3-coder",
-    "test_deepseek": "deepseek",
-    "test_kimi_k2": "kimi-k2",
-    "test_harmony": "harmony",
-    "test_claude_xml": "claude-xml",
-}
-"""Format test module -> the format its parse tables (``*CASES`` lists) are written for."""
 
 FAMILIES = {
     "hermes": "xml",
@@ -62,18 +49,14 @@ class Reply:
     """A split given by the source (the conformance vectors' ``streaming_chunks``)."""
 
 
-def _tables() -> list[Reply]:
-    out: list[Reply] = []
-    for module, fmt in TABLES.items():
-        mod = importlib.import_module(module)
-        for attr in dir(mod):
-            rows = getattr(mod, attr)
-            if not (attr.endswith("CASES") and isinstance(rows, list)):
-                continue
-            for row in rows:
-                if isinstance(row, tuple) and len(row) > 1 and isinstance(row[1], str):
-                    out.append(Reply(f"{module}.{attr}:{row[0]}", fmt, row[1]))
-    return out
+def declared_replies(names: Sequence[str] | None = None) -> list[Reply]:
+    """The replies of the parse tables the formats ``names`` declare (default: every
+    registered format that declares test cases)."""
+    return [
+        Reply(source, name, text)
+        for name in (names if names is not None else declaring())
+        for source, text in replies(name)
+    ]
 
 
 def _cassette_format(directory: str) -> str:
@@ -114,7 +97,7 @@ def _conformance() -> list[Reply]:
 @lru_cache(maxsize=1)
 def corpus() -> tuple[Reply, ...]:
     """Every reply: tables, cassettes, conformance (when present)."""
-    return (*_tables(), *_cassettes(), *_conformance())
+    return (*declared_replies(), *_cassettes(), *_conformance())
 
 
 def split_at(text: str, cuts: Sequence[int]) -> list[str]:

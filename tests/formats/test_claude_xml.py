@@ -7,13 +7,18 @@ import pytest
 from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.claude_xml import ClaudeXml
 
 F = ClaudeXml()
 W = '<function_calls>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n</function_calls>'
 PARIS = [("get_weather", {"city": "Paris", "days": 3})]
 AFTER = [codes.STOP_TEXT_AFTER_CALL]
+
+CONTRACT = (ShotsOptions, Requirements(stop_sequences=True))
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

@@ -8,7 +8,7 @@ from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_s
 from templates import render
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.deepseek import DeepSeek
 
 F = DeepSeek()
@@ -18,6 +18,11 @@ W = f'{B}{CB}get_weather{S}{{"city": "Paris"}}{CE}{E}'
 PARIS = [("get_weather", {"city": "Paris"})]
 AFTER = [codes.STOP_TEXT_AFTER_CALL]
 DSML = '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+
+CONTRACT = (ShotsOptions, Requirements(stop_sequences=True))
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

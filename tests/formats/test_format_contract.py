@@ -15,45 +15,42 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from declared import Contract, contract
+from pydantic import ValidationError
 
 from toolbench.errors import UserError
 from toolbench.formats import registry
-from toolbench.formats.base import Requirements, ShotsOptions
+from toolbench.formats.base import ShotsOptions
 from toolbench.formats.native import Native, NativeOptions
-from toolbench.formats.prompt_json import PromptJsonOptions
 from toolbench.formats.registry import format_class, format_names, get_format
 from toolbench.scenarios.model import Scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
-STOP = Requirements(stop_sequences=True)
-PLAIN = Requirements()
-# name -> (options model, requirements)
-CONTRACT: dict[str, tuple[type[BaseModel], Requirements]] = {
-    "claude-xml": (ShotsOptions, STOP),
-    "deepseek": (ShotsOptions, STOP),
-    "harmony": (ShotsOptions, PLAIN),
-    "kimi-k2": (ShotsOptions, PLAIN),
-    "llama3-json": (ShotsOptions, PLAIN),
-    "mistral": (ShotsOptions, STOP),
-    "native": (NativeOptions, Requirements(native_tools=True)),
-    "prompt-json": (PromptJsonOptions, PLAIN),
-    "pythonic": (ShotsOptions, PLAIN),
-    "qwen3-coder": (ShotsOptions, STOP),
-    "react": (ShotsOptions, STOP),
-    "xml": (ShotsOptions, STOP),
+CONTRACT: dict[str, Contract] = {
+    name: row for name in format_names() if (row := contract(name)) is not None
 }
+"""name -> (options model, requirements): the row each format declares with its test
+cases (``Format.test_cases``), read through the registry."""
 
 
-def test_every_builtin_format_is_in_the_contract_table() -> None:
+def test_every_registered_format_declares_its_contract_row() -> None:
     assert format_names() == sorted(CONTRACT)
+    assert len(CONTRACT) >= 12
 
 
 @pytest.mark.parametrize("name", sorted(CONTRACT))
 def test_format_declares_options_requirements_and_markers(name: str) -> None:
+    check_contract(name)
+
+
+def check_contract(name: str) -> None:
+    """Format ``name`` is what its declared contract row says (shared with the dialect
+    plugin test, whose format is registered only while it runs)."""
     cls = format_class(name)
-    options, needs = CONTRACT[name]
+    row = contract(name)
+    assert row is not None, f"format {name!r} declares no CONTRACT row with its test cases"
+    options, needs = row
     assert cls.Options is options
     assert cls.requirements == needs
     assert cls.native == needs.native_tools

@@ -8,12 +8,17 @@ from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_s
 from templates import render
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.harmony import Harmony, describe_namespace
 
 F = Harmony()
 W = '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
 PARIS = [("get_weather", {"city": "Paris"})]
+
+CONTRACT = (ShotsOptions, Requirements())
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

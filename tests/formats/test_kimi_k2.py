@@ -8,7 +8,7 @@ from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_s
 from templates import render
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.dialect import tools_json
 from toolbench.formats.kimi_k2 import KimiK2
 
@@ -19,6 +19,11 @@ W = f'{S}{C}functions.get_weather:0{A}{{"city": "Paris"}}{CE}{SE}'
 PARIS = [("get_weather", {"city": "Paris"})]
 AFTER = [codes.STOP_TEXT_AFTER_CALL]
 K3 = '<|open|>response<|sep|>On it.<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>'
+
+CONTRACT = (ShotsOptions, Requirements())
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

@@ -10,13 +10,18 @@ from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_s
 from templates import render
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.llama3_json import Llama3Json
 
 F = Llama3Json()
 W = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
 PARIS = [("get_weather", {"city": "Paris"})]
 AFTER = [codes.STOP_TEXT_AFTER_CALL]
+
+CONTRACT = (ShotsOptions, Requirements())
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

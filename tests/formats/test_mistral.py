@@ -8,7 +8,7 @@ from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_s
 from templates import render
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.dialect import tools_json
 from toolbench.formats.mistral import Mistral
 
@@ -17,6 +17,11 @@ W = '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}'
 PARIS = [("get_weather", {"city": "Paris"})]
 BOTH = [*PARIS, ("search", {"q": "x"})]
 AFTER = [codes.STOP_TEXT_AFTER_CALL]
+
+CONTRACT = (ShotsOptions, Requirements(stop_sequences=True))
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

@@ -9,14 +9,19 @@ import pytest
 from fmt_helpers import TOOLS, calls_of
 
 from toolbench import codes
-from toolbench.formats.base import ModelReply, ToolCall
-from toolbench.formats.native import DEFAULT_SYSTEM, Native
+from toolbench.formats.base import ModelReply, Requirements, ToolCall
+from toolbench.formats.native import DEFAULT_SYSTEM, Native, NativeOptions
 
 F = Native()
 
 
 def call(name: str, args: str, call_id: str = "c1") -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+CONTRACT = (NativeOptions, Requirements(native_tools=True))
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
 
 
 CASES: list[tuple[str, ModelReply, list[tuple[str, dict[str, Any]]], str, list[str]]] = [

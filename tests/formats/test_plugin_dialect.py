@@ -1,8 +1,10 @@
 """The design test of the format registry (issue 23): a dialect that is only a module, a
 test table and one entry point is picked up by every list that used to be kept by hand:
-``formats list``, ``formats detect``, native dialect leakage, the conformance run and the
-docs table. The entry point is added by patching the registry's ``entry_points``, as an
-installed plugin distribution would add it."""
+``formats list``, ``formats detect``, native dialect leakage, the conformance run, the
+docs table, and the shared tests that iterate the formats' declared test cases (the
+contract test, the stream corpus and its split-invariance check). The entry point is
+added by patching the registry's ``entry_points``, as an installed plugin distribution
+would add it."""
 
 from __future__ import annotations
 
@@ -11,7 +13,10 @@ from importlib.metadata import EntryPoint, EntryPoints
 
 import pytest
 import test_conformance
+import test_format_contract
 import toy_dialect
+from declared import contract, declaring
+from stream_corpus import declared_replies, misplaced, split_at, stream, trace
 from typer.testing import CliRunner
 
 from toolbench.cli.app import app
@@ -36,7 +41,7 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     registry.reload_formats()
 
 
-@pytest.mark.parametrize(("reply", "calls", "content"), toy_dialect.CASES)
+@pytest.mark.parametrize(("reply", "calls", "content"), [c[1:] for c in toy_dialect.CASES])
 def test_its_table(toy: None, reply: str, calls: list[object], content: str) -> None:
     got = get_format("toy").parse(reply)
     assert ([(c.name, c.arguments) for c in got.calls], got.content) == (calls, content)
@@ -75,3 +80,29 @@ def test_gone_with_its_entry_point() -> None:
     """Without the entry point nothing of it is left (the fixture's undo reloads)."""
     assert "toy" not in registry.format_names()
     assert dialect_in("<<CALL>>search {}<<END>>") is None
+
+
+def test_the_contract_test(toy: None) -> None:
+    assert contract("toy") == toy_dialect.CONTRACT
+    test_format_contract.check_contract("toy")
+
+
+def test_the_stream_corpus_and_its_split_invariance(toy: None) -> None:
+    """Its declared table joins the corpus the stream tests read, and each reply read at
+    every split (one character at a time, and every two-piece cut) ends where a whole
+    parse does, showing the same text on the way."""
+    assert "toy" in declaring()
+    mine = [r for r in declared_replies() if r.fmt == "toy"]
+    assert [r.source for r in mine] == [
+        f"toy_dialect.CASES:{c[0]}" for c in toy_dialect.CASES
+    ]  # fmt: skip
+    fmt = get_format("toy")
+    for reply in mine:
+        whole = stream(fmt, reply.text, [reply.text])
+        for chunks in [list(reply.text)] + [
+            split_at(reply.text, [i]) for i in range(len(reply.text) + 1)
+        ]:
+            events = stream(fmt, reply.text, chunks)
+            assert events[-1].kind == "final" and events[-1].result == fmt.parse(reply.text)
+            assert trace(events) == trace(whole), (reply.source, chunks)
+            assert misplaced(events, reply.text) == []

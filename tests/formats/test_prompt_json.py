@@ -6,11 +6,16 @@ import pytest
 from fmt_helpers import TOOLS, ParseCase, case_ids, check_parse, check_sanitize, system_prompt
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
-from toolbench.formats.prompt_json import PromptJson
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ToolCall
+from toolbench.formats.prompt_json import PromptJson, PromptJsonOptions
 
 F = PromptJson()
 W = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+
+CONTRACT = (PromptJsonOptions, Requirements())
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

@@ -10,13 +10,18 @@ import pytest
 from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.pythonic import MAX_CHARS, Pythonic
 
 F = Pythonic()
 W = "[get_weather(city='Paris')]"
 PARIS = [("get_weather", {"city": "Paris"})]
 NOT_LITERAL = [codes.ARGS_NOT_LITERAL]
+
+CONTRACT = (ShotsOptions, Requirements())
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

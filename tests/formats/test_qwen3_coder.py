@@ -10,7 +10,7 @@ from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_s
 from templates import render
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.dialect import convert_value
 from toolbench.formats.qwen3_coder import Qwen3Coder, describe_tools_xml
 
@@ -26,6 +26,11 @@ W = fn("get_weather", city="Paris", days="3")
 PARIS = [("get_weather", {"city": "Paris", "days": 3})]
 SEARCH = fn("search", q="x")
 AFTER = [codes.STOP_TEXT_AFTER_CALL]
+
+CONTRACT = (ShotsOptions, Requirements(stop_sequences=True))
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

@@ -13,12 +13,17 @@ from fmt_helpers import (
 )
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.react import React
 
 F = React()
 A = 'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}'
 PARIS = [("get_weather", {"city": "Paris"})]
+
+CONTRACT = (ShotsOptions, Requirements(stop_sequences=True))
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, final answer, error codes, stop signals)
 CASES: list[ParseCase] = [

@@ -18,7 +18,7 @@ from fmt_helpers import (
 )
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.xml import Xml
 
 F = Xml()
@@ -30,6 +30,11 @@ def tc(name: str, args: dict[str, Any]) -> str:
 
 W = tc("get_weather", {"city": "Paris"})
 PARIS = [("get_weather", {"city": "Paris"})]
+
+CONTRACT = (ShotsOptions, Requirements(stop_sequences=True))
+"""This format's contract row (options model, requirements): its ``Format.test_cases``
+module is this one, and the shared contract test reads the row here."""
+
 
 # (id, reply, calls, status, content, error codes, stop signals)
 CASES: list[ParseCase] = [

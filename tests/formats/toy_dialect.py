@@ -1,9 +1,10 @@
 """A dialect that exists only in the tests: the test of the format registry's design.
 
-Its module, its test table (``CASES``, ``VECTORS``) and one entry point are all a new
-dialect needs (``test_plugin_dialect.py`` adds the entry point): ``formats list``,
-``formats detect``, native dialect leakage, the conformance run and the docs table then
-pick it up from what the class declares. The syntax is made up:
+Its module, its test table (``CONTRACT``, ``CASES``, ``VECTORS``, declared by the class
+as its ``test_cases``) and one entry point are all a new dialect needs
+(``test_plugin_dialect.py`` adds the entry point): ``formats list``, ``formats detect``,
+native dialect leakage, the conformance run, the docs table, the contract test and the
+stream tests then pick it up from what the class declares. The syntax is made up:
 ``<<CALL>>name {json}<<END>>``.
 """
 
@@ -14,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolbench.formats.base import NamePattern, ParseResult
+from toolbench.formats.base import NamePattern, ParseResult, Requirements, ShotsOptions
 from toolbench.formats.calls import CallCollector
 from toolbench.formats.dialect import DialectFormat
 from toolbench.formats.jsonscan import loads_strict
@@ -33,6 +34,7 @@ class Toy(DialectFormat):
     template_rank = 1
     conformance_family = "toy"
     leak_rank = 0
+    test_cases = "toy_dialect"
     literal_markers = (OPEN, CLOSE)
     call_openers = (OPEN,)
     markers = (re.compile(re.escape(OPEN)),)
@@ -63,12 +65,17 @@ class Toy(DialectFormat):
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=None)
 
 
-# (reply, calls, content): the dialect's own test table
-CASES: list[tuple[str, list[tuple[str, dict[str, Any]]], str]] = [
-    ('<<CALL>>get_weather {"city": "Paris"}<<END>>', [("get_weather", {"city": "Paris"})], ""),
-    ("Let me see. <<CALL>>search {}<<END>>", [("search", {})], "Let me see."),
-    ("No call here.", [], "No call here."),
-]
+CONTRACT = (ShotsOptions, Requirements())
+"""Its contract row (options model, requirements), which the contract test holds it to."""
+
+# (id, reply, calls, content): the dialect's own test table
+CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
+    ("one", '<<CALL>>get_weather {"city": "Paris"}<<END>>', [("get_weather", {"city": "Paris"})],
+     ""),
+    ("prose", "Let me see. <<CALL>>search {}<<END>>", [("search", {})], "Let me see."),
+    ("none", "No call here.", [], "No call here."),
+    ("unclosed", "Wait <<CALL>>search {", [], "Wait search {"),
+]  # fmt: skip
 
 # Its conformance vectors, in the corpus' schema (made up, as the syntax is).
 VECTORS: list[dict[str, Any]] = [
@@ -82,5 +89,5 @@ VECTORS: list[dict[str, Any]] = [
         "expected_content": content,
         "content_specified": True,
     }
-    for n, (reply, calls, content) in enumerate(CASES)
+    for n, (_, reply, calls, content) in enumerate(CASES)
 ]

@@ -229,6 +229,13 @@ class Format(ABC):
     leak_rank: ClassVar[int | None] = None
     """Set for a dialect whose call syntax, left in a native reply's content, is a call
     the server failed to parse; the rank orders the dialects tried (lower first)."""
+    test_cases: ClassVar[str | None] = None
+    """The module holding this format's test cases, imported by the shared tests only
+    (never at run time, so a large table costs a run nothing): its ``CONTRACT`` row,
+    ``(options model, requirements)``, which the contract test holds the class to, and
+    its parse tables, every ``*CASES`` list of ``(id, reply, ...)`` rows, which the
+    stream corpus feeds through the incremental reader at every split. A built-in's is
+    its test module under ``tests/formats``; a plugin names a module of its own."""
 
     options: BaseModel
 

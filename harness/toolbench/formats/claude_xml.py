@@ -83,6 +83,7 @@ def describe_tools_xml(tools: Sequence[ToolDef]) -> str:
 
 class ClaudeXml(DialectFormat):
     name = "claude-xml"
+    test_cases = "test_claude_xml"
     name_patterns = (
         NamePattern(130, "claude", "Claude was trained on <function_calls><invoke> prompts"),
     )

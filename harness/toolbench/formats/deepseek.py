@@ -56,6 +56,7 @@ def result_text(name: str, result: str) -> str:
 
 class DeepSeek(DialectFormat):
     name = "deepseek"
+    test_cases = "test_deepseek"
     name_patterns = (
         NamePattern(50, "deepseek", "DeepSeek writes <｜tool▁calls▁begin｜> (or DSML) blocks"),
     )

@@ -109,6 +109,7 @@ def describe_namespace(tools: Sequence[ToolDef]) -> str:
 
 class Harmony(DialectFormat):
     name = "harmony"
+    test_cases = "test_harmony"
     name_patterns = (NamePattern(10, "gpt oss", "gpt-oss speaks the harmony channel format"),)
     template_tokens = (("<|channel|>", "<|message|>"),)
     template_rank = 10

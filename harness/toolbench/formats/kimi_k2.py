@@ -65,6 +65,7 @@ def result_text(name: str, result: str) -> str:
 
 class KimiK2(DialectFormat):
     name = "kimi-k2"
+    test_cases = "test_kimi_k2"
     name_patterns = (
         NamePattern(90, "kimi|moonshot", "Kimi writes <|tool_calls_section_begin|> sections"),
     )

@@ -53,6 +53,7 @@ def result_text(name: str, result: str) -> str:
 
 class Llama3Json(DialectFormat):
     name = "llama3-json"
+    test_cases = "test_llama3_json"
     name_patterns = (
         NamePattern(110, "llama", "Llama 3.x writes JSON calls and reads results as ipython"),
     )

@@ -64,6 +64,7 @@ def result_text(name: str, result: str) -> str:
 
 class Mistral(DialectFormat):
     name = "mistral"
+    test_cases = "test_mistral"
     name_patterns = (
         NamePattern(
             120,

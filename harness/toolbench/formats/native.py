@@ -132,6 +132,7 @@ class NativeOptions(BaseModel):
 
 class Native(Format):
     name = "native"
+    test_cases = "test_native"
     Options = NativeOptions
     stream = StreamSyntax(
         (

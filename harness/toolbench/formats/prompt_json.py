@@ -102,6 +102,7 @@ def reply_schema(tools: Sequence[ToolDef]) -> dict[str, Any]:
 
 class PromptJson(PromptedFormat):
     name = "prompt-json"
+    test_cases = "test_prompt_json"
     name_patterns = (NamePattern(20, "xlam", "xLAM writes bare JSON call lists"),)
     conformance_family = "llama3_json"
     Options = PromptJsonOptions

@@ -91,6 +91,7 @@ def result_text(name: str, result: str) -> str:
 
 class Pythonic(DialectFormat):
     name = "pythonic"
+    test_cases = "test_pythonic"
     name_patterns = (
         NamePattern(30, "toolace", "ToolACE was trained on pythonic call lists"),
         NamePattern(

@@ -103,6 +103,7 @@ def _extra(d: dict[str, Any], handled: tuple[str, ...]) -> list[str]:
 
 class Qwen3Coder(DialectFormat):
     name = "qwen3-coder"
+    test_cases = "test_qwen3_coder"
     name_patterns = (
         NamePattern(60, "qwen 3 coder|qwen 3\\.5|qwen 3 next", "Qwen3-Coder/3.5 write XML calls"),
         NamePattern(

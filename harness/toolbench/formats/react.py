@@ -102,6 +102,7 @@ def answer_text(answer: str) -> str:
 
 class React(PromptedFormat):
     name = "react"
+    test_cases = "test_react"
     stream = StreamSyntax(
         (
             Region(

@@ -63,6 +63,7 @@ def result_text(name: str, result: str) -> str:
 
 class Xml(PromptedFormat):
     name = "xml"
+    test_cases = "test_xml"
     name_patterns = (
         NamePattern(40, "hermes", "Hermes writes <tool_call> JSON"),
         NamePattern(
