@@ -112,6 +112,7 @@ def test_the_plugin_replaces_the_value_in_results_report_and_gate(
     strict, base = Path("strict.html").read_text(), Path("base.html").read_text()
     assert 'title="call_accuracy: n=2">50.0%' in strict
     assert 'title="call_accuracy: n=2">100.0%' in base
+    assert "the call was repaired" in strict and "the call was repaired" not in base  # drill-down
 
     assert run_cli(["gate", str(run), "--min", "call_accuracy=1"]) == 1
     assert "call_accuracy" in capsys.readouterr().out

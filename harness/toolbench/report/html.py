@@ -36,7 +36,7 @@ from toolbench.report.metrics import (
 from toolbench.report.recommend import recommend
 from toolbench.report.streaming import streaming_view
 from toolbench.report.visible import show_invisible
-from toolbench.results import TrialResult
+from toolbench.results import TrialResult, TrialScores
 
 DETAIL_LIMIT = 300
 """Most trials shown in full in the drill-down."""
@@ -90,6 +90,11 @@ def _seconds(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}s"
 
 
+def _named(s: TrialScores) -> dict[str, Any]:
+    """The drill-down's scores: each value by name (with its reason, when it has one)."""
+    return {n: v.model_dump() if v.reason else v.value for n, v in s.values.items()}
+
+
 def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
     turns = []
     for i, turn in enumerate(t.turns, 1):
@@ -128,7 +133,7 @@ def _trial_view(t: TrialResult, outcome: str) -> dict[str, Any]:
         "status": t.status,
         "infra_error": redact_error(t.infra_error or ""),
         "turns": turns,
-        "scores": _json(s.model_dump(exclude={"errors", "reasons"})) if s else None,
+        "scores": _json(_named(s)) if s else None,
         "errors": s.errors if s else [],
         "reasons": reasons,
         "latency": _seconds(t.latency_s),
