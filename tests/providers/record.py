@@ -19,8 +19,9 @@ from typing import Any
 
 from tests.providers.cases import CASES, DUMMY_KEY, FORMATS, KEY_ENVS, LISBON
 from toolbench.cli.app import run_cli
-from toolbench.results import TrialResult
+from toolbench.results import TrialResult, TrialScores
 from toolbench.store import load_results
+from toolbench.store.schema import SCHEMA_5_CHECKS
 
 ROOT = Path(__file__).parents[1] / "data" / "provider_rt"
 PORT_BASE = 47310
@@ -29,6 +30,23 @@ PORT_BASE = 47310
 def digest(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def schema_5_shape(scores: TrialScores) -> dict[str, Any]:
+    """The scores as schema 5 stored them, which the manifest's digests were taken of: the
+    built-in checks as fields (``fallback_rescued`` only where given), then ``errors``,
+    ``reasons``, and the other named values under ``values`` (only when there are any)."""
+    out: dict[str, Any] = {}
+    others: dict[str, Any] = {}
+    for name, v in scores.values.items():
+        if name in SCHEMA_5_CHECKS:
+            out[name] = v.value
+        else:
+            others[name] = v.model_dump(mode="json")
+    out.update(errors=scores.errors, reasons=scores.reasons)
+    if others:
+        out["values"] = others
+    return out
 
 
 def summary(results: list[TrialResult]) -> dict[str, Any]:
@@ -40,7 +58,7 @@ def summary(results: list[TrialResult]) -> dict[str, Any]:
             "status": r.status,
             "call_accuracy": r.scores.get("call_accuracy") if r.scores else None,
             "final_answer_ok": r.scores.get("final_answer_ok") if r.scores else None,
-            "scores": digest(r.scores.model_dump(mode="json") if r.scores else None),
+            "scores": digest(schema_5_shape(r.scores) if r.scores else None),
             "requests": digest([t.request for t in r.turns]),
             "replies": digest([t.reply.model_dump(mode="json") for t in r.turns]),
         }

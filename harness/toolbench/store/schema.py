@@ -168,7 +168,7 @@ def _run_4_to_5(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-_CORE_V5 = (
+SCHEMA_5_CHECKS = (
     "parse", "parse_strict_ok", "parse_ok", "first_try_ok", "call_accuracy",
     "no_call_correct", "final_answer_ok", "args_schema_valid", "stop", "stop_compliant",
     "leak_raw", "leak_sanitized", "retried", "retry_recovered", "fallback_rescued",
@@ -187,7 +187,7 @@ def _trial_5_to_6(record: dict[str, Any]) -> dict[str, Any]:
     scores = record.get("scores")
     if not isinstance(scores, dict):
         return record
-    values = {name: {"value": scores.pop(name)} for name in _CORE_V5 if name in scores}
+    values = {name: {"value": scores.pop(name)} for name in SCHEMA_5_CHECKS if name in scores}
     scores["values"] = {**values, **(scores.get("values") or {})}
     return record
 
