@@ -190,3 +190,26 @@ def test_stale_metadata_is_said(
         "warning: toolbench's own 'toolbench.scorers' entry points are not installed "
         "(metadata older than this checkout): reinstall it, `pip install -e .`\n"
     )
+
+
+def test_scorers_after_a_replacement_read_its_values() -> None:
+    """``retry`` reads ``call_accuracy`` as the scorers before it gave it: replace the
+    built-in ``calls`` with one that fails every call, and a retry that the built-in
+    counts as recovered is not."""
+    from scoring_helpers import FakeFormat, call, scenario, turn
+
+    builtin_calls = scorer.get_scorer("calls")
+
+    def failing(inp: TrialInput) -> Scored:
+        got = builtin_calls.score(inp)
+        got.values["call_accuracy"] = ScoreValue(value=False, reason="never")
+        return got
+
+    turns = [turn(status="failed"), turn([call("get_weather", city="Paris")], retry=True)]
+    paris = scenario({"calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]})
+    before = score_trial(paris, FakeFormat(), turns)
+    assert (before.get("call_accuracy"), before.get("retry_recovered")) == (True, True)
+    register_scorer(Scorer("failing", builtin_calls.values, failing, replaces="calls"))
+    after = score_trial(paris, FakeFormat(), turns)
+    assert (after.get("call_accuracy"), after.get("retry_recovered")) == (False, False)
+    assert after.values["call_accuracy"].reason == "never"
