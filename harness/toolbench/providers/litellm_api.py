@@ -50,7 +50,9 @@ from toolbench.providers.capabilities import (
     reads_echo_extras,
 )
 from toolbench.providers.own_replay import replayed
+from toolbench.providers.readers.responses import completion
 from toolbench.providers.reply import read_reply as _reply
+from toolbench.providers.responses_request import is_responses
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt, RequestParams
 
@@ -378,7 +380,20 @@ async def send(endpoint: Endpoint, request: dict[str, Any]) -> Any:
         extra["api_base"] = endpoint.api_base
     if endpoint.api_key:
         extra["api_key"] = endpoint.api_key
+    if is_responses(request):
+        return await _responses(request, extra)
     return await litellm().acompletion(**request, **extra)
+
+
+async def _responses(request: dict[str, Any], extra: dict[str, Any]) -> Any:
+    """``litellm.aresponses`` once (``native:api=responses``): plain, the response read
+    into a chat completion (:func:`toolbench.providers.readers.responses.completion`);
+    streamed, LiteLLM's event iterator (the reply is assembled from the events as the
+    bytes carried them, :mod:`toolbench.providers.readers.responses`). The Responses API
+    has no ``stream_options``: its stream always ends with the usage."""
+    sent = {k: v for k, v in request.items() if k != "stream_options"}
+    got = await litellm().aresponses(**sent, **extra)
+    return got if sent.get("stream") else completion(got)
 
 
 def response_cost(response: Any) -> float | None:
