@@ -148,22 +148,25 @@ def shape(request: dict[str, Any], record: RequestParams) -> dict[str, Any]:
 
 def refusal(model: str, api_base: str | None, kind: str) -> str | None:
     """Why ``model`` cannot be sent Responses API requests (None: it can): a model
-    another kind serves (``local/``: toolbench's own llama-server), or a provider for
-    which LiteLLM has no Responses API transformation (it would translate the request to
-    chat completions: not the API asked for)."""
+    another kind serves (``local/``: toolbench's own llama-server speaks chat completions
+    only), or a provider for which LiteLLM has no Responses API of its own (LiteLLM would
+    translate the request to chat completions: not the API asked for). LiteLLM 1.106.2
+    has one for ``openai``, ``azure``, ``azure_ai`` (some models), ``xai``, ``sail``,
+    ``github_copilot`` and the JSON-configured providers that declare it
+    (``ProviderConfigManager.get_provider_responses_api_config``)."""
     if kind != "litellm":
-        return f"model '{model}' is served by the '{kind}' kind, which does not speak it"
+        return f"served by toolbench's '{kind}' kind, which speaks chat completions only"
     from toolbench.errors import UserError
     from toolbench.providers.capabilities import provider_of
     from toolbench.providers.litellm_api import litellm
-
-    litellm()  # its switches set before anything of LiteLLM's is imported
-    from litellm.utils import ProviderConfigManager
 
     try:
         _name, provider = provider_of(model, api_base)
     except UserError:
         return None  # the unknown provider is refused by its own check
+    litellm()  # its switches set before anything of LiteLLM's is imported
+    from litellm.utils import ProviderConfigManager
+
     try:
         config = ProviderConfigManager.get_provider_responses_api_config(
             provider=provider, model=model, api_base=api_base
@@ -171,5 +174,5 @@ def refusal(model: str, api_base: str | None, kind: str) -> str | None:
     except Exception:
         config = None
     if config is None:
-        return f"model '{model}': LiteLLM has no Responses API for provider '{provider}'"
+        return f"LiteLLM has no Responses API for provider '{provider}'"
     return None

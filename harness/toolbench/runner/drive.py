@@ -16,10 +16,10 @@ import hashlib
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from toolbench import __version__, codes
 from toolbench.cassettes import (
@@ -107,6 +107,9 @@ class TrialSpec:
     """The run's ``--cassettes`` (likewise)."""
     display: Literal["careful", "naive"] = "careful"
     """Streamed trials: the display policy their stream leak is measured under."""
+    model_params: dict[str, Any] = field(default_factory=dict)
+    """The model's (a variant's) own parameters (likewise: the command must send the
+    same request)."""
 
 
 EndpointFor = Callable[[str, Format], Awaitable[tuple[ModelAPI, Endpoint]]]
@@ -211,7 +214,8 @@ async def _run_trial(
             else f"no cassette {spec.cassette}"
         )
         command = record_command(
-            spec.model, spec.fmt.spec, spec.scenario.id, spec.api_base, spec.cassette_dir
+            spec.model, spec.fmt.spec, spec.scenario.id, spec.api_base, spec.cassette_dir,
+            spec.model_params,
         )
         return _status(base, "cassette_missing", codes.CASSETTE_MISSING,
                        f"{what}; record it with: {command}")  # fmt: skip
