@@ -392,8 +392,34 @@ async def _responses(request: dict[str, Any], extra: dict[str, Any]) -> Any:
     bytes carried them, :mod:`toolbench.providers.readers.responses`). The Responses API
     has no ``stream_options``: its stream always ends with the usage."""
     sent = {k: v for k, v in request.items() if k != "stream_options"}
-    got = await litellm().aresponses(**sent, **extra)
+    lm = litellm()
+    if sent.get("stream"):
+        _refuse_fake_stream(lm, str(sent.get("model")), extra.get("api_base"))
+    got = await lm.aresponses(**sent, **extra)
     return got if sent.get("stream") else completion(got)
+
+
+def _refuse_fake_stream(lm: ModuleType, model: str, api_base: str | None) -> None:
+    """A streamed Responses API request LiteLLM would not stream: for a model its table
+    does not know (or marks ``supports_native_streaming: false``) it sends a plain
+    request and makes the events up, so nothing of the stream would be measured. Refused
+    as a parameter the model does not take (the trial is ``unsupported``, never a
+    stream's timings that were not one)."""
+    from litellm.utils import ProviderConfigManager
+
+    try:
+        _name, provider = provider_of(model, api_base)
+        config = ProviderConfigManager.get_provider_responses_api_config(provider, model, api_base)
+        fake = config is not None and config.should_fake_stream(model, True, provider)
+    except Exception:
+        return
+    if fake:
+        raise lm.UnsupportedParamsError(
+            message=f"{model}: LiteLLM does not stream the Responses API for this model (not"
+            " in its model table, or marked supports_native_streaming: false): it would send"
+            " a plain request and make the stream up",
+            model=model, llm_provider=provider,
+        )  # fmt: skip
 
 
 def response_cost(response: Any) -> float | None:
