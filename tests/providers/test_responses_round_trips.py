@@ -25,6 +25,7 @@ from toolbench.cassettes.use import use_cassette
 from toolbench.errors import InfraError
 from toolbench.formats.base import ModelReply, ToolCall
 from toolbench.formats.registry import get_format
+from toolbench.providers import litellm_api
 from toolbench.providers.base import Completion, CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI
@@ -105,6 +106,10 @@ async def _two_turns(
     return done
 
 
+async def _no_call(**kw: Any) -> Any:
+    raise AssertionError("a replay at the boundary called litellm.aresponses")
+
+
 def _check_turn_two(body: dict[str, Any]) -> None:
     """The turn-2 request, field by field, as the Responses API documents it."""
     assert "messages" not in body and "seed" not in body and "stop" not in body
@@ -129,7 +134,7 @@ def _check_turn_two(body: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
 def test_two_turns_send_the_models_items_back_and_replay_offline(
-    streamed: bool, tmp_path: Path
+    streamed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = FakeServer(ResponsesAPI(FIRST, SECOND))
     live_attempts: list[Attempt] = []
@@ -156,8 +161,10 @@ def test_two_turns_send_the_models_items_back_and_replay_offline(
         assert first.stream.first_call_ms is not None and not first.stream.issues
     assert [a.outcome for a in live_attempts] == ["ok", "ok"]
 
-    # Offline: the server gone (its address as the run recorded it), the same replies.
+    # Offline: the server gone (its address as the run recorded it), the same replies,
+    # answered at the boundary: LiteLLM's aresponses is not called.
     replay_attempts: list[Attempt] = []
+    monkeypatch.setattr(litellm_api.litellm(), "aresponses", _no_call)
     replayed = asyncio.run(_two_turns(server.base_url, streamed, tmp_path, "none", replay_attempts))
     for a, b in zip(live, replayed, strict=True):
         assert b.replayed

@@ -105,7 +105,9 @@ def stream_replay(
     replay = getattr(tc, "replay_stream", None)
     if replay is None or boundary.replay_mode() != "boundary":
         return False
-    if own_server:
+    if is_responses(request):
+        wire = responses_replay.wire_request(endpoint, request)
+    elif own_server:
         wire = own_replay.wire_request(endpoint, request)
     else:
         from toolbench.providers.litellm_api import wire_request
