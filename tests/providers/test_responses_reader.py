@@ -227,3 +227,23 @@ def test_the_request_shapes() -> None:
     }
     assert record.sent == ["temperature"]
     assert set(record.dropped) == {"seed", "stop"}
+
+
+REFUSALS = [
+    ("openai/gpt-5-mini", "litellm", None),
+    ("azure/my-deployment", "litellm", None),
+    ("xai/grok-4", "litellm", None),
+    ("anthropic/claude-x", "litellm", "LiteLLM has no Responses API for provider 'anthropic'"),
+    ("gemini/gemini-2.5-flash", "litellm", "LiteLLM has no Responses API for provider 'gemini'"),
+    ("ollama_chat/llama3", "litellm", "LiteLLM has no Responses API for provider 'ollama_chat'"),
+    ("local/smollm2-135m", "local", "served by toolbench's 'local' kind, which speaks chat"
+     " completions only"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("model", "kind", "why"), REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_which_models_take_the_responses_api(model: str, kind: str, why: str | None) -> None:
+    """LiteLLM 1.106.2's own answer (its Responses API transformations), asked per model."""
+    from toolbench.providers.responses_request import refusal
+
+    assert refusal(model, None, kind) == why
