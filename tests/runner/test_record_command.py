@@ -49,6 +49,16 @@ def test_the_api_base_is_given_once_as_api_base() -> None:
     )
 
 
+def test_the_sample_and_the_conversation_options_go_with_it() -> None:
+    """Sample 2's seed is recorded by a run of three samples (the first two replayed when
+    recorded); a cap on turns changes the conversation, so it is given too."""
+    command = record_command("m", "xml", "s", None, None, None, 2, ["--max-turns", "2"])
+    assert command == (
+        "toolbench run --models m --formats xml --scenarios s --samples 3 --max-turns 2"
+        " --record new"
+    )
+
+
 def test_the_printed_command_records_the_variants_trial(
     tmp_path: Path, scenario_file: Path
 ) -> None:
@@ -56,19 +66,27 @@ def test_the_printed_command_records_the_variants_trial(
     fmt = "native:parallel=false,tool_choice=required"
     with FakeServer(by_last_user({"Weather in Paris?": CALL}, default="A joke.")) as fake:
         extra = ("--model-param", f"{variant}:temperature=0.7", "--model-param",
-                 f"{variant}:max_tokens=64", "--record", "none")  # fmt: skip
+                 f"{variant}:max_tokens=64", "--record", "none", "--samples", "2",
+                 "--max-turns", "2")  # fmt: skip
         assert run_fake(fake, tmp_path, scenario_file, *extra, models=variant, formats=fmt) == 3
-        weather = next(r for r in load_results(tmp_path / "run") if r.scenario_id == "weather")
+        weather = next(r for r in load_results(tmp_path / "run")
+                       if r.scenario_id == "weather" and r.sample == 1)  # fmt: skip
         assert weather.status == "cassette_missing" and weather.infra_error is not None
         command = weather.infra_error.split("record it with: ", 1)[1]
         argv = shlex.split(command)
         assert argv[:2] == ["toolbench", "run"]
         assert f"{variant}:temperature=0.7" in argv and f"{variant}:max_tokens=64" in argv
+        assert argv[argv.index("--samples") + 1] == "2"
+        assert argv[argv.index("--max-turns") + 1] == "2"
         assert argv[argv.index("--formats") + 1] == fmt
-        # The scenario is named by its id; this test's scenario lives in a file.
+        # The scenario is named by its id; this test's scenario lives in a file (with one
+        # more scenario, which the command's run records too).
         argv[argv.index("--scenarios") + 1] = str(scenario_file)
         assert run_cli([*argv[1:], "--out", str(tmp_path / "rec"), "--quiet", "--no-report"]) == 0
-        sent = fake.received[0].body
+        asked = [r.body for r in fake.received
+                 if r.body["messages"][-1]["content"] == "Weather in Paris?"]  # fmt: skip
+        assert len(asked) == 2  # samples 0 and 1 of the weather scenario
+        sent = asked[1]
         assert (sent["temperature"], sent["max_tokens"]) == (0.7, 64)
         assert (sent["tool_choice"], sent["parallel_tool_calls"]) == ("required", False)
     # The first run, replayed again with the server gone, finds the trial recorded.
@@ -78,6 +96,6 @@ def test_the_printed_command_records_the_variants_trial(
         "--out", str(tmp_path / "again"), "--cassettes", str(tmp_path / "cas"),
         "--quiet", "--no-report", *again,
     ])  # fmt: skip
-    rows = {r.scenario_id: r.status for r in load_results(tmp_path / "again")}
-    assert rows["weather"] == "ok", rows
+    rows = {(r.scenario_id, r.sample): r.status for r in load_results(tmp_path / "again")}
+    assert rows[("weather", 0)] == rows[("weather", 1)] == "ok", rows
     assert code in (0, 3)  # the chat scenario was not recorded by the printed command

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -38,14 +38,22 @@ def record_command(
     api_base: str | None = None,
     cassette_dir: Path | None = None,
     params: Mapping[str, Any] | None = None,
+    sample: int = 0,
+    run_options: Sequence[str] = (),
 ) -> str:
     """The command that records a missing cassette (shell-quoted: ``native|xml``), with
     the run's ``--api-base`` and ``--cassettes`` when it had them (else it would record
-    elsewhere), and the model's own parameters (a variant's ``reasoning_effort``, ...) as
-    ``--model-param``s: without them the command would send another request and record
-    something else. The format's options are in its spec."""
+    elsewhere), and what makes the trial's request: the model's own parameters (a
+    variant's ``reasoning_effort``, ...) as ``--model-param``s, the sample (its seed:
+    ``--samples`` up to it, the ones recorded before it replayed) and the run's options
+    that shape a conversation (``run_options``: ``--max-turns``, ...). Without them the
+    command would send another request and record something else. The format's options
+    are in its spec."""
     m, f, s = (shlex.quote(x) for x in (model, fmt, scenario))
     command = f"toolbench run --models {m} --formats {f} --scenarios {s}"
+    if sample > 0:
+        command += f" --samples {sample + 1}"
+    command += "".join(f" {shlex.quote(o)}" for o in run_options)
     for key, value in sorted((params or {}).items()):
         if key != "api_base":  # given as --api-base below
             text = redact(f"{model}:{key}={_param_text(value)}")

@@ -193,6 +193,13 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
     return result
 
 
+def _conversation_options(spec: TrialSpec) -> list[str]:
+    """The run's options (not their defaults) that change a trial's conversation: the
+    command recording its cassette must give them too."""
+    out = [] if spec.max_turns is None else ["--max-turns", str(spec.max_turns)]
+    return out + (["--retry-on-parse-error"] if spec.retry_on_parse_error else [])
+
+
 async def _run_trial(
     spec: TrialSpec, endpoint_for: EndpointFor, recorded: list[float]
 ) -> TrialResult:
@@ -215,7 +222,7 @@ async def _run_trial(
         )
         command = record_command(
             spec.model, spec.fmt.spec, spec.scenario.id, spec.api_base, spec.cassette_dir,
-            spec.model_params,
+            spec.model_params, spec.sample, _conversation_options(spec),
         )
         return _status(base, "cassette_missing", codes.CASSETTE_MISSING,
                        f"{what}; record it with: {command}")  # fmt: skip
