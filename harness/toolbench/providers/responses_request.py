@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolbench.formats.base import RenderedRequest
 from toolbench.providers.readers.responses import OUTPUT_ITEMS
 from toolbench.results import RequestParams
 
@@ -143,6 +144,20 @@ def shape(request: dict[str, Any], record: RequestParams) -> dict[str, Any]:
             out["reasoning"] = {**(out.get("reasoning") or {}), "effort": value}
         else:
             out[RENAMED.get(key, key)] = value
+    return out
+
+
+def preview(rendered: RenderedRequest) -> dict[str, Any]:
+    """What a format's rendered turn is sent as to the Responses API, before the model and
+    the sampling parameters are added (``toolbench formats show``)."""
+    chat: dict[str, Any] = {"model": "", "messages": list(rendered.messages)}
+    if rendered.tools:
+        chat["tools"] = rendered.tools
+        if rendered.tool_choice is not None:
+            chat["tool_choice"] = rendered.tool_choice
+    chat.update(rendered.params)
+    out = shape(chat, RequestParams())
+    del out["model"]
     return out
 
 
