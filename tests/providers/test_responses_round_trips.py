@@ -155,6 +155,8 @@ def test_two_turns_send_the_models_items_back_and_replay_offline(
     # The Responses API takes no seed, gpt-5 no temperature 0: dropped and recorded.
     assert first.params.dropped["seed"] == "the Responses API does not take seed"
     assert set(first.params.dropped) == {"seed", "temperature"} and not first.params.sent
+    # The request recorded on the trial is the one sent (the fake refuses stream_options).
+    assert first.request == {**server.received[0].body, "model": MODEL}
     if streamed:
         assert first.stream is not None and second.stream is not None
         assert [d.text for d in second.stream.deltas] == [ANSWER[:6], ANSWER[6:]]

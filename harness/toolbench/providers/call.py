@@ -136,6 +136,8 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         # providers that take it, and without it drops the usage every other provider
         # sends (Anthropic's message_delta, Gemini's usageMetadata, Ollama's counts).
         sent.update(stream=True, stream_options={"include_usage": True})
+        if is_responses(sent):  # its stream always ends with the usage; no such option
+            del sent["stream_options"]
     elif exchange is not None:
         # The record/replay hook: a plain request the cassette holds is answered from it.
         answered = _replay_plain(caps.own_server, endpoint, sent, params, exchange, log,
