@@ -198,22 +198,16 @@ class ResponsesAssembled(Assembled):
         return msg
 
 
-@dataclass
-class _Item:
-    item: dict[str, Any]
-    args: list[str] = field(default_factory=list)
-    done: bool = False
-
-
 class StreamReader(Assembler):
     """Feed the Responses API's stream events (decoded JSON, with their offsets); then
     :meth:`close`. The deltas give the timings and the text deltas; the terminal event's
-    ``response`` gives the items as the server holds them (the echo must be exact); a
-    stream that never ended gives the items as ``output_item.done`` events sent them."""
+    ``response`` gives the reply and its items as the server holds them (the echo must be
+    exact), so a streamed reply reads as the same reply whole."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.items: dict[int, _Item] = {}
+        self.begun: set[int] = set()
+        """The ``output_index`` of every item begun (``response.output_item.added``)."""
         self.response: dict[str, Any] | None = None
         self.call_complete: float | None = None
         self.fault: Fault | None = None
@@ -227,10 +221,9 @@ class StreamReader(Assembler):
         self.last = offset
         kind = chunk.get("type")
         index = chunk.get("output_index")
-        slot = self.items.get(index) if isinstance(index, int) else None
         if kind == "response.output_item.added" and isinstance(index, int):
             item = _dict(chunk.get("item"))
-            self.items[index] = _Item(dict(item))
+            self.begun.add(index)
             if item.get("type") == "function_call":
                 self.first_call = offset if self.first_call is None else self.first_call
                 self.first_token = offset if self.first_token is None else self.first_token
@@ -239,13 +232,8 @@ class StreamReader(Assembler):
             if isinstance(text, str) and text:
                 self.parts.append(text)
                 self._delta(text, offset)
-        elif kind == "response.function_call_arguments.delta" and slot is not None:
-            text = chunk.get("delta")
-            if isinstance(text, str):
-                slot.args.append(text)
-        elif kind == "response.output_item.done" and isinstance(index, int):
+        elif kind == "response.output_item.done":
             item = _dict(chunk.get("item"))
-            self.items[index] = _Item(dict(item), done=True)
             if item.get("type") == "function_call" and self.call_complete is None:
                 self.call_complete = offset
         elif kind in TERMINAL:
@@ -268,17 +256,6 @@ class StreamReader(Assembler):
         if self.first_token is None:
             self.first_token = offset
 
-    def _streamed_items(self) -> list[dict[str, Any]]:
-        """The items as the item events sent them (no terminal event held them)."""
-        out = []
-        for index in sorted(self.items):
-            slot = self.items[index]
-            item = dict(slot.item)
-            if item.get("type") == "function_call" and not slot.done:
-                item["arguments"] = "".join(slot.args)
-            out.append(item)
-        return out
-
     def close(self) -> ResponsesAssembled:
         """The assembled reply; a typed :class:`Fault` when the stream is no reply."""
         if self.fault is not None:
@@ -287,7 +264,7 @@ class StreamReader(Assembler):
             raise Fault(
                 codes.INFRA_STREAM_TRUNCATED,
                 "the Responses API stream ended without response.completed "
-                f"({len(self.items)} output item(s) begun)",
+                f"({len(self.begun)} output item(s) begun)",
                 True,
             )
         why = _failed(self.response)
@@ -295,8 +272,7 @@ class StreamReader(Assembler):
             raise Fault(codes.INFRA_BAD_REPLY, why, True)
         items = [i for i in self.response["output"] if isinstance(i, dict)]
         msg, calls, text = message(items)
-        if text and not self.parts:  # a server that sent the text only in the items
-            self.parts.append(text)
+        if text and not self.deltas:  # a server that sent the text only in the items
             self._delta(text, self.last or 0.0)
         for n, call in enumerate(calls):
             args = call["function"]["arguments"]
@@ -307,7 +283,7 @@ class StreamReader(Assembler):
                     f" arguments are not JSON ({args[:60]!r})",
                 )
         return ResponsesAssembled(
-            text="".join(self.parts),
+            text=text,  # the response's, as a whole reply reads it
             tool_calls=calls,
             finish_reason=_finish(self.response, bool(calls)),
             issues=list(self.issues),
