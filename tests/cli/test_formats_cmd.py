@@ -72,6 +72,27 @@ def test_show_json_native(sdir: Path, capsys: pytest.CaptureFixture[str]) -> Non
     ]
 
 
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_show_the_responses_api_request(
+    as_json: bool, sdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``native:api=responses`` is shown as it is sent: instructions, input items, flat
+    strict tools and a flat forced tool_choice, not as chat messages."""
+    spec = "native:api=responses,strict,tool_choice=get_weather"
+    args = ["formats", "show", spec, "--scenario", "weather-one", "--scenarios-dir", str(sdir)]
+    assert run_cli([*args, "--json"] if as_json else args) == 0
+    out = capsys.readouterr().out
+    head = f"format: {spec}\nscenario: weather-one\napi: responses"
+    assert out.startswith(head) is not as_json
+    data = json.loads(out[out.index("{"):])
+    assert data["instructions"] == "You are terse."
+    assert data["input"] == [{"role": "user", "content": "Weather in Oslo?"}]
+    assert data["tool_choice"] == {"type": "function", "name": "get_weather"}
+    (tool,) = data["tools"]
+    assert (tool["type"], tool["name"], tool["strict"]) == ("function", "get_weather", True)
+    assert "messages" not in data and "function" not in tool
+
+
 def test_show_with_options(sdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["formats", "show", "prompt-json:shots=2", "--scenario", "chat-only"]
     assert run_cli([*args, "--scenarios-dir", str(sdir)]) == 0

@@ -349,6 +349,32 @@ CASES: dict[str, tuple[list[str], str]] = {
         "error: format 'native:tool_choice=a b': option tool_choice: String should match"
         " pattern '^[A-Za-z0-9_.-]{1,64}$'",
     ),
+    # issue 24: the Responses API only where LiteLLM has it, before any call
+    "native-api-responses-anthropic": (
+        ["run", "--models", "anthropic/claude-x", "--record", "none", "--formats",
+         "native:api=responses", "--scenarios", "s/good.yaml"],
+        "error: --formats: native:api=responses: model 'anthropic/claude-x' does not take the"
+        " Responses API (LiteLLM has no Responses API for provider 'anthropic')",
+    ),
+    "native-api-responses-local": (
+        ["run", "--models", "local/smollm2-135m", "--record", "none", "--formats",
+         "xml,native:api=responses,strict", "--scenarios", "s/good.yaml"],
+        "error: --formats: native:api=responses,strict: model 'local/smollm2-135m' does not"
+        " take the Responses API (served by toolbench's 'local' kind, which speaks chat"
+        " completions only)",
+    ),
+    "native-api-responses-variant": (
+        ["run", "--models", "openai/x@a,anthropic/claude-x@fast", "--record", "none",
+         "--formats", "native:api=responses,stream", "--scenarios", "s/good.yaml"],
+        "error: --formats: native:api=responses,stream: model 'anthropic/claude-x@fast' does"
+        " not take the Responses API (LiteLLM has no Responses API for provider 'anthropic')",
+    ),
+    "native-api-unknown": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats", "native:api=assistants",
+         "--scenarios", "s/good.yaml"],
+        "error: format 'native:api=assistants': option api: Input should be 'chat' or"
+        " 'responses'",
+    ),
     # outputs that cannot be written
     "report-out-under-a-file": (
         ["report", "runs/r1", "-o", "afile/r.html"],

@@ -78,7 +78,7 @@ def test_prompted_formats_take_shots(name: str) -> None:
         (
             "native:shots=2",
             "format 'native:shots=2': unknown option 'shots' "
-            "(format 'native' takes: parallel, strict, tool_choice)",
+            "(format 'native' takes: api, parallel, strict, tool_choice)",
         ),
         (
             "native:strict=maybe",
@@ -120,7 +120,7 @@ def test_cli_refuses_native_shots_in_one_line(capsys: pytest.CaptureFixture[str]
     assert run_cli(["formats", "show", "native:shots=2", "--scenario", "weather-paris"]) == 2
     assert capsys.readouterr().err == (
         "error: format 'native:shots=2': unknown option 'shots' (format 'native' takes:"
-        " parallel, strict, tool_choice)\n"
+        " api, parallel, strict, tool_choice)\n"
     )
 
 

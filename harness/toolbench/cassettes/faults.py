@@ -60,6 +60,8 @@ def _protocol_fault(data: dict[str, Any], path: str) -> str | None:
                 return "Anthropic message with a content block without a type"
             if kind not in ANTHROPIC_BLOCKS and not kind.endswith("_tool_result"):
                 return f"Anthropic message with an unknown content block type {kind!r}"
+    elif path.endswith("/responses") and data.get("object") == "response":
+        return _responses_fault(data)
     elif path.endswith(":generateContent"):
         candidates = data.get("candidates")
         if not isinstance(candidates, list) or not candidates:
@@ -84,6 +86,18 @@ def stream_fault(path: str, events: int, carried: set[str], chat_chunks: bool) -
         return "a chat completion stream whose chunks carry no choices"
     if path.endswith(":streamGenerateContent") and "candidates" not in carried:
         return "a Gemini stream without candidates"
+    return None
+
+
+def _responses_fault(data: dict[str, Any]) -> str | None:
+    """A Responses API body that is no reply (``native:api=responses``): a failed response,
+    or one without output items (the reader, ``providers/readers/responses.py``, says the
+    same to the trial)."""
+    if data.get("status") == "failed" or data.get("error"):
+        return "a failed Responses API response"
+    output = data.get("output")
+    if not isinstance(output, list) or not output:
+        return "a Responses API response without output items"
     return None
 
 

@@ -285,6 +285,14 @@ class _Recording(httpx.AsyncByteStream):
 # --------------------------------------------------------------------------- the trial side
 
 
+def _responses_events(clock: Clock) -> bool:
+    """The stream was the Responses API's typed events (read by toolbench's own reader,
+    ``providers/readers/responses.py``, not translated by LiteLLM)."""
+    first = clock.raw_events[0][0] if clock.raw_events else None
+    kind = first.get("type") if isinstance(first, dict) else None
+    return isinstance(kind, str) and kind.startswith("response.")
+
+
 def _same_body(a: Any, b: Any) -> bool:
     def norm(body: Any) -> Any:
         return echo_equivalent(vcr_side.without_echo_extras(body))
@@ -340,8 +348,9 @@ class SseTrialCassette:
         its assembly of OpenAI chat chunks, with no HTTP and no LiteLLM stream wrapper.
 
         False (nothing played) when the full path must answer: no such exchange, a
-        recorded refusal, a stream that is not OpenAI chat chunks (LiteLLM translates
-        those), or one whose replay would fail (the full path types the fault)."""
+        recorded refusal, a stream that is neither OpenAI chat chunks nor the Responses
+        API's events (LiteLLM translates the others), or one whose replay would fail (the
+        full path types the fault)."""
         if self.record == "all":
             return False
         found = self._find(method, path, body)
@@ -359,7 +368,7 @@ class SseTrialCassette:
             guard.close()
         except StreamFault:
             return False
-        if clock.fault is not None or not clock.chat_chunks:
+        if clock.fault is not None or not (clock.chat_chunks or _responses_events(clock)):
             return False
         self.clock = clock
         self.last_fault, self.last_replayed, self._last_exchange = None, True, ex

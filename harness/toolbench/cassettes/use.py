@@ -3,8 +3,9 @@ records a missing one."""
 
 from __future__ import annotations
 
+import json
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -22,7 +23,7 @@ from toolbench.cassettes.route import reset_trial_cassette, set_trial_cassette
 from toolbench.cassettes.scrub import scrub_request, scrub_response
 from toolbench.cassettes.serializer import RecordingSerializer
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
-from toolbench.redaction import redact_uri, secret_values
+from toolbench.redaction import redact, redact_uri, secret_values
 
 RecordOption = Literal["none", "new", "all"]
 
@@ -36,17 +37,43 @@ def record_command(
     scenario: str,
     api_base: str | None = None,
     cassette_dir: Path | None = None,
+    params: Mapping[str, Any] | None = None,
+    sample: int = 0,
+    run_options: Sequence[str] = (),
 ) -> str:
     """The command that records a missing cassette (shell-quoted: ``native|xml``), with
     the run's ``--api-base`` and ``--cassettes`` when it had them (else it would record
-    elsewhere)."""
+    elsewhere), and what makes the trial's request: the model's own parameters (a
+    variant's ``reasoning_effort``, ...) as ``--model-param``s, the sample (its seed:
+    ``--samples`` up to it, the ones recorded before it replayed) and the run's options
+    that shape a conversation (``run_options``: ``--max-turns``, ...). Without them the
+    command would send another request and record something else. The format's options
+    are in its spec."""
     m, f, s = (shlex.quote(x) for x in (model, fmt, scenario))
     command = f"toolbench run --models {m} --formats {f} --scenarios {s}"
+    if sample > 0:
+        command += f" --samples {sample + 1}"
+    command += "".join(f" {shlex.quote(o)}" for o in run_options)
+    for key, value in sorted((params or {}).items()):
+        if key != "api_base":  # given as --api-base below
+            text = redact(f"{model}:{key}={_param_text(value)}")
+            command += f" --model-param {shlex.quote(text)}"
     if api_base:
         command += f" --api-base {shlex.quote(redact_uri(api_base))}"
     if cassette_dir is not None and cassette_dir != DEFAULT_CASSETTES:
         command += f" --cassettes {shlex.quote(str(cassette_dir))}"
     return command + " --record new"
+
+
+def _param_text(value: Any) -> str:
+    """A parameter's value as ``--model-param`` reads it back (JSON where it parses, else
+    the text): a text that would parse as JSON (``"1"``, ``"true"``) is written as JSON."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError:
+            return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 @contextmanager

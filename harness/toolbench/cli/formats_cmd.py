@@ -90,6 +90,15 @@ def show_cmd(
     fmt = get_format(name)
     sc = find_scenario(scenario, scenarios_dir)
     req = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])
+    if req.api == "responses":  # sent as the Responses API's request, not as chat
+        from toolbench.providers.responses_request import preview
+
+        shaped = json.dumps(preview(req), indent=2, ensure_ascii=False)
+        if not as_json:
+            what = "OpenAI's Responses API; the model and sampling parameters are added per run"
+            typer.echo(f"format: {fmt.spec}\nscenario: {sc.id}\napi: responses ({what})")
+        typer.echo(shaped)
+        return
     if as_json:
         typer.echo(req.model_dump_json(indent=2))
         return

@@ -75,14 +75,11 @@ class Conversation:
         self._retried = self._pending_retry = False
 
     def request(self) -> RenderedRequest:
-        """The next request to send (the format's stop, tools and tool choice kept)."""
+        """The next request to send: the conversation so far, with everything else the
+        format rendered kept (stop, tools, tool choice, its parameters, the API)."""
         if self.done:
             raise RuntimeError("the conversation is over")
-        r = self._rendered
-        return RenderedRequest(
-            messages=self._messages, stop=r.stop, tools=r.tools, tool_choice=r.tool_choice,
-            params=r.params,
-        )  # fmt: skip
+        return self._rendered.model_copy(update={"messages": self._messages})
 
     def feed(self, exchange: TurnReply) -> TurnRecord:
         """Take the reply to :meth:`request`: parse, record the turn, advance or stop."""

@@ -121,6 +121,9 @@ class RenderedRequest(BaseModel):
     ``parallel_tool_calls``; ``native:tool_choice=required``: ``tool_choice``, over the
     field above). Filtered by the model's capabilities like the harness's own: one the
     provider does not take is dropped and recorded, so the cell says "not applied"."""
+    api: Literal["chat", "responses"] = "chat"
+    """The provider API the request is sent to: chat completions, or OpenAI's Responses API
+    (``native:api=responses``; the provider layer shapes the request for it)."""
 
 
 class NoOptions(BaseModel):

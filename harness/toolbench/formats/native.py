@@ -16,7 +16,12 @@ irrelevance scenario a forced call is a wrong call, and the cell's spec says it 
 forced); ``parallel=false`` sends ``parallel_tool_calls: false`` (LiteLLM maps it to
 Anthropic's ``disable_parallel_tool_use``). ``tool_choice`` and ``parallel`` go as
 request parameters (:attr:`RenderedRequest.params`): a provider that does not take one
-has it dropped and recorded, and the cell is marked "not applied".
+has it dropped and recorded, and the cell is marked "not applied". ``api=responses``
+sends the conversation to OpenAI's Responses API instead of chat completions (flat
+function tools, ``function_call`` items with their ``call_id``, the model's own output
+items echoed verbatim, ``function_call_output`` results: the shaping is the provider
+layer's, :mod:`toolbench.providers.responses_request`); a provider without it is refused
+before any call.
 
 Such a reply is not an abstention: content that holds a call opener (``<tool_call>``,
 ``[TOOL_CALLS]``, ... see :data:`CALL_OPENERS`) is an attempted call that failed to
@@ -31,7 +36,7 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -119,10 +124,12 @@ CHOICE_WORDS = ("auto", "required", "none")
 
 
 class NativeOptions(BaseModel):
-    """``native``'s knobs: strict schemas, ``tool_choice`` and parallel calls."""
+    """``native``'s knobs: the API, strict schemas, ``tool_choice`` and parallel calls."""
 
     model_config = ConfigDict(extra="forbid")
 
+    api: Literal["chat", "responses"] = "chat"
+    """``chat``: chat completions; ``responses``: OpenAI's Responses API."""
     strict: bool = False
     tool_choice: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     """``auto``, ``required``, ``none`` or the name of a tool (forced)."""
@@ -154,9 +161,11 @@ class Native(Format):
 
     @property
     def spec(self) -> str:
-        """As written on the command line: ``native:parallel=false,strict,tool_choice=X``."""
+        """As written on the command line:
+        ``native:api=responses,parallel=false,strict,tool_choice=X``."""
         o = self.knobs
-        parts = [] if o.parallel is None else [f"parallel={str(o.parallel).lower()}"]
+        parts = [] if o.api == "chat" else [f"api={o.api}"]
+        parts += [] if o.parallel is None else [f"parallel={str(o.parallel).lower()}"]
         parts += ["strict"] if o.strict else []
         parts += [] if o.tool_choice is None else [f"tool_choice={o.tool_choice}"]
         return self.name + (":" + ",".join(parts) if parts else "")
@@ -200,6 +209,7 @@ class Native(Format):
             tools=[self._tool(t) for t in tools] or None,
             tool_choice="auto" if tools else None,
             params=params,
+            api=o.api,
         )
 
     def _tool(self, tool: ToolDef) -> dict[str, Any]:

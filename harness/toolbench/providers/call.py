@@ -27,7 +27,7 @@ from toolbench import codes
 from toolbench.cassettes import boundary
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers import own_replay
+from toolbench.providers import own_replay, responses_replay
 from toolbench.providers.base import (
     CassetteView,
     Completion,
@@ -40,6 +40,7 @@ from toolbench.providers.base import (
 from toolbench.providers.capabilities import invents_call_ids
 from toolbench.providers.reply import read_reply
 from toolbench.providers.request import adaptations, build_request
+from toolbench.providers.responses_request import is_responses
 from toolbench.providers.streamed import as_completion, finish, read_stream, stream_record
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt, RequestParams
@@ -84,6 +85,9 @@ def _replay_plain(
     server of toolbench's own is read without LiteLLM (:mod:`.own_replay`)."""
     if boundary.replay_mode() != "boundary":
         return None
+    if is_responses(request):
+        return responses_replay.replay_plain(endpoint, request, params, exchange, log, turn,
+                                             rendered)  # fmt: skip
     if own_server:
         return own_replay.replay_plain(endpoint, request, params, exchange, log, turn, rendered)
     from toolbench.providers.litellm_api import boundary_replay
@@ -101,7 +105,9 @@ def stream_replay(
     replay = getattr(tc, "replay_stream", None)
     if replay is None or boundary.replay_mode() != "boundary":
         return False
-    if own_server:
+    if is_responses(request):
+        wire = responses_replay.wire_request(endpoint, request)
+    elif own_server:
         wire = own_replay.wire_request(endpoint, request)
     else:
         from toolbench.providers.litellm_api import wire_request
@@ -130,6 +136,8 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         # providers that take it, and without it drops the usage every other provider
         # sends (Anthropic's message_delta, Gemini's usageMetadata, Ollama's counts).
         sent.update(stream=True, stream_options={"include_usage": True})
+        if is_responses(sent):  # its stream always ends with the usage; no such option
+            del sent["stream_options"]
     elif exchange is not None:
         # The record/replay hook: a plain request the cassette holds is answered from it.
         answered = _replay_plain(caps.own_server, endpoint, sent, params, exchange, log,

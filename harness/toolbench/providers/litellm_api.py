@@ -50,7 +50,9 @@ from toolbench.providers.capabilities import (
     reads_echo_extras,
 )
 from toolbench.providers.own_replay import replayed
+from toolbench.providers.readers.responses import completion
 from toolbench.providers.reply import read_reply as _reply
+from toolbench.providers.responses_request import is_responses
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt, RequestParams
 
@@ -378,7 +380,46 @@ async def send(endpoint: Endpoint, request: dict[str, Any]) -> Any:
         extra["api_base"] = endpoint.api_base
     if endpoint.api_key:
         extra["api_key"] = endpoint.api_key
+    if is_responses(request):
+        return await _responses(request, extra)
     return await litellm().acompletion(**request, **extra)
+
+
+async def _responses(request: dict[str, Any], extra: dict[str, Any]) -> Any:
+    """``litellm.aresponses`` once (``native:api=responses``): plain, the response read
+    into a chat completion (:func:`toolbench.providers.readers.responses.completion`);
+    streamed, LiteLLM's event iterator (the reply is assembled from the events as the
+    bytes carried them, :mod:`toolbench.providers.readers.responses`). The Responses API
+    has no ``stream_options``: its stream always ends with the usage."""
+    sent = {k: v for k, v in request.items() if k != "stream_options"}
+    lm = litellm()
+    if sent.get("stream"):
+        _refuse_fake_stream(lm, str(sent.get("model")), extra.get("api_base"))
+    got = await lm.aresponses(**sent, **extra)
+    return got if sent.get("stream") else completion(got)
+
+
+def _refuse_fake_stream(lm: ModuleType, model: str, api_base: str | None) -> None:
+    """A streamed Responses API request LiteLLM would not stream: for a model its table
+    does not know (or marks ``supports_native_streaming: false``) it sends a plain
+    request and makes the events up, so nothing of the stream would be measured. Refused
+    as a parameter the model does not take (the trial is ``unsupported``, never a
+    stream's timings that were not one)."""
+    from litellm.utils import ProviderConfigManager
+
+    try:
+        _name, provider = provider_of(model, api_base)
+        config = ProviderConfigManager.get_provider_responses_api_config(provider, model, api_base)
+        fake = config is not None and config.should_fake_stream(model, True, provider)
+    except Exception:
+        return
+    if fake:
+        raise lm.UnsupportedParamsError(
+            message=f"{model}: LiteLLM does not stream the Responses API for this model (not"
+            " in its model table, or marked supports_native_streaming: false): it would send"
+            " a plain request and make the stream up",
+            model=model, llm_provider=provider,
+        )  # fmt: skip
 
 
 def response_cost(response: Any) -> float | None:

@@ -126,4 +126,8 @@ def build_request(
         req["stop"] = sent.pop("stop")
     req.update(sent)
     req.update(endpoint.params)
+    if rendered.api == "responses":
+        from toolbench.providers.responses_request import shape
+
+        return shape(req, record), record
     return req, record

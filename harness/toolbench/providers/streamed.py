@@ -24,7 +24,7 @@ from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
 from toolbench.providers.base import Fault, StreamCassetteView
-from toolbench.providers.readers import cohere
+from toolbench.providers.readers import cohere, responses
 from toolbench.providers.readers.chat import Assembled, Assembler
 from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import StreamTurn, TimedText
@@ -41,7 +41,8 @@ def left(deadline: float) -> float:
 def _wire(tc: StreamCassetteView) -> Assembler | None:
     """The reply assembled from the events as the bytes carried them, by the protocol's
     own reader: OpenAI chat chunks (LiteLLM repairs broken delta sequences on the way,
-    which would hide them) and Cohere v2 events (which LiteLLM misreads); None for the
+    which would hide them), Cohere v2 events (which LiteLLM misreads) and the Responses
+    API's typed events (whose output items go back verbatim); None for the
     other protocols, whose chunks LiteLLM translates."""
     events = tc.clock.raw_events
     if tc.clock.chat_chunks:
@@ -52,6 +53,22 @@ def _wire(tc: StreamCassetteView) -> Assembler | None:
         return asm
     if cohere.speaks(events):
         return cohere.assemble(events)
+    if responses.speaks(events):
+        return responses.assemble(events)
+    return None
+
+
+def _read_fault(tc: StreamCassetteView) -> Fault | None:
+    """Why the protocol reader of the events seen refuses them (a Responses API stream
+    without its terminal event is cut short, ``infra.stream_truncated``, whatever the
+    sender raised about it); None when it takes them or has no say."""
+    wire = _wire(tc)
+    if wire is None:
+        return None
+    try:
+        wire.close()
+    except Fault as f:
+        return f
     return None
 
 
@@ -107,6 +124,9 @@ async def _read(
             ) from None  # fmt: skip
         except Exception as exc:
             fault = tc.clock.fault
+            known = _read_fault(tc) if fault is None else None
+            if known is not None:  # the protocol reader knows why (no terminal event)
+                raise Fault(known.code, f"{known.message}; {_arrived(seen())}", True) from None
             if fault is None:
                 # The server said 200 and sent bytes the sender cannot read: no 500.
                 raise Fault(
@@ -139,8 +159,11 @@ def finish(tc: StreamCassetteView, asm: Assembler | None = None) -> Assembled:
     )
     if empty is not None:
         raise Fault(codes.INFRA_BAD_REPLY, empty, True, 200)
+    # Read before it is kept: a protocol reader's typed fault (a Responses API stream
+    # that never completed, an error event) is never recorded.
+    done = seen().close()
     tc.commit()
-    return seen().close()
+    return done
 
 
 def as_completion(done: Assembled, model: str) -> dict[str, Any]:

@@ -16,10 +16,10 @@ import hashlib
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from toolbench import __version__, codes
 from toolbench.cassettes import (
@@ -107,6 +107,9 @@ class TrialSpec:
     """The run's ``--cassettes`` (likewise)."""
     display: Literal["careful", "naive"] = "careful"
     """Streamed trials: the display policy their stream leak is measured under."""
+    model_params: dict[str, Any] = field(default_factory=dict)
+    """The model's (a variant's) own parameters (likewise: the command must send the
+    same request)."""
 
 
 EndpointFor = Callable[[str, Format], Awaitable[tuple[ModelAPI, Endpoint]]]
@@ -190,6 +193,13 @@ async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
     return result
 
 
+def _conversation_options(spec: TrialSpec) -> list[str]:
+    """The run's options (not their defaults) that change a trial's conversation: the
+    command recording its cassette must give them too."""
+    out = [] if spec.max_turns is None else ["--max-turns", str(spec.max_turns)]
+    return out + (["--retry-on-parse-error"] if spec.retry_on_parse_error else [])
+
+
 async def _run_trial(
     spec: TrialSpec, endpoint_for: EndpointFor, recorded: list[float]
 ) -> TrialResult:
@@ -211,7 +221,8 @@ async def _run_trial(
             else f"no cassette {spec.cassette}"
         )
         command = record_command(
-            spec.model, spec.fmt.spec, spec.scenario.id, spec.api_base, spec.cassette_dir
+            spec.model, spec.fmt.spec, spec.scenario.id, spec.api_base, spec.cassette_dir,
+            spec.model_params, spec.sample, _conversation_options(spec),
         )
         return _status(base, "cassette_missing", codes.CASSETTE_MISSING,
                        f"{what}; record it with: {command}")  # fmt: skip

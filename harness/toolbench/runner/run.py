@@ -291,6 +291,27 @@ def _check_cells(formats: Sequence[Format], scenarios: Sequence[Scenario]) -> No
                 raise UserError(f"--formats: {fmt.spec}: scenario '{sc.id}': {why}")
 
 
+def _check_apis(
+    by_model: dict[str, list[Format]], api_base: str | None, own: dict[str, str]
+) -> None:
+    """Refuse a format asking for an API the model's provider does not have
+    (``native:api=responses`` on ``anthropic/`` or ``local/``), naming the option and the
+    model, before any call."""
+    from toolbench.providers.responses_request import API, refusal
+
+    for model, fmts in by_model.items():
+        asked = [f for f in fmts if getattr(f.options, "api", None) == API]
+        if not asked:
+            continue
+        bare = bare_model(model)
+        why = refusal(bare, own.get(model, own.get(bare, api_base)), kind_of(bare))
+        if why is not None:
+            raise UserError(
+                f"--formats: {asked[0].spec}: model '{model}' does not take the Responses"
+                f" API ({why})"
+            )
+
+
 def plan_run(cfg: RunConfig) -> Plan:
     """Validate options and build the trial list (no model call happens here).
 
@@ -336,6 +357,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     for url in own.values():
         register_url_secrets(url)  # a resumed run's, read back from its run.json
     _validate_models(models, cfg.record, cfg.api_base, own)
+    _check_apis(by_model, cfg.api_base, own)
 
     if cfg.out is not None:
         run_dir = cfg.out
@@ -353,7 +375,7 @@ def plan_run(cfg: RunConfig) -> Plan:
     lock = RunLock(run_dir)
     lock.acquire()
     try:
-        plan = _plan(cfg, run_dir, models, formats, scenarios, lock, by_model, own)
+        plan = _plan(cfg, run_dir, models, formats, scenarios, lock, by_model, own, params)
     except BaseException:
         lock.release()
         if created:  # refused before any trial: leave no empty run directory behind
@@ -369,9 +391,10 @@ def plan_run(cfg: RunConfig) -> Plan:
 def _plan(
     cfg: RunConfig, run_dir: Path, models: list[str], formats: list[Format],
     scenarios: list[Scenario], lock: RunLock, by_model: dict[str, list[Format]] | None = None,
-    own: dict[str, str] | None = None,
+    own: dict[str, str] | None = None, params: ModelParams | None = None,
 ) -> Plan:  # fmt: skip
     own = own or {}
+    params = params or {}
     res = results_path(run_dir)
     done: set[tuple[str, str, str, int]] = set()
     shard = cfg.shard
@@ -404,7 +427,7 @@ def _plan(
                             cassette=cassette_path(cfg.cassette_dir, model, fmt.spec, sc.id, k),
                             markers=markers, api_base=own.get(model, cfg.api_base),
                             cassette_dir=cfg.cassette_dir,
-                            display=cfg.display,
+                            display=cfg.display, model_params=dict(params.get(model, {})),
                         )
                     )  # fmt: skip
     if cfg.record != "none":
