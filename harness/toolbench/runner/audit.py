@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from toolbench.cassettes.stream_scrub import stream_texts
+from toolbench.cassettes.stream_scrub import event_texts, stream_texts
 from toolbench.errors import UserError
 from toolbench.redaction import SECRET_HEADERS, is_secret_header, secret_values
 from toolbench.secret_shapes import find_shapes
@@ -207,7 +207,11 @@ def _audit_json(path: Path, text: str, data: Any, values: tuple[str, ...]) -> se
         line = 1 if start is None else text.count("\n", 0, start) + 1
         headers = (ex.get("response") or {}).get("headers") if isinstance(ex, dict) else None
         ctype = str((headers or {}).get("content-type", "")) if isinstance(headers, dict) else ""
-        for joined in stream_texts(chunks, binary="amazon.eventstream" in ctype.lower()):
+        texts = stream_texts(chunks, binary="amazon.eventstream" in ctype.lower())
+        events = response.get("events")
+        if isinstance(events, list):  # the decoded events kept beside the chunks
+            texts.extend(event_texts(events))
+        for joined in texts:
             found.update(Finding(path, line, kind) for kind in _scan_text(joined, values))
     return found
 
