@@ -288,6 +288,8 @@ def load(path: Path) -> Recording:
 def dump(rec: Recording) -> str:
     """The file's text: one exchange field per line, values as decoded (readable) text,
     and a stream's decoded events one per line (indented, they were most of the file)."""
+    if all(ex.response.events is None for ex in rec.exchanges):  # a plain trial: as it was
+        return rec.model_dump_json(indent=1, exclude_none=True)
     data = rec.model_dump(mode="json", exclude_none=True)
     marker = f"toolbench-events-{uuid.uuid4().hex}-"
     compact: list[list[Any]] = []
