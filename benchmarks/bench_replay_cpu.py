@@ -8,7 +8,8 @@
   are committed (both local models, the five default formats): each measured as the
   difference between a run of every such scenario and a run of one, so start-up cancels.
 
-Run from the repository root: ``python benchmarks/bench_replay_cpu.py``.
+Each figure is the least of ``ROUNDS`` runs (default 3). Run from the repository root:
+``python benchmarks/bench_replay_cpu.py [ROUNDS]``.
 """
 
 from __future__ import annotations
@@ -71,9 +72,16 @@ def floor_cpu() -> tuple[int, float]:
         return n, time.process_time() - t0
 
 
+def best(rounds: int, *args: str) -> float:
+    """The least CPU of ``rounds`` runs of one command (the machine is shared: the least
+    is the one least disturbed)."""
+    return min(command_cpu(*args) for _ in range(rounds))
+
+
 def main() -> None:
-    whole = command_cpu("--scenarios", "bfcl-smoke", "--models", MODELS, "--formats", BFCL_FORMATS)
-    n, floor = floor_cpu()
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    whole = best(rounds, "--scenarios", "bfcl-smoke", "--models", MODELS, "--formats", BFCL_FORMATS)
+    n, floor = min(floor_cpu() for _ in range(rounds))
     print(f"bfcl-smoke replay, whole command : {whole:.2f} s CPU for 1,000 trials (aim <= 2 s)")
     print(f"decode-and-parse floor (JSON)    : {floor:.2f} s CPU for {n} trials")
     print(f"floor / whole command            : {floor / whole:.2f}")
@@ -81,8 +89,8 @@ def main() -> None:
     trials = len(STREAMED) * 2 * 5
     per: dict[str, float] = {}
     for label, extra in (("plain", []), ("streamed", ["--stream", "on"])):
-        big = command_cpu("--scenarios", ",".join(STREAMED), *extra)
-        small = command_cpu("--scenarios", ",".join(one), *extra)
+        big = best(rounds, "--scenarios", ",".join(STREAMED), *extra)
+        small = best(rounds, "--scenarios", ",".join(one), *extra)
         per[label] = (big - small) / (trials - 10)
         print(f"{label:8} replay             : {1000 * per[label]:.2f} ms CPU a trial "
               f"({big:.2f} s for {trials} trials, {small:.2f} s for 10)")  # fmt: skip
