@@ -232,18 +232,17 @@ class Clock:
         holds them for the reader, ``raw_events`` those kept whole."""
         self.framing, self.last_ms, self.decoded, self.stored = framing, last_ms, events, events
         self.events += len(events)
-        carried, raw, chat = self.carried, self.raw_events, self.chat_chunks
-        for offset, data in events:  # _see, inlined: about 200 events a replayed trial
-            if not isinstance(data, dict):
-                if isinstance(data, str):  # a content-only chat chunk, kept as its text
-                    carried.add("choices")
-                    chat = True
-                continue
+        carried, chat = self.carried, self.chat_chunks
+        whole = [(data, offset) for offset, data in events if type(data) is dict]
+        if any(type(data) is str for _, data in events):  # content-only chat chunks
+            carried.add("choices")
+            chat = True
+        for data, _ in whole:  # _see, for the few events kept whole
             for key in data.keys() & _CARRIER_SET:
                 if data[key]:
                     carried.add(key)
-            raw.append((data, offset))
             chat = chat or isinstance(data.get("choices"), list)
+        self.raw_events.extend(whole)
         self.chat_chunks = chat
         return self
 
@@ -590,21 +589,25 @@ def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseT
     unreadable file is moved aside); ``all``: record again (the old file is replaced
     only when the new one is saved).
     """
-    old_layout = rec.legacy_error(path) if record != "all" else None
-    if old_layout is not None:
-        raise old_layout  # not re-recorded over: the old file is converted, not lost
-    if record == "none" and not path.is_file():
-        raise CassetteMissingError(f"no cassette {path}")
     data = SseCassette()
     notes: list[str] = []
-    if record != "all" and path.is_file():
+    if record != "all":
         try:
-            data = load(path)
+            found = rec.load_if_present(path)  # one open, no stat before it
         except CassetteUnreadableError as exc:
             if record != "new" or isinstance(exc, CassetteLayoutError):
                 raise
             aside = vcr_side.move_aside(path)
             notes.append(f"{exc}; moved to {aside.name} and recorded again")
+        else:
+            if found is None:
+                old_layout = rec.legacy_error(path)
+                if old_layout is not None:
+                    raise old_layout  # not recorded over: the old file is converted, not lost
+                if record == "none":
+                    raise CassetteMissingError(f"no cassette {path}")
+            else:
+                data = found
     tc = SseTrialCassette(path, record, data)
     tc.notes.extend(notes)
     token = _current.set(tc)

@@ -59,11 +59,12 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     ``all``: re-record (the old file is replaced only when the new one is saved).
     Only complete replies are recorded (:func:`recordable`); saves are atomic.
     """
-    old_layout = legacy_error(path) if record != "all" else None
-    if old_layout is not None:
-        raise old_layout  # not re-recorded over: the old file is converted, not lost
-    if record == "none" and not path.is_file():
-        raise CassetteMissingError(f"no cassette {path}")
+    if record != "all" and not path.is_file():  # one ask of the file system, not three
+        old_layout = legacy_error(path)
+        if old_layout is not None:
+            raise old_layout  # not re-recorded over: the old file is converted, not lost
+        if record == "none":
+            raise CassetteMissingError(f"no cassette {path}")
     values = secret_values()  # once per trial, not once per request hook
     mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
     tc = TrialCassette(path=path, cassette=None)
