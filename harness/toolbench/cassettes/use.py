@@ -76,10 +76,11 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
 
     def before_record_request(r: VcrRequest) -> VcrRequest:
         # vcrpy scrubs the request of an exchange to ask whether it can play it, then
-        # again to record it (a copy and a redaction scan of the body each time).
-        # Nothing changes the request in between: the copy made the first time serves.
+        # again to record it (a copy and a redaction scan of the body each time), and
+        # once more the scrubbed copy it recorded. Nothing changes the request in between
+        # and scrubbing is idempotent: the copy made the first time serves all three.
         for seen, out in scrubbed:
-            if seen is r:
+            if seen is r or out is r:
                 return out
         out = scrub_request(r, values)
         scrubbed[:] = [*scrubbed[-1:], (r, out)]  # the request and vcrpy's copy of it
