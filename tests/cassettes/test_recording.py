@@ -293,6 +293,16 @@ def test_a_plain_and_a_streamed_exchange_round_trip() -> None:
 # ------------------------------------------------------------------ the audit of JSON
 
 
+def test_the_audit_reads_a_json_file_that_is_no_object(tmp_path: Path) -> None:
+    """A JSON list (a data file beside the cassettes) is scanned for its strings, and
+    does not end the audit (it raised AttributeError)."""
+    (tmp_path / "list.json").write_text(json.dumps(["ok", {"a": 1}]))
+    assert audit(tmp_path) == []
+    shaped = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
+    (tmp_path / "list.json").write_text(json.dumps([shaped]))
+    assert [f.path.name for f in audit(tmp_path)] == ["list.json"]
+
+
 def test_the_audit_reads_json_headers_as_json(tmp_path: Path) -> None:
     """A secret header is a finding where it is a key of ``headers``; a tool schema's
     ``Authorization`` property (BFCL's REST tools) is not."""

@@ -195,7 +195,9 @@ def _audit_json(path: Path, text: str, data: Any, values: tuple[str, ...]) -> se
     for value in _json_strings(data):
         found.update(Finding(path, 1, kind) for kind in _scan_text(value, values))
     exchanges = data.get("exchanges") if isinstance(data, dict) else None
-    if data.get("kind") not in STREAM_KINDS or not isinstance(exchanges, list):
+    if exchanges is None or data.get("kind") not in STREAM_KINDS:
+        return found  # not a cassette (a JSON list or another object): its strings only
+    if not isinstance(exchanges, list):
         return found
     starts = iter(m.start() for m in re.finditer(r'"chunks"\s*:', text))
     for ex in exchanges:
