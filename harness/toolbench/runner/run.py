@@ -590,8 +590,12 @@ def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
         # What start-up built (modules, schemas, the plan) lives as long as the run: moved
         # out of the collector's sight, a full collection no longer walks it again for
         # each trial's short-lived objects (a replayed stream's cassette: twice as slow).
+        # Given back after the run, so that a process running several runs frees them.
         gc.freeze()
-        asyncio.run(_execute(cfg, plan, on_result))
+        try:
+            asyncio.run(_execute(cfg, plan, on_result))
+        finally:
+            gc.unfreeze()
     finally:
         lock.release()
     return plan.run_dir
