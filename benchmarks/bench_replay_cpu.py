@@ -6,13 +6,17 @@
   and decode each JSON cassette, parse each reply with its format; no HTTP, no LiteLLM);
 * streamed against plain replay, CPU per trial, on the scenarios whose streamed cassettes
   are committed (both local models, the five default formats): each measured as the
-  difference between a run of every such scenario and a run of one, so start-up cancels.
+  difference between a run of every such scenario and a run of one, so start-up cancels,
+  and again in one warm process, the two alternated (the steadier figure on a shared
+  machine: both under the same load, nothing to subtract).
 
-Run from the repository root: ``python benchmarks/bench_replay_cpu.py``.
+Each figure is the least of ``ROUNDS`` runs (default 3). Run from the repository root:
+``python benchmarks/bench_replay_cpu.py [ROUNDS]``.
 """
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
 import sys
@@ -71,9 +75,39 @@ def floor_cpu() -> tuple[int, float]:
         return n, time.process_time() - t0
 
 
+def in_process(rounds: int) -> dict[str, float]:
+    """CPU seconds a trial of the streamed-scenario matrix replayed plain and streamed in
+    this one warm process, the two alternated, the least of ``rounds`` each (no start-up
+    to cancel, and both under the same load)."""
+    from toolbench.runner.run import RunConfig, execute_run, plan_run
+
+    per: dict[str, float] = {"off": float("inf"), "on": float("inf")}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(rounds + 1):
+            for stream in ("off", "on"):
+                cfg = RunConfig(
+                    record="none", out=Path(tmp) / f"{stream}{i}", report=False,
+                    scenarios=STREAMED, models=MODELS.split(","), stream=stream,
+                )  # fmt: skip
+                plan = plan_run(cfg)
+                t0 = time.process_time()
+                execute_run(cfg, plan, lambda _r: None)
+                took = (time.process_time() - t0) / len(plan.specs)
+                if i:  # the first round warms both paths
+                    per[stream] = min(per[stream], took)
+    return per
+
+
+def best(rounds: int, *args: str) -> float:
+    """The least CPU of ``rounds`` runs of one command (the machine is shared: the least
+    is the one least disturbed)."""
+    return min(command_cpu(*args) for _ in range(rounds))
+
+
 def main() -> None:
-    whole = command_cpu("--scenarios", "bfcl-smoke", "--models", MODELS, "--formats", BFCL_FORMATS)
-    n, floor = floor_cpu()
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    whole = best(rounds, "--scenarios", "bfcl-smoke", "--models", MODELS, "--formats", BFCL_FORMATS)
+    n, floor = min(floor_cpu() for _ in range(rounds))
     print(f"bfcl-smoke replay, whole command : {whole:.2f} s CPU for 1,000 trials (aim <= 2 s)")
     print(f"decode-and-parse floor (JSON)    : {floor:.2f} s CPU for {n} trials")
     print(f"floor / whole command            : {floor / whole:.2f}")
@@ -81,12 +115,17 @@ def main() -> None:
     trials = len(STREAMED) * 2 * 5
     per: dict[str, float] = {}
     for label, extra in (("plain", []), ("streamed", ["--stream", "on"])):
-        big = command_cpu("--scenarios", ",".join(STREAMED), *extra)
-        small = command_cpu("--scenarios", ",".join(one), *extra)
+        big = best(rounds, "--scenarios", ",".join(STREAMED), *extra)
+        small = best(rounds, "--scenarios", ",".join(one), *extra)
         per[label] = (big - small) / (trials - 10)
         print(f"{label:8} replay             : {1000 * per[label]:.2f} ms CPU a trial "
               f"({big:.2f} s for {trials} trials, {small:.2f} s for 10)")  # fmt: skip
     print(f"streamed / plain                 : {per['streamed'] / per['plain']:.2f} (aim <= 2)")
+    warm = in_process(rounds)
+    plain, streamed = 1000 * warm["off"], 1000 * warm["on"]
+    print(f"in one warm process, alternated  : plain {plain:.2f} ms, streamed {streamed:.2f} ms"
+          f" a trial: {streamed / plain:.2f} (aim <= 2)")  # fmt: skip
+    print(f"load average                     : {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

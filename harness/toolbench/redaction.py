@@ -270,11 +270,50 @@ def redacted_json_line(json_text: str) -> str:
     pydantic's exact bytes.
     """
     if _ERROR_FIELD_TEXT.search(json_text):
-        data = json.loads(json_text)
-        scrubbed = redact_error_fields(data)
-        if scrubbed != data:
-            json_text = json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))
+        spliced = _redact_error_values(json_text)
+        if spliced is not None:
+            json_text = spliced
+        else:  # not the JSON it should be: decoded and walked whole
+            data = json.loads(json_text)
+            scrubbed = redact_error_fields(data)
+            if scrubbed != data:
+                json_text = json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))
     return redact(json_text) + "\n"
+
+
+_VALUE = json.JSONDecoder()
+
+
+def _redact_error_values(json_text: str) -> str | None:
+    """:func:`redact_error_fields` on the text itself: each error field's value is decoded
+    where it stands and, when redacting its strings changed them, written back in place;
+    the rest of the record is neither decoded nor walked (a streamed trial's hundreds of
+    deltas were walked for the one ``errors`` list beside them). None when a value does
+    not decode (the caller walks the whole record)."""
+    out: list[str] = []
+    done = 0
+    for m in _ERROR_FIELD_TEXT.finditer(json_text):
+        if m.start() < done:
+            continue  # inside an error field's value already redacted whole
+        before = m.start() - 1
+        while before >= 0 and json_text[before] == "\\":
+            before -= 1
+        if (m.start() - 1 - before) % 2:
+            continue  # an escaped quote: the end of some other key, not this field's name
+        try:
+            value, end = _VALUE.raw_decode(json_text, m.end())
+        except ValueError:
+            return None
+        scrubbed = _redact_all_strings(value)
+        if scrubbed != value:
+            out.append(json_text[done : m.end()])
+            out.append(json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":")))
+            done = end
+        else:
+            out.append(json_text[done:end])
+            done = end
+    out.append(json_text[done:])
+    return "".join(out)
 
 
 _ERROR_FIELD_TEXT = re.compile(

@@ -120,6 +120,47 @@ def test_migrate_converts_the_old_layout_and_the_replay_is_unchanged(
     assert len(fake.received) == asked
 
 
+@pytest.mark.parametrize("fmt", ["xml:stream", "prompt-json"])
+def test_migrate_adds_the_decoded_events_to_a_version_2_cassette_in_place(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str],
+    fmt: str,
+) -> None:  # fmt: skip
+    """Version 2 kept a stream's chunks alone: unconverted it fails its trial typed, and
+    converted it holds the events a recording writes now, read from its chunks, and
+    replays as before."""
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert run_fake(fake, tmp_path, scenario_file, formats=fmt) == 0
+    files = sorted((tmp_path / "cas").rglob("*.json"))
+    before = _replayed(fake, tmp_path, scenario_file, "before", fmt)
+    recorded = {p: json.loads(p.read_text()) for p in files}
+    streams = 0
+    for path, data in recorded.items():
+        old = json.loads(json.dumps(data))
+        old["version"] = 2
+        for ex in old["exchanges"]:
+            streams += ex["response"].pop("events", None) is not None
+        path.write_text(json.dumps(old, indent=1))
+    assert streams == (2 if fmt.endswith(":stream") else 0)
+    asked = len(fake.received)
+    assert run_fake(fake, tmp_path, scenario_file, "--record", "none", out="old",
+                    formats=fmt) == 3  # fmt: skip
+    for trial in trials_by_id(tmp_path / "old").values():
+        assert (trial.error_code, trial.infra_error) == ("cassette.old_layout", (
+            f"cassette {trial.cassette} is unreadable: cassette version 2; "
+            "convert it with: toolbench cassettes migrate DIR"))  # fmt: skip
+
+    capsys.readouterr()
+    assert run_cli(["cassettes", "migrate", str(tmp_path / "cas")]) == 0
+    assert capsys.readouterr().out == f"migrated 2 cassette(s) in {tmp_path / 'cas'}\n"
+    for path, data in recorded.items():
+        assert json.loads(path.read_text()) == data  # the events as recorded, nothing lost
+    assert _replayed(fake, tmp_path, scenario_file, "after", fmt) == before
+    assert len(fake.received) == asked
+    capsys.readouterr()
+    assert run_cli(["cassettes", "migrate", str(tmp_path / "cas")]) == 0  # once only
+    assert capsys.readouterr().out == f"migrated 0 cassette(s) in {tmp_path / 'cas'}\n"
+
+
 def test_migrate_leaves_what_it_cannot_convert_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -170,7 +211,8 @@ STREAM = {
 def _with(**changes: Any) -> str:
     exchange = json.loads(json.dumps(STREAM))
     exchange["response"].update(changes)
-    return json.dumps({"kind": "toolbench-cassette", "version": 2, "exchanges": [exchange]})
+    return json.dumps({"kind": "toolbench-cassette", "version": rec.VERSION,
+                       "exchanges": [exchange]})  # fmt: skip
 
 
 # (text, error type, reason after "is unreadable: ")
@@ -189,8 +231,31 @@ DEFECTS = [
     pytest.param('{"version": 1, "interactions": []}', CassetteLayoutError,
                  "a cassette of the old layout; convert it with: toolbench cassettes migrate DIR",
                  id="vcrpy-json"),
-    pytest.param('{"kind": "toolbench-cassette", "version": 3}', CassetteUnreadableError,
-                 "written by a newer toolbench (version 3; this reads 2)", id="newer"),
+    pytest.param(_with(events=[[1.5, {}], [1.5]]), CassetteLayoutError,
+                 "exchanges.0.response.events.1.1: a decoded event that is not [offset_ms, "
+                 "data]; convert it with: toolbench cassettes migrate DIR or record it again",
+                 id="event-without-offset"),
+    pytest.param(_with(events=[[1.5, {}], ["x", {}]]), CassetteLayoutError,
+                 "exchanges.0.response.events.1.0: a decoded event that is not [offset_ms, "
+                 "data]; convert it with: toolbench cassettes migrate DIR or record it again",
+                 id="event-offset-not-a-number"),
+    pytest.param(_with(chunks=[{"offset_ms": 1, "text": "a"}, {"offset_ms": 5, "text": "b"}],
+                       events=[[5, {}], [1, {}]]),
+                 CassetteUnreadableError,
+                 "exchanges.0.response.events.1: events out of order (an offset before the "
+                 "previous event's or outside the chunks')", id="events-out-of-order"),
+    pytest.param(_with(events=[[9.5, {}]]), CassetteUnreadableError,
+                 "exchanges.0.response.events.0: events out of order (an offset before the "
+                 "previous event's or outside the chunks')", id="event-after-the-chunks"),
+    pytest.param(_with(status=400, events=[[1.5, {}]]), CassetteUnreadableError,
+                 "exchanges.0.response.events: decoded events without a 2xx stream's chunks",
+                 id="events-of-a-refusal"),
+    pytest.param(_with().replace(f'"version": {rec.VERSION}', '"version": 2'),
+                 CassetteLayoutError,
+                 "cassette version 2; convert it with: toolbench cassettes migrate DIR",
+                 id="version-2-no-events"),
+    pytest.param('{"kind": "toolbench-cassette", "version": 4}', CassetteUnreadableError,
+                 "written by a newer toolbench (version 4; this reads 3)", id="newer"),
     pytest.param('{"kind": "other", "version": 2}', CassetteUnreadableError,
                  "not a toolbench cassette (kind 'other')", id="other-kind"),
     pytest.param("[1]", CassetteUnreadableError, "not a cassette (not a JSON object)",
@@ -216,7 +281,9 @@ def test_a_plain_and_a_streamed_exchange_round_trip() -> None:
         "response": {"status": 200, "body": {"choices": []}},
         "key": "sha256:0", "latency_s": 0.25,
     }  # fmt: skip
-    text = json.dumps({"kind": "toolbench-cassette", "version": 2, "exchanges": [plain, STREAM]})
+    stream = dict(STREAM, response=dict(STREAM["response"], events=[[1.5, {}]]))
+    text = json.dumps({"kind": "toolbench-cassette", "version": rec.VERSION,
+                       "exchanges": [plain, stream]})  # fmt: skip
     recording = rec.parse(text, "c.json")
     assert [e.response.streamed for e in recording.exchanges] == [False, True]
     assert rec.parse(rec.dump(recording), "c.json") == recording
@@ -224,6 +291,16 @@ def test_a_plain_and_a_streamed_exchange_round_trip() -> None:
 
 
 # ------------------------------------------------------------------ the audit of JSON
+
+
+def test_the_audit_reads_a_json_file_that_is_no_object(tmp_path: Path) -> None:
+    """A JSON list (a data file beside the cassettes) is scanned for its strings, and
+    does not end the audit (it raised AttributeError)."""
+    (tmp_path / "list.json").write_text(json.dumps(["ok", {"a": 1}]))
+    assert audit(tmp_path) == []
+    shaped = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
+    (tmp_path / "list.json").write_text(json.dumps([shaped]))
+    assert [f.path.name for f in audit(tmp_path)] == ["list.json"]
 
 
 def test_the_audit_reads_json_headers_as_json(tmp_path: Path) -> None:
@@ -234,13 +311,13 @@ def test_the_audit_reads_json_headers_as_json(tmp_path: Path) -> None:
                 "response": {"status": 200, "body": {}}}  # fmt: skip
     clean = tmp_path / "clean" / "c.json"
     clean.parent.mkdir()
-    clean.write_text(json.dumps({"kind": "toolbench-cassette", "version": 2,
+    clean.write_text(json.dumps({"kind": "toolbench-cassette", "version": rec.VERSION,
                                  "exchanges": [exchange]}, indent=1))  # fmt: skip
     assert audit(clean.parent) == []
     exchange["request"]["headers"] = {"Authorization": ["x"]}
     bad = tmp_path / "bad" / "c.json"
     bad.parent.mkdir()
-    bad.write_text(json.dumps({"kind": "toolbench-cassette", "version": 2,
+    bad.write_text(json.dumps({"kind": "toolbench-cassette", "version": rec.VERSION,
                                "exchanges": [exchange]}, indent=1))  # fmt: skip
     found = audit(bad.parent)
     assert [f.kind for f in found] == ["secret header"]

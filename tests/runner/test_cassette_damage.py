@@ -17,6 +17,7 @@ import pytest
 
 from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from tests.support.fake_openai import FakeOpenAI
+from toolbench.cassettes.recording import VERSION
 
 pytestmark = pytest.mark.usefixtures("openai_key")
 FORMAT = "xml:stream"
@@ -57,7 +58,12 @@ DAMAGE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     ),
     "newer-version": (
         _edit(lambda d: d.update(version=99)),
-        "written by a newer toolbench (version 99; this reads 2)",
+        f"written by a newer toolbench (version 99; this reads {VERSION})",
+    ),
+    "events-out-of-order": (
+        _edit(lambda d: _response(d)["events"].insert(1, [-1.0, {}])),
+        "exchanges.0.response.events.1: events out of order (an offset before the previous"
+        " event's or outside the chunks')",
     ),
     "out-of-order": (
         _edit(lambda d: _response(d)["chunks"].insert(1, {"offset_ms": -1.0, "text": ""})),

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner.conftest import run_fake
+from toolbench.cassettes.recording import VERSION
 from toolbench.cassettes.stream_scrub import redact_stream
 from toolbench.cli.app import run_cli
 from toolbench.providers.fake import FakeServer, Fault, SseScript, by_last_user
@@ -121,6 +122,12 @@ def test_a_key_split_over_two_events_reaches_neither_the_sse_cassette_nor_the_de
     deltas = [d["text"] for d in line["turns"][0]["stream"]["deltas"]]
     assert deltas[:3] == ["Your key is ", REDACTED, " ok"]  # each delta keeps its place
     assert audit(tmp_path / "cas") == []
+    # The decoded events kept beside the chunks are read from the redacted chunks.
+    (cas,) = [p for p in (tmp_path / "cas").rglob("weather.json")]
+    (stream,) = [e for e in json.loads(cas.read_text())["exchanges"] if "events" in e["response"]]
+    contents = [ev[1] if isinstance(ev[1], str) else ev[1]["choices"][0]["delta"].get("content")
+                for ev in stream["response"]["events"]]  # fmt: skip
+    assert contents[:4] == ["Your key is ", REDACTED, " ok", f" {REDACTED}"]
 
 
 PLAIN_EXCHANGE = {
@@ -137,7 +144,7 @@ def _sse_cassette(path: Path, chunks: list[dict[str, object]], layout: str) -> N
         "response": {"status": 200, "headers": {}, "chunks": chunks},
     }
     data = (
-        {"kind": "toolbench-cassette", "version": 2, "exchanges": [PLAIN_EXCHANGE, stream]}
+        {"kind": "toolbench-cassette", "version": VERSION, "exchanges": [PLAIN_EXCHANGE, stream]}
         if layout == "one-format"
         else {"kind": "toolbench-sse", "version": 1, "exchanges": [stream]}
     )
@@ -168,6 +175,31 @@ def test_audit_finds_split_escaped_and_base64_keys_in_a_streamed_cassette(
     findings = audit(tmp_path)
     assert findings and {f.kind for f in findings} >= {"openai-style key"}, findings
     assert run_cli(["cassettes", "audit", str(tmp_path)]) == 1
+
+
+@pytest.mark.parametrize("form", ["split", "escaped"])
+def test_audit_finds_keys_in_the_decoded_events_of_a_cassette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """The decoded events kept beside a stream's chunks are audited as written, even when
+    the chunks are clean (a file edited by hand, or written by a defect)."""
+    for name in KEYS:
+        monkeypatch.delenv(name)
+    pieces = [SHAPED[:10], SHAPED[10:]] if form == "split" else [SHAPED]
+    events = [[1, {"choices": [{"delta": {"content": p}}]}] for p in pieces]
+    clean = _event({"content": "x"}).decode()
+    stream = {
+        "request": {"method": "POST", "uri": "http://x/v1/chat/completions", "body": {}},
+        "response": {"status": 200, "headers": {}, "chunks": [{"offset_ms": 1, "text": clean}],
+                     "events": events},
+    }  # fmt: skip
+    text = json.dumps({"kind": "toolbench-cassette", "version": VERSION, "exchanges": [stream]})
+    if form == "escaped":
+        text = text.replace(SHAPED, _escaped(SHAPED))
+        assert SHAPED not in text
+    (tmp_path / "t.json").write_text(text, encoding="utf-8")
+    findings = audit(tmp_path)
+    assert {f.kind for f in findings} >= {"openai-style key"}, findings
 
 
 def test_redact_pieces_cuts_a_secret_out_of_every_piece_it_touches() -> None:

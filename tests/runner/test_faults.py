@@ -18,6 +18,7 @@ import pytest
 
 from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from tests.support.fake_openai import EMPTY_200, EMPTY_OBJECT, HTML_200, NO_CHOICES
+from toolbench.cassettes.recording import VERSION
 from toolbench.providers.fake import FakeServer, Fault, Hang, Reply, in_order
 
 MODEL_DIR = Path("openai_fake") / "prompt-json"
@@ -138,10 +139,10 @@ def test_a_fault_fails_its_trial_only(
     "damage",
     [
         lambda text: text[: len(text) // 2],  # truncated mid-write
-        lambda text: '{"kind": "toolbench-cassette", "version": 2, "exchanges": [{}]}',
+        lambda text: f'{{"kind": "toolbench-cassette", "version": {VERSION}, "exchanges": [{{}}]}}',
         lambda text: '{"kind": "toolbench-cassette", "exchanges": [',  # malformed JSON
         None,  # binary
-        lambda text: text.replace('"version": 2', '"version": 99', 1),  # a newer layout
+        lambda text: text.replace(f'"version": {VERSION}', '"version": 99', 1),  # newer
     ],
     ids=["truncated", "wrong-shape", "malformed", "binary", "version-99"],
 )

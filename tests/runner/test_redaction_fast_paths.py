@@ -39,6 +39,12 @@ def full_path(text: str) -> str:
         {"error": None, "message": "", "detail": {}, "exception": [], "n": 3},
         {"reply": '{"error": "' + SHAPED + '"}'},  # a key inside a string: not a field
         {"error": True, "errors": 0},
+        {"x\"message": SHAPED, "message ": SHAPED},  # a key that ends like one: not a field
+        {"turns": [{"stream": {"deltas": [{"offset_ms": i, "text": f"d{i}"} for i in range(50)],
+                               "issues": [{"code": "s", "message": f"at {SHAPED}"}]}}],
+         "scores": {"errors": ["call.missing"], "reasons": [SHAPED]},
+         "error": {"message": SHAPED, "detail": [SHAPED, {"errors": [SHAPED]}]}},
+        {"errors": ["x"], "infra_error": "y", "message": {"a": [1, 2.5, None, "z"]}},
     ],
 )
 def test_the_shortcut_equals_the_full_path(record: dict[str, object]) -> None:

@@ -282,3 +282,28 @@ def test_resume_gets_a_redacted_header_back_or_refuses(
     assert [r.headers["Authorization"] for r in fake.received] == [f"Bearer {SECRET}"]
     assert len(load_results(tmp_path / "run")) == 2
     assert [p for p in cassettes.glob("*.json") if SECRET in p.read_text()] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "refs"),
+    [
+        ("- id: a\n  tools:\n    - ref: weather\n", ["weather"]),
+        ("- {id: a, tools: [{ref: weather, only: [x]}, {ref: maps}]}\n", ["maps", "weather"]),
+        ('scenarios:\n  - id: a\n    tools:\n      - "ref": weather\n', ["weather"]),
+        ("- id: a\n  tools:\n    - name: prefer\n      description: 'my_ref: x'\n", []),
+        ("- id: a\n  prompt: no tool sets here\n", []),
+    ],
+)
+def test_the_tool_sets_a_scenario_file_references(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, refs: list[str]
+) -> None:
+    """Found in the parsed file; a file whose text holds no ``ref`` key is not parsed."""
+    from toolbench.runner import records
+
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    parsed: list[Path] = []
+    real = records.read_yaml
+    monkeypatch.setattr(records, "read_yaml", lambda p: parsed.append(p) or real(p))
+    assert records._tool_set_paths(path) == [tmp_path / "tools" / f"{r}.yaml" for r in refs]
+    assert bool(parsed) == bool(refs)

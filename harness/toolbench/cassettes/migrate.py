@@ -3,10 +3,13 @@ recording format (:mod:`.recording`).
 
 The old layout kept a plain trial in vcrpy's YAML (``<scenario>.yaml``, request keys and
 latencies in its metadata) and a streamed one in an SSE cassette (``<scenario>.sse.json``,
-chunks with offsets). Each is converted exchange by exchange, with nothing re-derived:
-the bodies, chunks, offsets, keys and latencies are the recorded ones, so a replay gives
-what it gave before. The new file is written atomically, then the old one removed; a file
-that cannot be converted is left as it was and reported, and the others go on.
+chunks with offsets); version 2 of the JSON cassette kept a stream's chunks without their
+decoded events. Each is converted exchange by exchange, with nothing re-derived but the
+events, which are read from the recorded chunks as the wire reader reads them: the
+bodies, chunks, offsets, keys and latencies are the recorded ones, so a replay gives
+what it gave before. The new file is written atomically, then the old one removed (a
+version 2 file is replaced in place); a file that cannot be converted is left as it was
+and reported, and the others go on.
 """
 
 from __future__ import annotations
@@ -60,6 +63,36 @@ def convert(old: Path) -> rec.Recording:
     return recording_of(data)
 
 
+def with_events(recording: rec.Recording) -> rec.Recording:
+    """``recording`` at this version: each 2xx stream's decoded events beside its chunks."""
+    from toolbench.cassettes.stream_cassette import events_of
+
+    recording.version = rec.VERSION
+    for ex in recording.exchanges:
+        if ex.response.chunks is not None:
+            ex.response.events = events_of(ex.response)
+    return recording
+
+
+def earlier_version(path: Path) -> rec.Recording | None:
+    """The recording of a JSON cassette of an earlier version (None: not one)."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("kind") != rec.KIND:
+        return None
+    version = data.get("version")
+    if not isinstance(version, int) or not PLAIN_EVENTS_VERSION <= version < rec.VERSION:
+        return None
+    data["version"] = rec.VERSION
+    return rec.Recording.model_validate(data)
+
+
+PLAIN_EVENTS_VERSION = 2
+"""The first JSON cassette version (its streams' chunks without decoded events)."""
+
+
 def old_files(directory: Path) -> list[Path]:
     """The old-layout cassettes under ``directory`` (or ``directory`` itself, a file)."""
     if directory.is_file():
@@ -68,16 +101,41 @@ def old_files(directory: Path) -> list[Path]:
     return sorted(p for p in found if p.is_file())
 
 
+def json_files(directory: Path) -> list[Path]:
+    """The JSON cassettes under ``directory`` (or ``directory`` itself) that may be of an
+    earlier version."""
+    if directory.is_file():
+        name = directory.name
+        return [directory] if name.endswith(rec.SUFFIX) and not name.endswith(SSE_SUFFIX) else []
+    found = directory.rglob(f"*{rec.SUFFIX}")
+    return sorted(p for p in found if p.is_file() and not p.name.endswith(SSE_SUFFIX))
+
+
 def migrate(directory: Path) -> Migration:
     """Convert every old-layout cassette under ``directory`` (see the module doc)."""
     done = Migration()
+    for path in json_files(directory):
+        try:
+            earlier = earlier_version(path)
+            if earlier is None:
+                continue
+            recording = rec.parse(rec.dump(with_events(earlier)), str(path))
+        except (ValueError, ValidationError) as exc:
+            first = (str(exc).splitlines() or [""])[0][:200]
+            done.failed.append((path, f"{type(exc).__name__}: {first}"))
+            continue
+        except Exception as exc:  # e.g. CassetteUnreadableError from the check above
+            done.failed.append((path, str(exc)[:300]))
+            continue
+        write_atomically(path, rec.dump(recording), 0o644)
+        done.converted.append(path)
     for old in old_files(directory):
         new = target_of(old)
         if new.exists():
             done.failed.append((old, f"{new.name} already exists (not overwritten)"))
             continue
         try:
-            recording = convert(old)
+            recording = with_events(convert(old))
             # What the reader would refuse (events out of order, bad base64) is refused
             # now, with the old file kept.
             recording = rec.parse(rec.dump(recording), str(new))

@@ -49,10 +49,10 @@ class SafePersister:
     @staticmethod
     def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
         path = Path(cassette_path)
-        if not path.is_file():
-            raise CassetteNotFoundError()
-        try:
+        try:  # opened, not asked about first: each ask of the file system costs
             text = path.read_bytes().decode("utf-8")
+        except (FileNotFoundError, IsADirectoryError):
+            raise CassetteNotFoundError() from None
         except UnicodeDecodeError:
             raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
         except OSError as exc:
@@ -84,8 +84,11 @@ def write_atomically(path: Path, text: str, mode: int) -> None:
     Any failure is a :class:`~toolbench.errors.CassetteWriteError`.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:  # the folder made only when missing: a live trial saves one cassette
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)

@@ -2,7 +2,11 @@
 
 A plain exchange keeps its response body as decoded JSON (``body``; ``text`` when the
 body is not JSON); a streamed one keeps the body as the transport returned it, chunk by
-chunk, each with its arrival offset in milliseconds (``chunks``). A request keeps its
+chunk, each with its arrival offset in milliseconds (``chunks``: what ``--replay full``
+hands to LiteLLM), and beside it the JSON events those chunks carried, already decoded,
+each at the offset of the chunk that completed it (``events``: what a boundary replay
+feeds the protocol reader, with no SSE framing parsed and no JSON decoded per event; a
+streamed replay cost 4-12 plain ones when each event was read again). A request keeps its
 body as JSON data, toolbench's own request ``key`` (replay at the provider boundary) and
 the provider's time of the exchange (``latency_s``). JSON rather than YAML: decoding is a
 tenth of the cost, and one reader serves plain and streamed trials alike.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import uuid
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,9 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from toolbench.errors import CassetteLayoutError, CassetteUnreadableError
 
 KIND = "toolbench-cassette"
-VERSION = 2
+VERSION = 3
 """Version 1 was the layout before one format: vcrpy's YAML (plain) beside the
-``toolbench-sse`` JSON (streamed)."""
+``toolbench-sse`` JSON (streamed); version 2 kept a stream's chunks without its decoded
+``events``."""
 SUFFIX = ".json"
 LEGACY_SUFFIXES = (".yaml", ".sse.json")
 """What a trial's cassette was called in the old layout (plain, streamed)."""
@@ -59,6 +65,52 @@ class Chunk(BaseModel):
         return (self.text or "").encode("utf-8")
 
 
+Event = tuple[float, Any]
+"""One JSON event of a streamed body (an SSE ``data:`` payload, an NDJSON line, an
+eventstream frame's payload), decoded, after the offset (ms) of the chunk that completed
+it: ``[offset_ms, data]`` on disk, or ``[offset_ms, "text"]`` for an OpenAI chat chunk
+that carries only a text delta (:func:`content_only`: most events of a stream, whose
+repeated id, model and timestamps no reader reads). Derived from the recorded (redacted)
+chunks, never written apart from them. Pairs rather than models, text rather than the
+chunk: validating 200 models a stream was a millisecond a replayed trial, and decoding
+200 whole chunks another."""
+
+CHUNK_FIELDS = frozenset({"id", "object", "created", "model", "system_fingerprint", "choices"})
+"""The top-level fields of an OpenAI ``chat.completion.chunk`` that may sit beside a
+content-only choice: no reader reads them but ``choices``."""
+CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
+
+
+def content_only(data: Any) -> str | None:
+    """The text of a chat chunk that carries a text delta and nothing any reader reads
+    besides (one choice, index 0, no finish reason, no usage, a delta of ``content``
+    alone); None for any other event, which is kept whole."""
+    if type(data) is not dict or not data.keys() <= CHUNK_FIELDS:
+        return None
+    choices = data.get("choices")
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or not choice.keys() <= CHOICE_FIELDS:
+        return None
+    if choice.get("index", 0) != 0 or choice.get("finish_reason") is not None:
+        return None
+    delta = choice.get("delta")
+    if choice.get("logprobs") is not None or type(delta) is not dict or delta.keys() != {"content"}:
+        return None
+    text = delta["content"]
+    return text if type(text) is str and text else None
+
+
+def kept(events: list[Event]) -> list[Event]:
+    """Decoded events as a cassette keeps them: JSON objects only (a bare value carries
+    no reply; a stream of no object is read from its chunks), content-only chat chunks
+    as their text."""
+    return [
+        (offset, content_only(data) or data) for offset, data in events if isinstance(data, dict)
+    ]
+
+
 class RecordedRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -81,6 +133,9 @@ class RecordedResponse(BaseModel):
     """A plain reply's body when it is not JSON."""
     chunks: list[Chunk] | None = None
     """A streamed reply's body, chunk by chunk with offsets (None: a plain reply)."""
+    events: list[Event] | None = None
+    """The JSON events the chunks of a 2xx stream carried, decoded, in order (None: a
+    plain reply, a refusal, or a stream whose framing failed; then the chunks are read)."""
 
     @property
     def streamed(self) -> bool:
@@ -137,6 +192,18 @@ def legacy_error(path: Path) -> CassetteLayoutError | None:
 def parse(text: str | bytes, where: str) -> Recording:
     """A recording from its file's text; any defect is a typed error naming ``where``."""
     try:
+        # One pass in pydantic's own JSON reader (half the CPU of decoding, then
+        # validating, a replayed stream's cassette); anything it refuses is read again
+        # below, where each defect gets its typed reason.
+        fast = Recording.model_validate_json(text)
+    except (ValidationError, ValueError, RecursionError):
+        fast = None
+    if fast is not None and fast.version == VERSION:
+        why = _unreplayable(fast)
+        if why is not None:
+            raise CassetteUnreadableError(where, why)
+        return fast
+    try:
         data = json.loads(text)
     except RecursionError:
         raise CassetteUnreadableError(where, "nested too deeply") from None
@@ -165,6 +232,9 @@ def parse(text: str | bytes, where: str) -> Recording:
         if err["type"] == "missing" and loc.endswith("offset_ms"):
             raise CassetteLayoutError(where, f"{loc}: a streamed event without its offset; "
                                       f"{MIGRATE_HINT} or record it again") from None  # fmt: skip
+        if ".events." in loc:
+            what = f"{loc}: a decoded event that is not [offset_ms, data]"
+            raise CassetteLayoutError(where, f"{what}; {MIGRATE_HINT} or record it again") from None
         raise CassetteUnreadableError(where, f"{loc}: {err['msg']}") from None
     why = _unreplayable(rec)
     if why is not None:
@@ -193,7 +263,40 @@ def _unreplayable(rec: Recording) -> str | None:
                 base64.b64decode(chunk.b64, validate=True)
             except binascii.Error:
                 return f"exchanges.{i}.response.chunks.{j}.b64: not base64"
+        why = _events_unreplayable(ex.response, f"exchanges.{i}.response")
+        if why is not None:
+            return why
     return None
+
+
+def _events_unreplayable(response: RecordedResponse, where: str) -> str | None:
+    """Decoded events that no stream of these chunks carries: events of no 2xx stream,
+    offsets that go backwards or outside the chunks' span."""
+    events, chunks = response.events, response.chunks
+    if events is None:
+        return None
+    if not chunks or not 200 <= response.status < 300:
+        return f"{where}.events: decoded events without a 2xx stream's chunks"
+    last, end = chunks[0].offset_ms, chunks[-1].offset_ms
+    for j, (offset, _) in enumerate(events):
+        if not last <= offset <= end:
+            return (f"{where}.events.{j}: events out of order (an offset before the "
+                    "previous event's or outside the chunks')")  # fmt: skip
+        last = offset
+    return None
+
+
+def load_if_present(path: Path) -> Recording | None:
+    """Read a trial's cassette (:func:`load`); None when there is no such file, found by
+    opening it (a replayed trial asked the file system three times before reading it,
+    each ask 0.1 ms of system CPU on a slow disk)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+    return _parsed(raw, path)
 
 
 def load(path: Path) -> Recording:
@@ -202,11 +305,32 @@ def load(path: Path) -> Recording:
         raw = path.read_bytes()
     except OSError as exc:
         raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+    return _parsed(raw, path)
+
+
+def _parsed(raw: bytes, path: Path) -> Recording:
     if not raw.strip():
         raise CassetteUnreadableError(str(path), "empty file")
     return parse(raw, str(path))
 
 
 def dump(rec: Recording) -> str:
-    """The file's text: one exchange field per line, values as decoded (readable) text."""
-    return rec.model_dump_json(indent=1, exclude_none=True)
+    """The file's text: one exchange field per line, values as decoded (readable) text,
+    and a stream's decoded events one per line (indented, they were most of the file)."""
+    if all(ex.response.events is None for ex in rec.exchanges):  # a plain trial: as it was
+        return rec.model_dump_json(indent=1, exclude_none=True)
+    data = rec.model_dump(mode="json", exclude_none=True)
+    marker = f"toolbench-events-{uuid.uuid4().hex}-"
+    compact: list[list[Any]] = []
+    for ex in data["exchanges"]:
+        response = ex["response"]
+        if response.get("events") is not None:
+            compact.append(response["events"])
+            response["events"] = f"{marker}{len(compact) - 1}"
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    for i, events in enumerate(compact):
+        lines = ",\n    ".join(
+            json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in events
+        )
+        text = text.replace(f'"{marker}{i}"', f"[\n    {lines}\n   ]" if events else "[]", 1)
+    return text

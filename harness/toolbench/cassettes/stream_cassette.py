@@ -175,13 +175,7 @@ class _EventGuard:
                 codes.INFRA_STREAM_BAD_EVENT, f"{what} is not JSON ({head!r})"
             )
             return
-        self.clock.events += 1
-        if not isinstance(data, dict):
-            return
-        self.clock.carried.update(k for k in CARRIERS if data.get(k))
-        self.clock.raw_events.append((data, self.clock.last_ms))
-        if isinstance(data.get("choices"), list):
-            self.clock.chat_chunks = True
+        self.clock.add(data, self.clock.last_ms)
 
     def close(self) -> None:
         """The body ended: a partial line left over means the stream was cut off."""
@@ -197,6 +191,7 @@ CARRIERS = ("choices", "candidates", "message", "delta", "content_block", "outpu
 ``choices``, Gemini ``candidates``, Ollama ``message``, Anthropic ``delta`` and
 ``content_block``, ...): which of them a stream carried tells a reply that came
 apart from one that never came (:func:`toolbench.cassettes.faults.stream_fault`)."""
+_CARRIER_SET = frozenset(CARRIERS)
 
 
 class Clock:
@@ -220,11 +215,76 @@ class Clock:
         readers (:mod:`toolbench.providers.readers`). LiteLLM repairs a delta
         sequence on the way (it drops a call without id, makes up a ``finish_reason``,
         renumbers indices), so the broken sequences are read from the bytes."""
+        self.decoded: list[rec.Event] = []
+        """Every JSON event read, dict or not, with its offset (what a cassette keeps)."""
+        self.stored: list[rec.Event] | None = None
+        """On a replay from a cassette's decoded events: those events (a content-only chat
+        chunk as its text, :func:`~toolbench.cassettes.recording.content_only`)."""
+
+    def add(self, data: Any, offset_ms: float | None) -> None:
+        """One JSON event decoded from the wire (or from a cassette's chunks)."""
+        self.decoded.append((offset_ms or 0.0, data))
+        self._see(data, offset_ms)
+
+    def replay(self, framing: Framing, events: list[rec.Event], last_ms: float) -> Clock:
+        """The events a cassette keeps decoded, seen as if read from the wire (the same
+        carriers and chat chunks), with no framing parsed and no JSON decoded: ``stored``
+        holds them for the reader, ``raw_events`` those kept whole."""
+        self.framing, self.last_ms, self.decoded, self.stored = framing, last_ms, events, events
+        self.events += len(events)
+        carried, chat = self.carried, self.chat_chunks
+        whole = [(data, offset) for offset, data in events if type(data) is dict]
+        if any(type(data) is str for _, data in events):  # content-only chat chunks
+            carried.add("choices")
+            chat = True
+        for data, _ in whole:  # _see, for the few events kept whole
+            for key in data.keys() & _CARRIER_SET:
+                if data[key]:
+                    carried.add(key)
+            chat = chat or isinstance(data.get("choices"), list)
+        self.raw_events.extend(whole)
+        self.chat_chunks = chat
+        return self
+
+    def _see(self, data: Any, offset_ms: float | None) -> None:
+        self.events += 1
+        if not isinstance(data, dict):
+            return
+        self.carried.update(k for k in CARRIERS if data.get(k))
+        self.raw_events.append((data, offset_ms))
+        if isinstance(data.get("choices"), list):
+            self.chat_chunks = True
 
 
 _FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding"})
 """Headers about how the recorded body was framed on the wire, not what it is: a replay
 hands over the recorded bytes as they are (a redacted body may differ in length)."""
+
+
+def decode(chunks: list[RawChunk], framing: Framing, path: str = "") -> Clock | None:
+    """The clock of reading ``chunks`` as the wire would (its ``decoded`` events are what
+    a cassette keeps); None when the stream's framing fails (too large, cut off, not
+    JSON: no events kept, the chunks are judged again when replayed)."""
+    clock = Clock(path)
+    guard = _EventGuard(clock, framing)
+    try:
+        for c in chunks:
+            clock.last_ms = c.offset_ms
+            guard.feed(c.data())
+        guard.close()
+    except StreamFault:
+        return None
+    return None if clock.fault is not None else clock
+
+
+def events_of(response: rec.RecordedResponse) -> list[rec.Event] | None:
+    """The decoded events a cassette keeps beside a response's chunks: those of a 2xx
+    stream whose framing reads cleanly (None otherwise)."""
+    chunks = response.chunks
+    if not chunks or not 200 <= response.status < 300:
+        return None
+    clock = decode(chunks, framing_of(response.headers))
+    return None if clock is None else rec.kept(clock.decoded)
 
 
 class _Replay(httpx.AsyncByteStream):
@@ -359,14 +419,15 @@ class SseTrialCassette:
         ex = self.data.exchanges[found]
         if not 200 <= ex.response.status < 300 or not ex.response.chunks:
             return False
-        clock = Clock(path)
-        guard = _EventGuard(clock, framing_of(ex.response.headers))
-        try:
-            for c in ex.response.chunks:
-                clock.last_ms = c.offset_ms
-                guard.feed(c.data())
-            guard.close()
-        except StreamFault:
+        framing, events = framing_of(ex.response.headers), ex.response.events
+        # No decoded events kept (a stream whose framing failed when recorded): the
+        # chunks are read as on the wire, and a failed read left to the full path.
+        clock = (
+            Clock(path).replay(framing, events, ex.response.chunks[-1].offset_ms)
+            if events is not None
+            else decode(ex.response.chunks, framing, path)
+        )
+        if clock is None:
             return False
         if clock.fault is not None or not (clock.chat_chunks or _responses_events(clock)):
             return False
@@ -499,13 +560,15 @@ class SseTrialCassette:
             if redacted is not None:
                 chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
                 self.notes.append("a secret in a streamed body was redacted")
+        recorded = rec.RecordedResponse(status=response.status_code, headers=headers,
+                                        chunks=chunks)  # fmt: skip
+        # Decoded from what is written (redacted, the model's alias): never a value apart.
+        recorded.events = events_of(recorded)
         ex = SseExchange(
             request=rec.RecordedRequest(
                 method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
             ),
-            response=rec.RecordedResponse(
-                status=response.status_code, headers=headers, chunks=chunks
-            ),
+            response=recorded,
         )
         self.data.exchanges.append(ex)
         self.dirty = True
@@ -535,21 +598,25 @@ def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseT
     unreadable file is moved aside); ``all``: record again (the old file is replaced
     only when the new one is saved).
     """
-    old_layout = rec.legacy_error(path) if record != "all" else None
-    if old_layout is not None:
-        raise old_layout  # not re-recorded over: the old file is converted, not lost
-    if record == "none" and not path.is_file():
-        raise CassetteMissingError(f"no cassette {path}")
     data = SseCassette()
     notes: list[str] = []
-    if record != "all" and path.is_file():
+    if record != "all":
         try:
-            data = load(path)
+            found = rec.load_if_present(path)  # one open, no stat before it
         except CassetteUnreadableError as exc:
             if record != "new" or isinstance(exc, CassetteLayoutError):
                 raise
             aside = vcr_side.move_aside(path)
             notes.append(f"{exc}; moved to {aside.name} and recorded again")
+        else:
+            if found is None:
+                old_layout = rec.legacy_error(path)
+                if old_layout is not None:
+                    raise old_layout  # not recorded over: the old file is converted, not lost
+                if record == "none":
+                    raise CassetteMissingError(f"no cassette {path}")
+            else:
+                data = found
     tc = SseTrialCassette(path, record, data)
     tc.notes.extend(notes)
     token = _current.set(tc)

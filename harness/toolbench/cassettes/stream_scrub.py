@@ -128,6 +128,24 @@ def stream_texts(chunks: list[tuple[bytes, float]], binary: bool = False) -> lis
     return texts
 
 
+def _chunk_of(text: str) -> dict[str, Any]:
+    """A content-only chat chunk kept as its text, at its place among the others."""
+    return {"choices": [{"delta": {"content": text}}]}
+
+
+def event_texts(events: list[Any]) -> list[str]:
+    """What a reader of a cassette's decoded ``events`` (``[offset_ms, data]`` pairs) sees:
+    per JSON path, the strings of every event joined (a key split over two events), for
+    ``cassettes audit``; the events are derived from the chunks, but a file is audited as
+    it is, not as it should be."""
+    lines = [
+        _Line("", 0.0, record=_chunk_of(e[1]) if isinstance(e[1], str) else e[1])
+        for e in events
+        if isinstance(e, list) and len(e) == 2 and isinstance(e[1], dict | list | str)
+    ]
+    return ["".join(v for *_, v in items) for items in _channels(lines).values()]
+
+
 def _frame_lines(chunks: list[tuple[bytes, float]]) -> list[_Line]:
     """An eventstream's frames as records (payload text, JSON, offset); a body that does
     not decode yields what decoded before it."""

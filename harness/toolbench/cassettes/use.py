@@ -86,11 +86,12 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     ``all``: re-record (the old file is replaced only when the new one is saved).
     Only complete replies are recorded (:func:`recordable`); saves are atomic.
     """
-    old_layout = legacy_error(path) if record != "all" else None
-    if old_layout is not None:
-        raise old_layout  # not re-recorded over: the old file is converted, not lost
-    if record == "none" and not path.is_file():
-        raise CassetteMissingError(f"no cassette {path}")
+    if record != "all" and not path.is_file():  # one ask of the file system, not three
+        old_layout = legacy_error(path)
+        if old_layout is not None:
+            raise old_layout  # not re-recorded over: the old file is converted, not lost
+        if record == "none":
+            raise CassetteMissingError(f"no cassette {path}")
     values = secret_values()  # once per trial, not once per request hook
     mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
     tc = TrialCassette(path=path, cassette=None)
@@ -102,10 +103,11 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
 
     def before_record_request(r: VcrRequest) -> VcrRequest:
         # vcrpy scrubs the request of an exchange to ask whether it can play it, then
-        # again to record it (a copy and a redaction scan of the body each time).
-        # Nothing changes the request in between: the copy made the first time serves.
+        # again to record it (a copy and a redaction scan of the body each time), and
+        # once more the scrubbed copy it recorded. Nothing changes the request in between
+        # and scrubbing is idempotent: the copy made the first time serves all three.
         for seen, out in scrubbed:
-            if seen is r:
+            if seen is r or out is r:
                 return out
         out = scrub_request(r, values)
         scrubbed[:] = [*scrubbed[-1:], (r, out)]  # the request and vcrpy's copy of it

@@ -31,8 +31,9 @@ def audit_cmd(
 def migrate_cmd(
     directory: Path = typer.Argument(..., help="Cassette directory (or one old-layout file)."),
 ) -> None:
-    """Convert old-layout cassettes (vcrpy YAML, .sse.json) to one JSON cassette per trial,
-    removing each old file once its new one is written; exit 1 when any could not be."""
+    """Convert old-layout cassettes (vcrpy YAML, .sse.json, JSON of an earlier version) to
+    one JSON cassette per trial of this version, removing each old file once its new one
+    is written; exit 1 when any could not be."""
     from toolbench.cassettes.migrate import migrate
     from toolbench.errors import UserError
 

@@ -115,6 +115,9 @@ class StreamClock(Protocol):
     """The events were OpenAI ``chat.completion.chunk`` events."""
     raw_events: list[tuple[Any, float | None]]
     """Those events as decoded from the bytes, with their offsets."""
+    stored: list[tuple[float, Any]] | None
+    """On a replay at the boundary: the cassette's decoded events (``[offset_ms, data]``,
+    a content-only chat chunk as ``[offset_ms, text]``), read instead of ``raw_events``."""
 
 
 class StreamCassetteView(CassetteView, Protocol):

@@ -22,12 +22,11 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.cassettes import stream_fault
-from toolbench.formats.base import ParseIssue
 from toolbench.providers.base import Fault, StreamCassetteView
 from toolbench.providers.readers import cohere, responses
 from toolbench.providers.readers.chat import Assembled, Assembler
 from toolbench.redaction import redact_error, redact_pieces
-from toolbench.results import StreamTurn, TimedText
+from toolbench.results import StreamTurn
 
 ARRIVED_CHARS = 2000
 """How much of what arrived before a stream failed is kept in the trial's message."""
@@ -46,11 +45,10 @@ def _wire(tc: StreamCassetteView) -> Assembler | None:
     other protocols, whose chunks LiteLLM translates."""
     events = tc.clock.raw_events
     if tc.clock.chat_chunks:
-        asm = Assembler()
-        for data, offset in events:
-            if isinstance(data, dict) and isinstance(data.get("choices"), list):
-                asm.feed(data, offset)
-        return asm
+        stored = getattr(tc.clock, "stored", None)
+        if stored is not None:  # replayed from a cassette's decoded events
+            return Assembler().feed_stored(stored)
+        return Assembler().feed_events(events)
     if cohere.speaks(events):
         return cohere.assemble(events)
     if responses.speaks(events):
@@ -183,10 +181,11 @@ def stream_record(done: Assembled) -> StreamTurn:
     deltas is in no delta alone: redacted over their joined text), its timings, and what
     broke in the delta sequence (``stream.*``)."""
     texts = redact_pieces([d.text for d in done.deltas])
-    return StreamTurn(
-        deltas=[TimedText(offset_ms=d.offset_ms, text=t)
-                for d, t in zip(done.deltas, texts, strict=True)],
-        first_token_ms=done.first_token_ms, first_call_ms=done.first_call_ms,
-        call_complete_ms=done.call_complete_ms, last_ms=done.last_ms,
-        issues=[ParseIssue(code=c, message=m) for c, m in done.issues],
-    )  # fmt: skip
+    # One validation of the whole record: a model built per delta was 200 calls a trial.
+    return StreamTurn.model_validate({
+        "deltas": [{"offset_ms": d.offset_ms, "text": t}
+                   for d, t in zip(done.deltas, texts, strict=True)],
+        "first_token_ms": done.first_token_ms, "first_call_ms": done.first_call_ms,
+        "call_complete_ms": done.call_complete_ms, "last_ms": done.last_ms,
+        "issues": [{"code": c, "message": m} for c, m in done.issues],
+    })  # fmt: skip

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from toolbench.cassettes.stream_scrub import stream_texts
+from toolbench.cassettes.stream_scrub import event_texts, stream_texts
 from toolbench.errors import UserError
 from toolbench.redaction import SECRET_HEADERS, is_secret_header, secret_values
 from toolbench.secret_shapes import find_shapes
@@ -195,7 +195,9 @@ def _audit_json(path: Path, text: str, data: Any, values: tuple[str, ...]) -> se
     for value in _json_strings(data):
         found.update(Finding(path, 1, kind) for kind in _scan_text(value, values))
     exchanges = data.get("exchanges") if isinstance(data, dict) else None
-    if data.get("kind") not in STREAM_KINDS or not isinstance(exchanges, list):
+    if exchanges is None or data.get("kind") not in STREAM_KINDS:
+        return found  # not a cassette (a JSON list or another object): its strings only
+    if not isinstance(exchanges, list):
         return found
     starts = iter(m.start() for m in re.finditer(r'"chunks"\s*:', text))
     for ex in exchanges:
@@ -207,7 +209,11 @@ def _audit_json(path: Path, text: str, data: Any, values: tuple[str, ...]) -> se
         line = 1 if start is None else text.count("\n", 0, start) + 1
         headers = (ex.get("response") or {}).get("headers") if isinstance(ex, dict) else None
         ctype = str((headers or {}).get("content-type", "")) if isinstance(headers, dict) else ""
-        for joined in stream_texts(chunks, binary="amazon.eventstream" in ctype.lower()):
+        texts = stream_texts(chunks, binary="amazon.eventstream" in ctype.lower())
+        events = response.get("events")
+        if isinstance(events, list):  # the decoded events kept beside the chunks
+            texts.extend(event_texts(events))
+        for joined in texts:
             found.update(Finding(path, line, kind) for kind in _scan_text(joined, values))
     return found
 

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolbench import codes
 
 
-@dataclass(frozen=True)
-class TimedDelta:
+class TimedDelta(NamedTuple):
+    """A text delta and its offset (a tuple: a replayed stream makes about 200 a trial,
+    and a frozen dataclass costs five times as much to make)."""
+
     offset_ms: float
     text: str
 
@@ -81,6 +83,12 @@ def _get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
+def _items(value: Any) -> list[Any] | tuple[Any, ...]:
+    """A list field of a delta (``tool_calls``, ``thinking_blocks``): anything else a
+    server sends there holds nothing to assemble (a number there once raised)."""
+    return value if isinstance(value, list | tuple) else ()
+
+
 class Assembler:
     """Feed the chunks LiteLLM yields (or their dict form) with their offsets; then close."""
 
@@ -106,10 +114,39 @@ class Assembler:
     def _issue(self, code: str, message: str) -> None:
         self.issues.append((code, message))
 
+    def feed_events(self, events: list[tuple[Any, float | None]]) -> Assembler:
+        """Every decoded event of a stream, in order (the chunks LiteLLM did not touch)."""
+        feed = self.feed
+        for data, offset in events:
+            if isinstance(data, dict) and isinstance(data.get("choices"), list):
+                feed(data, offset)
+        return self
+
+    def feed_stored(self, events: list[tuple[float, Any]]) -> Assembler:
+        """The decoded events a cassette keeps (``[offset_ms, data]``; a content-only
+        chunk as ``[offset_ms, text]``), read as :meth:`feed_events` reads the chunks."""
+        feed, parts, deltas = self.feed, self.parts, self.deltas
+        for offset, data in events:
+            if type(data) is str:  # _text, inlined: most of a stream's events
+                at = float(offset)
+                parts.append(data)
+                deltas.append(TimedDelta(at, data))
+                if self.first_token is None:
+                    self.first_token = at
+                if self.calls:
+                    self._text_since_call = True
+                self.last = at
+            elif isinstance(data, dict) and isinstance(data.get("choices"), list):
+                feed(data, offset)
+        return self
+
     def feed(self, chunk: Any, offset_ms: float | None) -> None:
         """One chunk: ``choices[0].delta`` (content, tool_calls), ``finish_reason``, usage."""
         offset = 0.0 if offset_ms is None else float(offset_ms)
         self.last = offset
+        if type(chunk) is dict:
+            self._feed_dict(chunk, offset)
+            return
         usage = _get(chunk, "usage")
         for key in ("prompt_tokens", "completion_tokens"):
             value = _get(usage, key) if usage is not None else None
@@ -128,18 +165,57 @@ class Assembler:
         thought = _get(delta, "reasoning_content")
         if isinstance(thought, str) and thought:
             self.reasoning.append(thought)
-        for block in _get(delta, "thinking_blocks") or ():
+        for block in _items(_get(delta, "thinking_blocks")):
             self._thinking(block)
         text = _get(delta, "content")
         if isinstance(text, str) and text:
-            self.parts.append(text)
-            self.deltas.append(TimedDelta(offset, text))
-            if self.first_token is None:
-                self.first_token = offset
-            if self.calls:
-                self._text_since_call = True
-        for tc in _get(delta, "tool_calls") or ():
+            self._text(text, offset)
+        for tc in _items(_get(delta, "tool_calls")):
             self._tool_delta(tc, offset)
+
+    def _feed_dict(self, chunk: dict[str, Any], offset: float) -> None:
+        """:meth:`feed` for a decoded event (a dict: about 200 a replayed trial), the
+        same reading with the dict lookups inlined where the chunk holds dicts."""
+        usage = chunk.get("usage")
+        if usage is not None:
+            for key in ("prompt_tokens", "completion_tokens"):
+                value = _get(usage, key)
+                if isinstance(value, int):
+                    self.usage[key] = value
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return
+        choice = choices[0]
+        get = choice.get if type(choice) is dict else lambda key: _get(choice, key)
+        finish = get("finish_reason")
+        if isinstance(finish, str) and finish:
+            self.finish = finish
+        delta = get("delta")
+        if delta is None:
+            return
+        dget = delta.get if type(delta) is dict else lambda key: _get(delta, key)
+        thought = dget("reasoning_content")
+        if isinstance(thought, str) and thought:
+            self.reasoning.append(thought)
+        blocks = dget("thinking_blocks")
+        if blocks:
+            for block in _items(blocks):
+                self._thinking(block)
+        text = dget("content")
+        if isinstance(text, str) and text:
+            self._text(text, offset)
+        calls = dget("tool_calls")
+        if calls:
+            for tc in _items(calls):
+                self._tool_delta(tc, offset)
+
+    def _text(self, text: str, offset: float) -> None:
+        self.parts.append(text)
+        self.deltas.append(TimedDelta(offset, text))
+        if self.first_token is None:
+            self.first_token = offset
+        if self.calls:
+            self._text_since_call = True
 
     def _thinking(self, block: Any) -> None:
         kind = _get(block, "type")
