@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -69,7 +68,7 @@ def test_html_streaming_section_is_escaped(run: Path) -> None:
     assert 'alt="distribution of time to first token"' in page
     assert "0.12s / 0.20s / 0.28s" in page  # p10 / p50 / p90 of 0.1 s and 0.3 s
     # the drill-down shows a trial's named values, the streaming scorer's among them
-    assert re.search(r"&#34;ttft_ms&#34;: \{\s*&#34;value&#34;: 300.0\s*\}", page)
+    assert "&#34;ttft_ms&#34;: 300.0," in page  # a value with no reason: shown bare
 
 
 def test_markdown_streaming_section_is_escaped(run: Path) -> None:
