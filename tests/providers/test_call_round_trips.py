@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.providers.servers.base import FakeServer, Request, Response
+from toolbench.cassettes import RecordOption
 from toolbench.cassettes.route import router
 from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.eventstream import Frame
@@ -285,6 +286,41 @@ def gemini_wire() -> Wire:
     )  # fmt: skip
 
 
+def gemini_partial_args_wire() -> Wire:
+    """Gemini with the call's arguments streamed in parts (asked by
+    ``toolConfig.functionCallingConfig.streamFunctionCallArguments``): the first part
+    names the call (with its ``thoughtSignature``) and says ``willContinue``, the next
+    carry ``partialArgs`` (``jsonPath``, ``stringValue``, ``willContinue`` while the same
+    path's string goes on), the last ends without ``willContinue``. Shapes: googleapis
+    js-genai ``FunctionCall`` (``partialArgs``, ``willContinue``) and ``PartialArg``
+    (https://googleapis.github.io/js-genai/release_docs/interfaces/types.PartialArg.html),
+    Vertex AI ``FunctionCallingConfig.stream_function_call_arguments``. The plain turn and
+    turn 2 are :func:`gemini_wire`'s: the echoed call must be the same."""
+    whole = gemini_wire()
+    parts: list[Body] = [
+        {"functionCall": {"name": "get_weather", "willContinue": True},
+         "thoughtSignature": THOUGHT_SIG},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "Li",
+                                           "willContinue": True}], "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "sb",
+                                           "willContinue": True}], "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "on"}]}},
+    ]  # fmt: skip
+    events: list[Body] = [
+        {"candidates": [{"content": {"role": "model", "parts": [p]}, "index": 0}],
+         "modelVersion": "gemini-3-pro-preview"} for p in parts
+    ]  # fmt: skip
+    events[-1]["candidates"][0]["finishReason"] = "STOP"
+    events[-1]["usageMetadata"] = {
+        "promptTokenCount": 20, "candidatesTokenCount": 9, "totalTokenCount": 29}  # fmt: skip
+    return Wire(
+        "gemini-partial-args", "gemini/gemini-2.5-flash",
+        "js-genai PartialArg / FunctionCall.partialArgs; Vertex AI streamFunctionCallArguments",
+        whole.plain, (sse(events), whole.streamed[1]), whole.content_type, whole.check,
+        whole.env,
+    )  # fmt: skip
+
+
 # ---------------------------------------------------------------- Ollama
 
 
@@ -507,6 +543,7 @@ WIRES = [
     ),
     anthropic_wire(),
     gemini_wire(),
+    gemini_partial_args_wire(),
     ollama_wire(),
     bedrock_wire(),
     cohere_wire(),
@@ -533,8 +570,9 @@ def _call_args(reply_message: Body) -> Body:
 
 
 async def _two_turns(
-    wire: Wire, base: str, streamed: bool, tmp: Path, attempts: list[Attempt] | None = None
-) -> list[Completion]:
+    wire: Wire, base: str, streamed: bool, tmp: Path, attempts: list[Attempt] | None = None,
+    record: RecordOption = "all",
+) -> list[Completion]:  # fmt: skip
     api = LiteLLMAPI(ProviderSettings(api_base=base))
     endpoint = await api.endpoint(wire.model, get_format("native"), live=True)
     attempts = [] if attempts is None else attempts
@@ -542,7 +580,7 @@ async def _two_turns(
     done: list[Completion] = []
     # The cassette layer sees every byte of a streamed turn (its framing, its events and
     # their offsets), as in a run.
-    with router(), use_sse_cassette(tmp / "trial.sse.json", "all") as tc:
+    with router(), use_sse_cassette(tmp / "trial.sse.json", record) as tc:
         for turn in (0, 1):
             rendered = RenderedRequest(messages=list(messages), tools=TOOLS)
             req = CompletionRequest(endpoint, rendered, 7, tc if streamed else None,
@@ -563,6 +601,13 @@ def _quiet_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY",
                  "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
+    # Each test runs its own event loop, and LiteLLM's Gemini stream is sent by its one
+    # module-level client: a connection pooled under an earlier test's loop fails to close
+    # ("Event loop is closed") when the pool drops it. A run has one loop; a test its own.
+    import litellm
+    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+
+    monkeypatch.setattr(litellm, "module_level_aclient", AsyncHTTPHandler())
     yield
 
 
@@ -589,40 +634,69 @@ def test_two_turns_echo_exactly_what_the_model_returned(
     wire.check(server.received[1].body)
 
 
-def test_a_gemini_stream_with_partial_args_is_an_unreadable_reply_not_a_missing_call(
+def test_a_gemini_call_in_parts_is_the_call_read_whole_live_and_replayed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Gemini's streamed function-call arguments (``FunctionCall.partialArgs`` with
-    ``jsonPath``/``stringValue``/``willContinue``, asked by ``functionCallingConfig.
-    streamFunctionCallArguments``; googleapis js-genai ``PartialArg``) are not read by
-    LiteLLM 1.106 (its Gemini stream transformation reads ``functionCall.args`` only, and
-    fails on a call without it). Until toolbench reads Gemini events itself, such a
-    stream is ``infra.bad_reply`` (retried, never recorded), never an ``ok`` trial whose
-    call went missing."""
+    """Gemini's streamed ``partialArgs`` (LiteLLM 1.106 fails on every such part) are put
+    together by toolbench's Gemini reader into the very call the plain reply carries (id
+    with its thought signature, arguments, ``provider_specific_fields``), recorded, and
+    replayed offline from the cassette into the same call and the same turn-2 request."""
+    monkeypatch.setenv("GEMINI_API_KEY", "AIza-dummy")
+    wire = gemini_partial_args_wire()
+    got: dict[str, list[Completion]] = {}
+    sent: dict[str, Body] = {}
+    for name, streamed in (("plain", False), ("streamed", True)):
+        with Scripted(wire, streamed).server as server:
+            got[name] = asyncio.run(_two_turns(wire, server.base_url, streamed, tmp_path / name))
+        sent[name] = server.received[1].body
+    # Offline: no server at that address answers; the cassette does.
+    got["replayed"] = asyncio.run(
+        _two_turns(wire, "http://127.0.0.1:9", True, tmp_path / "streamed", record="none")
+    )
+    plain_call = got["plain"][0].reply.raw_message["tool_calls"][0]
+    for name in ("streamed", "replayed"):
+        (call_,) = got[name][0].reply.raw_message["tool_calls"]
+        assert {k: call_[k] for k in ("id", "function", "provider_specific_fields")} == {
+            k: plain_call[k] for k in ("id", "function", "provider_specific_fields")}  # fmt: skip
+        assert got[name][0].reply.finish_reason == "tool_calls"
+        assert got[name][1].reply.text == ANSWER
+        assert got[name][0].stream is not None and not got[name][0].stream.issues
+    assert sent["streamed"]["contents"] == sent["plain"]["contents"]
+    assert got["replayed"][0].stream is not None and got["streamed"][0].stream is not None
+    assert got["replayed"][0].stream.first_call_ms == got["streamed"][0].stream.first_call_ms
+
+
+def test_a_gemini_call_whose_parts_never_end_is_a_typed_fault_never_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call whose ``willContinue`` never ends (the stream stops inside it) is a typed
+    fault of that attempt (``infra.stream_truncated``), asked again live and never
+    recorded, never an ``ok`` trial whose call went missing or was cut short: here the
+    server's second answer is whole, and only it is kept."""
     from toolbench import codes
-    from toolbench.errors import InfraError
 
     monkeypatch.setenv("GEMINI_API_KEY", "AIza-dummy")
     parts = [
-        {"functionCall": {"name": "get_weather", "willContinue": True,
-                          "partialArgs": [{"jsonPath": "$.city", "stringValue": "Lis",
-                                           "willContinue": True}]},
+        {"functionCall": {"name": "get_weather", "willContinue": True},
          "thoughtSignature": THOUGHT_SIG},
-        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "bon"}]}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "Porto",
+                                           "willContinue": True}], "willContinue": True}},
     ]  # fmt: skip
     events = [{"candidates": [{"content": {"role": "model", "parts": [p]}, "index": 0}]}
               for p in parts]  # fmt: skip
     events[-1]["candidates"][0]["finishReason"] = "STOP"
-    wire = gemini_wire()
-    broken = Wire(wire.id, wire.model, wire.source, wire.plain, (sse(events), sse(events)),
-                  wire.content_type, wire.check, wire.env)  # fmt: skip
-    fake = Scripted(broken, streamed=True)
+    whole = gemini_partial_args_wire()
+    answers = [sse(events), *whole.streamed]
+    kind = {"content-type": whole.content_type}
+    server = FakeServer(lambda req: Response(200, answers[min(len(server.received), 3) - 1], kind))
     attempts: list[Attempt] = []
-    with fake.server as server, pytest.raises(InfraError) as got:
-        asyncio.run(_two_turns(broken, server.base_url, True, tmp_path, attempts))
-    assert got.value.code == codes.INFRA_BAD_REPLY
-    assert "could not read" in str(got.value)
-    # Retried (live, the bytes may change), each attempt the same typed fault.
-    assert [(a.outcome, a.error_code) for a in attempts] == [
-        ("retry", codes.INFRA_BAD_REPLY)] * 4 + [("fail", codes.INFRA_BAD_REPLY)]  # fmt: skip
-    assert len(server.received) > 1  # asked again of the server
+    with server:
+        done = asyncio.run(_two_turns(whole, server.base_url, True, tmp_path, attempts))
+    cut = codes.INFRA_STREAM_TRUNCATED
+    assert [(a.turn, a.outcome, a.error_code) for a in attempts] == [
+        (0, "retry", cut), (0, "ok", None), (1, "ok", None)]  # fmt: skip
+    assert "willContinue never ended" in str(attempts[0].error)
+    assert _call_args(done[0].reply.raw_message)["args"] == ARGS
+    whole.check(server.received[2].body)
+    kept = (tmp_path / "trial.sse.json").read_text()
+    assert "Lisbon" in kept and "Porto" not in kept

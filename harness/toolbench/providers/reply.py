@@ -41,8 +41,14 @@ def stable_ids(calls: list[dict[str, Any]]) -> None:
         head, sep, signature = cid.partition(THOUGHT_SEPARATOR)
         if _INVENTED_ID.fullmatch(head):
             fn = tc.get("function") or {}
-            text = json.dumps([i, fn.get("name"), fn.get("arguments")], sort_keys=True)
-            tc["id"] = f"call_{hashlib.sha256(text.encode()).hexdigest()[:24]}{sep}{signature}"
+            tc["id"] = f"{derived_id(i, fn.get('name'), fn.get('arguments'))}{sep}{signature}"
+
+
+def derived_id(index: int, name: Any, arguments: Any) -> str:
+    """The id of a call the provider sent without one: derived from the call (its
+    position, name and arguments), the same however the reply was read."""
+    text = json.dumps([index, name, arguments], sort_keys=True)
+    return f"call_{hashlib.sha256(text.encode()).hexdigest()[:24]}"
 
 
 def _dump(obj: Any) -> dict[str, Any]:

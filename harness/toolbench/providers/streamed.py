@@ -23,7 +23,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.providers.base import Fault, StreamCassetteView
-from toolbench.providers.readers import cohere, responses
+from toolbench.providers.readers import cohere, gemini, responses
 from toolbench.providers.readers.chat import Assembled, Assembler
 from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import StreamTurn
@@ -41,8 +41,9 @@ def _wire(tc: StreamCassetteView) -> Assembler | None:
     """The reply assembled from the events as the bytes carried them, by the protocol's
     own reader: OpenAI chat chunks (LiteLLM repairs broken delta sequences on the way,
     which would hide them), Cohere v2 events (which LiteLLM misreads) and the Responses
-    API's typed events (whose output items go back verbatim); None for the
-    other protocols, whose chunks LiteLLM translates."""
+    API's typed events (whose output items go back verbatim), Gemini events with a call
+    in parts (``partialArgs``, which LiteLLM cannot read); None for the other protocols,
+    whose chunks LiteLLM translates."""
     events = tc.clock.raw_events
     if tc.clock.chat_chunks:
         stored = getattr(tc.clock, "stored", None)
@@ -53,7 +54,30 @@ def _wire(tc: StreamCassetteView) -> Assembler | None:
         return cohere.assemble(events)
     if responses.speaks(events):
         return responses.assemble(events)
+    if gemini.speaks(events):
+        return gemini.assemble(events)
     return None
+
+
+class _ReadPast:
+    """How many of the sender's failures to read past: one for each event read so far
+    that toolbench's own reader reads and the sender cannot (a Gemini call in parts;
+    LiteLLM 1.106 fails on each such event, having read it). Each event is looked at
+    once, so a stream of them costs linear time; a failure on any other event, or one
+    more than there are such events, ends the stream as before."""
+
+    def __init__(self, tc: StreamCassetteView) -> None:
+        self.tc, self.looked, self.owed = tc, 0, 0
+
+    def once(self) -> bool:
+        events = self.tc.clock.raw_events
+        for data, _ in events[self.looked :]:
+            self.owed += gemini.partial(data)
+        self.looked = len(events)
+        if self.tc.clock.fault is None and self.owed > 0:
+            self.owed -= 1
+            return True
+        return False
 
 
 def _read_fault(tc: StreamCassetteView) -> Fault | None:
@@ -109,6 +133,7 @@ async def _read(
         return _wire(tc) or asm
 
     it = chunks.__aiter__()
+    past = _ReadPast(tc)
     while True:
         try:
             chunk = await asyncio.wait_for(it.__anext__(), left(deadline))
@@ -121,6 +146,8 @@ async def _read(
                 f"{_arrived(seen())}", True,
             ) from None  # fmt: skip
         except Exception as exc:
+            if past.once():  # the protocol reader reads those events (_wire)
+                continue
             fault = tc.clock.fault
             known = _read_fault(tc) if fault is None else None
             if known is not None:  # the protocol reader knows why (no terminal event)

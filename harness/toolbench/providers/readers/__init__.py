@@ -7,4 +7,7 @@ blocks with their signatures, tool calls with their thought signatures, finish r
 usage). LiteLLM translates the other providers' wires (Anthropic, Gemini, Bedrock,
 Ollama, Cohere) into these shapes; the framing of the bytes themselves (SSE, NDJSON, AWS
 eventstream) is read by the cassette layer, which hands OpenAI-shaped events it saw on
-the wire to the same reader (LiteLLM repairs broken delta sequences on the way)."""
+the wire to the same reader (LiteLLM repairs broken delta sequences on the way). Wires
+LiteLLM misreads are read from those events by their own reader, into the same chat
+deltas: Cohere v2 (:mod:`.cohere`), the Responses API (:mod:`.responses`), Gemini calls
+streamed in parts (:mod:`.gemini`, :mod:`.partial_args`)."""
