@@ -111,6 +111,16 @@ def json_files(directory: Path) -> list[Path]:
     return sorted(p for p in found if p.is_file() and not p.name.endswith(SSE_SUFFIX))
 
 
+def _failure(exc: Exception, typed: tuple[type[Exception], ...]) -> str:
+    """Why a file was not converted: a reading error of the ``typed`` kinds by its type
+    and first line; any other (a :class:`CassetteUnreadableError` of the checks) as it
+    says."""
+    if isinstance(exc, typed):
+        first = (str(exc).splitlines() or [""])[0][:200]
+        return f"{type(exc).__name__}: {first}"
+    return str(exc)[:300]
+
+
 def migrate(directory: Path) -> Migration:
     """Convert every old-layout cassette under ``directory`` (see the module doc)."""
     done = Migration()
@@ -120,12 +130,8 @@ def migrate(directory: Path) -> Migration:
             if earlier is None:
                 continue
             recording = rec.parse(rec.dump(with_events(earlier)), str(path))
-        except (ValueError, ValidationError) as exc:
-            first = (str(exc).splitlines() or [""])[0][:200]
-            done.failed.append((path, f"{type(exc).__name__}: {first}"))
-            continue
-        except Exception as exc:  # e.g. CassetteUnreadableError from the check above
-            done.failed.append((path, str(exc)[:300]))
+        except Exception as exc:
+            done.failed.append((path, _failure(exc, (ValueError, ValidationError))))
             continue
         write_atomically(path, rec.dump(recording), 0o644)
         done.converted.append(path)
@@ -139,12 +145,8 @@ def migrate(directory: Path) -> Migration:
             # What the reader would refuse (events out of order, bad base64) is refused
             # now, with the old file kept.
             recording = rec.parse(rec.dump(recording), str(new))
-        except (OSError, UnicodeDecodeError, ValueError, ValidationError) as exc:
-            first = (str(exc).splitlines() or [""])[0][:200]
-            done.failed.append((old, f"{type(exc).__name__}: {first}"))
-            continue
-        except Exception as exc:  # e.g. CassetteUnreadableError from the check above
-            done.failed.append((old, str(exc)[:300]))
+        except Exception as exc:
+            done.failed.append((old, _failure(exc, (OSError, ValueError, ValidationError))))
             continue
         write_atomically(new, rec.dump(recording), 0o644)
         old.unlink()

@@ -128,16 +128,15 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
     log: list[Attempt] = [] if request.attempts is None else request.attempts
     caps = api.capabilities(endpoint.model)
     takes = caps.params if caps.own_server else None
-    sent, params = build_request(
-        endpoint, request.rendered, request.seed, caps.echo_extras, takes
-    )
+    sent, params = build_request(endpoint, request.rendered, request.seed, caps.echo_extras, takes)
     if stream:
         # Usage asked of every stream: LiteLLM forwards ``stream_options`` only to the
         # providers that take it, and without it drops the usage every other provider
         # sends (Anthropic's message_delta, Gemini's usageMetadata, Ollama's counts).
-        sent.update(stream=True, stream_options={"include_usage": True})
-        if is_responses(sent):  # its stream always ends with the usage; no such option
-            del sent["stream_options"]
+        # The Responses API has no such option: its stream always ends with the usage.
+        sent["stream"] = True
+        if not is_responses(sent):
+            sent["stream_options"] = {"include_usage": True}
     elif exchange is not None:
         # The record/replay hook: a plain request the cassette holds is answered from it.
         answered = _replay_plain(caps.own_server, endpoint, sent, params, exchange, log,

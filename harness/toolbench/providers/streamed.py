@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 from toolbench import codes
 from toolbench.cassettes import stream_fault
@@ -37,6 +37,20 @@ def left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
+class EventReader(Protocol):
+    """A protocol reader of stream events (a module of :mod:`toolbench.providers.readers`
+    for a wire LiteLLM misreads)."""
+
+    def speaks(self, events: list[tuple[Any, float | None]]) -> bool: ...
+
+    def assemble(self, events: list[tuple[Any, float | None]]) -> Assembler: ...
+
+
+EVENT_READERS: tuple[EventReader, ...] = (cohere, responses, gemini)
+"""The readers asked in turn whether they speak a stream's events; the first that does
+assembles it. A new wire's reader is its module and its place here."""
+
+
 def _wire(tc: StreamCassetteView) -> Assembler | None:
     """The reply assembled from the events as the bytes carried them, by the protocol's
     own reader: OpenAI chat chunks (LiteLLM repairs broken delta sequences on the way,
@@ -50,12 +64,9 @@ def _wire(tc: StreamCassetteView) -> Assembler | None:
         if stored is not None:  # replayed from a cassette's decoded events
             return Assembler().feed_stored(stored)
         return Assembler().feed_events(events)
-    if cohere.speaks(events):
-        return cohere.assemble(events)
-    if responses.speaks(events):
-        return responses.assemble(events)
-    if gemini.speaks(events):
-        return gemini.assemble(events)
+    for reader in EVENT_READERS:
+        if reader.speaks(events):
+            return reader.assemble(events)
     return None
 
 
