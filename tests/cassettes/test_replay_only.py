@@ -68,8 +68,11 @@ def test_the_upgrade_keeps_what_was_played(tmp_path: Path) -> None:
         (None, CassetteMissingError, "no cassette"),
         (b"", CassetteUnreadableError, "empty file"),
         (b"\xff\xfe", CassetteUnreadableError, "not UTF-8 text"),
-        (b'{"kind": "toolbench-cassette", "version": 3, "exchanges": 7}',
-         CassetteUnreadableError, "exchanges"),
+        (
+            b'{"kind": "toolbench-cassette", "version": 3, "exchanges": 7}',
+            CassetteUnreadableError,
+            "exchanges",
+        ),
     ],
 )
 def test_unreadable_files_are_typed_errors(
