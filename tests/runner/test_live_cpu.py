@@ -171,7 +171,8 @@ def test_a_json_text_said_to_hold_no_secret_decodes_to_none(secret: str) -> None
         data = json.loads(text)
         if not json_may_hold(text, others):
             assert redact_data(data, others) is data
-    plain = json.dumps({"content": 'no key here: "quoted", a\\b, tab\t, line\n'}, ensure_ascii=False)
+    said = 'no key here: "quoted", a\\b, tab\t, line\n'
+    plain = json.dumps({"content": said}, ensure_ascii=False)
     assert not json_may_hold(plain, SECRETS)  # short escapes, no secret: not decoded
     assert json_may_hold(plain.replace("no", "\\u006eo"), SECRETS)
 
