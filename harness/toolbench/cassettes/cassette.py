@@ -75,6 +75,13 @@ class TrialCassette:
         meta[self.REQUEST_KEYS] = keys
         self.cassette.dirty = True
 
+    def may_replay(self) -> bool:
+        """Whether anything recorded may answer the next request (see
+        :meth:`replay_reply`, which finds nothing when this is False)."""
+        self.last_fault, self.last_replayed, self._recorded_at = None, False, None
+        cas = self.cassette
+        return cas is not None and cas.record_mode != RecordMode.ALL and bool(cas.data)
+
     def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
         """The recorded 2xx JSON body answering a request, found without HTTP: by
         toolbench's request ``key`` when the cassette holds keys, else by ``wire`` (the
@@ -136,6 +143,24 @@ class TrialCassette:
         meta[self.LATENCY_KEY] = values
         self.cassette.dirty = True
         return measured
+
+
+class RecordingCassette(Cassette):  # type: ignore[misc]
+    """A cassette opened to record (``--record new | all``). vcrpy's ``append`` deep-copies
+    each response before the recording hook, so that the hook's changes cannot reach what
+    the client reads; toolbench's hook (:func:`~toolbench.cassettes.scrub.scrub_response`)
+    copies what it changes and nothing reads the dict vcrpy built afterwards, so the walk
+    of every header and the body is not made."""
+
+    def append(self, request: Any, response: Any) -> None:
+        request = self._before_record_request(request)
+        if not request:
+            return
+        response = self._before_record_response(response)
+        if response is None:
+            return
+        self.data.append((request, response))
+        self.dirty = True
 
 
 class ReplayOnlyCassette(Cassette):  # type: ignore[misc]

@@ -10,11 +10,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from vcr.cassette import Cassette
 from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 
-from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
+from toolbench.cassettes.cassette import RecordingCassette, ReplayOnlyCassette, TrialCassette
 from toolbench.cassettes.faults import recordable
 from toolbench.cassettes.match import MATCH_ON
 from toolbench.cassettes.persist import SafePersister, move_aside
@@ -124,18 +123,18 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         allow_playback_repeats=True,
     )
     if record == "all":
-        tc.cassette = Cassette(**options)
+        tc.cassette = RecordingCassette(**options)
     elif record == "none":
         tc.cassette = ReplayOnlyCassette.load(**options)
     else:
         try:
-            tc.cassette = Cassette.load(**options)
+            tc.cassette = RecordingCassette.load(**options)
         except CassetteUnreadableError as exc:
             if record != "new" or isinstance(exc, CassetteLayoutError):
                 raise
             aside = move_aside(path)
             tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")
-            tc.cassette = Cassette.load(**options)
+            tc.cassette = RecordingCassette.load(**options)
     token = set_trial_cassette(tc)
     try:
         yield tc
