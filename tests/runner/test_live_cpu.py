@@ -217,3 +217,27 @@ def test_a_cassette_is_written_whole_with_its_mode_and_no_temporary_left(
     fresh = tmp_path / "new" / "sub" / "d.json"  # a folder made when missing
     persist.write_atomically(fresh, "{}", 0o666 & ~persist._UMASK)
     assert fresh.read_text() == "{}"
+
+
+@pytest.mark.parametrize("record", ["all", "new"])
+def test_the_replay_hook_is_asked_only_where_a_recording_may_answer(
+    record: cassettes.RecordOption, fake: FakeOpenAI, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """--record all never replays, and an empty cassette holds nothing: the shared call
+    then skips the replay hook (a request key and a predicted HTTP request a turn), and
+    what the hook would have reset is reset all the same."""
+    cas = tmp_path / "c.json"
+    with router(), use_cassette(cas, record) as tc, httpx.Client() as client:
+        assert tc.may_replay() is False  # nothing recorded yet (new) / never (all)
+        client.post(fake.base_url + "/chat/completions", json={"a": 1})
+        tc.remember_key("sha256:k")
+        tc.last_fault, tc.last_replayed = "stale", True
+        # What this trial recorded: --record new may answer it again, --record all never.
+        assert tc.may_replay() is (record == "new")
+        assert (tc.last_fault, tc.last_replayed, tc._recorded_at) == (None, False, None)
+        assert (tc.replay_reply("sha256:k", None) is None) is (record == "all")
+    with router(), use_cassette(cas, record) as tc:
+        # Reopened: --record new may replay what the file holds; --record all may not.
+        assert tc.may_replay() is (record == "new")
+        assert (tc.replay_reply("sha256:k", None) is not None) is (record == "new")

@@ -84,8 +84,8 @@ class CassetteView(Protocol):
     def may_replay(self) -> bool:
         """Whether a recorded exchange may answer the next request (False under
         ``--record all`` or with nothing recorded: the replay hook is not asked, and the
-        request's key and predicted HTTP request are not made). Either way the last
-        exchange's state is cleared, as :meth:`replay_reply` clears it."""
+        request's key and predicted HTTP request are not made). What
+        :meth:`replay_reply` resets before it finds nothing, this resets too."""
         ...
 
     def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
