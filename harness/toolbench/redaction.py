@@ -203,6 +203,27 @@ def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, forms)))
 
 
+@functools.lru_cache(maxsize=32)
+def _json_forms(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Every form of every value as it reads inside a JSON string written with the short
+    escapes only (``\\"``, ``\\\\``, ``\\n``...; no ``\\u``)."""
+    return tuple({json.dumps(f, ensure_ascii=False)[1:-1] for f in _forms(values)})
+
+
+def json_may_hold(text: str, values: list[str] | None = None) -> bool:
+    """Whether the decoded strings of the JSON ``text`` may hold a known secret (False:
+    certainly none, so :func:`redact_data` of it changes nothing), told without decoding.
+
+    A JSON string that uses no ``\\u`` and no ``\\/`` escape spells each character the one
+    way a JSON writer does with the short escapes, character by character; so a value
+    found in a decoded string is found, so spelled, in the text. A text with either escape
+    may spell a character another way: it may hold one."""
+    if "\\u" in text or "\\/" in text:
+        return True
+    forms = _json_forms(tuple(secret_values() if values is None else values))
+    return any(f in text for f in forms)
+
+
 def redact(text: str, values: list[str] | None = None) -> str:
     """Replace every known secret value (in any of its encoded forms) in ``text``.
 

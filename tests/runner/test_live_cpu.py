@@ -101,3 +101,143 @@ def test_warm_imports_what_the_first_call_would_and_skips_a_missing_module(
     litellm_api.warm()
     assert "litellm" in sys.modules and "jiter" in sys.modules
     assert "no_such_module_toolbench" not in sys.modules
+
+
+def test_scrubbing_copies_a_response_without_deepcopy_and_leaves_the_original(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import copy
+
+    key = "sk-live-0123456789abcdef"
+    body = json.dumps({"echo": f"key {key}", "esc": "a\nb"}).encode()
+    original = {
+        "status": {"code": 200, "message": "OK"},
+        "headers": {"Content-Type": ["application/json"], "Set-Cookie": ["s=1"],
+                    "X-Echo": [f"Bearer {key}"]},
+        "body": {"string": body},
+    }  # fmt: skip
+    snapshot = copy.deepcopy(original)
+
+    def no_deepcopy(*_: Any, **__: Any) -> Any:
+        raise AssertionError("deepcopy of a response: copying its headers and body serves")
+
+    monkeypatch.setattr(copy, "deepcopy", no_deepcopy)
+    out = cassettes.scrub_response(original, [key])
+    assert out is not None
+    assert original == snapshot  # what vcrpy goes on using is untouched
+    assert out["status"] == snapshot["status"]
+    assert out["headers"] == {"Content-Type": ["application/json"], "X-Echo": ["Bearer <redacted>"]}
+    assert json.loads(out["body"]["string"]) == {"echo": "key <redacted>", "esc": "a\nb"}
+
+
+SECRETS = [
+    "sk-live-0123456789abcdef",
+    'quo"te-secret-77',
+    "back\\slash-secret",
+    "sl/ash/secret-9",
+    "ünï-cødé-sëcret",
+    "md_under*star|bar",
+    "tab\tsecret-value",
+    "<html&secret>'x'",
+]
+
+
+def _spellings(secret: str) -> list[str]:
+    """JSON texts holding ``secret`` in a decoded string, spelled every way a writer may."""
+    doc = {"messages": [{"content": f"say {secret} now\n"}], f"k{secret}": [1, None]}
+    compact = json.dumps(doc, ensure_ascii=False)
+    spelled = json.dumps(secret, ensure_ascii=False)[1:-1]
+    first = f"\\u{ord(secret[0]):04x}" + json.dumps(secret[1:], ensure_ascii=False)[1:-1]
+    return [
+        compact,
+        json.dumps(doc),  # \u escapes for every non-ASCII character
+        compact.replace("/", "\\/"),
+        compact.replace(spelled, first),  # its first character \u-escaped
+    ]
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_a_json_text_said_to_hold_no_secret_decodes_to_none(secret: str) -> None:
+    """:func:`json_may_hold` answers False only where the decoded strings hold no form
+    of any secret: the scrub then keeps the text without decoding it."""
+    from toolbench.redaction import json_may_hold, redact_data
+
+    for text in _spellings(secret):
+        assert json_may_hold(text, [secret])  # every spelling of it is seen
+        data = json.loads(text)
+        assert redact_data(data, [secret]) != data
+    others = [s for s in SECRETS if s != secret]
+    for text in _spellings(secret):
+        data = json.loads(text)
+        if not json_may_hold(text, others):
+            assert redact_data(data, others) is data
+    said = 'no key here: "quoted", a\\b, tab\t, line\n'
+    plain = json.dumps({"content": said}, ensure_ascii=False)
+    assert not json_may_hold(plain, SECRETS)  # short escapes, no secret: not decoded
+    assert json_may_hold(plain.replace("no", "\\u006eo"), SECRETS)
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_the_scrubbed_body_equals_the_full_decode(secret: str) -> None:
+    from toolbench.cassettes.scrub import _scrub_body
+    from toolbench.redaction import redact, redact_data
+
+    for text in [*_spellings(secret), json.dumps({"a": "b\nc"})]:
+        full = redact(json.dumps(redact_data(json.loads(text), [secret]), ensure_ascii=False),
+                      [secret])  # fmt: skip
+        out = _scrub_body(text.encode(), [secret])
+        assert json.loads(out) == json.loads(full)
+        assert secret not in out.decode()
+
+
+def test_a_cassette_is_written_whole_with_its_mode_and_no_temporary_left(
+    tmp_path: Path,
+) -> None:
+    import os
+    import stat
+
+    from toolbench.cassettes import persist
+
+    path = tmp_path / "deep" / "c.json"
+    # A temporary file a killed process with this id left is stepped over, not reused.
+    path.parent.mkdir()
+    serial = next(persist._temp_serial) + 1
+    stale = path.parent / f".c.json.{os.getpid()}-{serial}.tmp"
+    stale.write_text("torn")
+    old = os.umask(0o077)
+    try:
+        persist.write_atomically(path, '{"x": "ü"}', 0o644)
+        persist.write_atomically(path, '{"x": "é"}', 0o640)
+    finally:
+        os.umask(old)
+    assert path.read_text(encoding="utf-8") == '{"x": "é"}'
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(["c.json", stale.name])
+    assert stale.read_text() == "torn"
+    fresh = tmp_path / "new" / "sub" / "d.json"  # a folder made when missing
+    persist.write_atomically(fresh, "{}", 0o666 & ~persist._UMASK)
+    assert fresh.read_text() == "{}"
+
+
+@pytest.mark.parametrize("record", ["all", "new"])
+def test_the_replay_hook_is_asked_only_where_a_recording_may_answer(
+    record: cassettes.RecordOption, fake: FakeOpenAI, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """--record all never replays, and an empty cassette holds nothing: the shared call
+    then skips the replay hook (a request key and a predicted HTTP request a turn), and
+    what the hook would have reset is reset all the same."""
+    cas = tmp_path / "c.json"
+    with router(), use_cassette(cas, record) as tc, httpx.Client() as client:
+        assert tc.may_replay() is False  # nothing recorded yet (new) / never (all)
+        client.post(fake.base_url + "/chat/completions", json={"a": 1})
+        tc.remember_key("sha256:k")
+        tc.last_fault, tc.last_replayed = "stale", True
+        # What this trial recorded: --record new may answer it again, --record all never.
+        assert tc.may_replay() is (record == "new")
+        assert (tc.last_fault, tc.last_replayed, tc._recorded_at) == (None, False, None)
+        assert (tc.replay_reply("sha256:k", None) is None) is (record == "all")
+    with router(), use_cassette(cas, record) as tc:
+        # Reopened: --record new may replay what the file holds; --record all may not.
+        assert tc.may_replay() is (record == "new")
+        assert (tc.replay_reply("sha256:k", None) is not None) is (record == "new")

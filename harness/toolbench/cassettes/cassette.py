@@ -83,6 +83,13 @@ class TrialCassette:
         meta[self.REQUEST_KEYS] = keys
         self.cassette.dirty = True
 
+    def may_replay(self) -> bool:
+        """Whether anything recorded may answer the next request (see
+        :meth:`replay_reply`, which finds nothing when this is False)."""
+        self.last_fault, self.last_replayed, self._recorded_at = None, False, None
+        cas = self.cassette
+        return cas is not None and cas.record_mode != "all" and bool(cas.data)
+
     def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
         """The recorded 2xx JSON body answering a request, found without HTTP: by
         toolbench's request ``key`` when the cassette holds keys, else by ``wire`` (the

@@ -3,6 +3,7 @@ aside."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 from datetime import UTC, datetime
@@ -77,24 +78,48 @@ class SafePersister:
         write_atomically(Path(cassette_path), data, 0o666 & ~_UMASK)  # a cassette is data
 
 
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_temp_serial = itertools.count()
+
+
+def _open_temp(path: Path, mode: int) -> tuple[int, str]:
+    """A new temporary file beside ``path`` (never one that exists: ``O_EXCL``), named
+    by this process and a counter rather than :func:`tempfile.mkstemp`'s random letters,
+    and opened without Python's file object: a live trial saves one cassette, and that
+    machinery cost more than the write. A name left by a killed process with the same id
+    is stepped over."""
+    for _ in range(100):
+        tmp = f"{path.parent}{os.sep}.{path.name}.{os.getpid()}-{next(_temp_serial)}.tmp"
+        try:
+            return os.open(tmp, _TEMP_FLAGS, mode), tmp
+        except FileExistsError:
+            continue
+    return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+
+
 def write_atomically(path: Path, text: str, mode: int) -> None:
     """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``
     (:func:`os.replace` is atomic: a kill mid-write never leaves a torn cassette).
 
     The temporary name does not end in ``.yaml`` or ``.json``: one left by a kill is never
-    taken for a cassette. ``mode``: the file's permissions (``mkstemp`` makes it 0600).
-    Any failure is a :class:`~toolbench.errors.CassetteWriteError`.
+    taken for a cassette. ``mode``: the file's permissions (set exactly, whatever the
+    umask). Any failure is a :class:`~toolbench.errors.CassetteWriteError`.
     """
+    data = text.encode("utf-8")
     try:
         try:  # the folder made only when missing: a live trial saves one cassette
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            fd, tmp = _open_temp(path, mode)
         except FileNotFoundError:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            fd, tmp = _open_temp(path, mode)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.chmod(tmp, mode)
+            try:
+                os.fchmod(fd, mode)  # exactly, whatever the umask is now
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

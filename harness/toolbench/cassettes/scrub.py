@@ -11,6 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 from toolbench.cassettes.hosts import normalise_local_body, placeholder
 from toolbench.redaction import (
     is_secret_header,
+    json_may_hold,
     redact,
     redact_data,
     redact_error,
@@ -54,6 +55,8 @@ def _scrub_json(text: str, values: list[str]) -> str:
     one; else ``text`` as it is (the same bytes: nothing to change)."""
     if "\\" not in text or text.lstrip()[:1] not in ("{", "["):
         return text  # no escape: the search of the text itself sees every string
+    if not json_may_hold(text, values):
+        return text  # short escapes only, and no secret spelled with them: none decoded
     try:
         data = json.loads(text)
     except ValueError:
@@ -106,12 +109,24 @@ def scrub_response(
     status = int(response.get("status", {}).get("code", 200))
     if status == 429 or status >= 500 or not _complete_json(response):
         return None
-    resp = copy.deepcopy(response)
+    resp = _copy_response(response)
     values = secret_values() if values is None else values
     scrub_headers(resp.get("headers", {}), values)
     if "body" in resp and "string" in resp["body"]:
         body = _scrub_body(resp["body"]["string"], values, shapes=status >= 400)
         resp["body"]["string"] = normalise_local_body(body)
+    return resp
+
+
+def _copy_response(response: dict[str, Any]) -> dict[str, Any]:
+    """A copy of vcrpy's ``response`` that scrubbing may change without touching the
+    original: scrubbing replaces header values and the body's ``string`` (immutable
+    bytes or text), so the response, its headers and its body are copied, not walked
+    (``copy.deepcopy`` visited every header value: most of the scrub's time)."""
+    resp = dict(response)
+    for part in ("headers", "body"):
+        if isinstance(resp.get(part), dict):
+            resp[part] = dict(resp[part])
     return resp
 
 

@@ -392,6 +392,10 @@ class SseTrialCassette:
     def played(self) -> int:
         return self._count
 
+    def may_replay(self) -> bool:
+        """A plain reply is never answered from here (:meth:`replay_reply`)."""
+        return False
+
     def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
         """A stream is never answered at the provider boundary (the plain-request fast
         path): its chunks and their timings replay through the transport."""

@@ -112,10 +112,9 @@ def _vcr_cassette(path: Path, record: RecordOption, tc: TrialCassette, values: l
     """vcrpy's cassette of ``path`` for ``record`` (vcrpy imported here, only when needed).
 
     ``new``: an unreadable file is moved aside (noted on ``tc``) and recorded again."""
-    from vcr.cassette import Cassette
     from vcr.record_mode import RecordMode
 
-    from toolbench.cassettes.vcr_replay import VcrReplayCassette
+    from toolbench.cassettes.vcr_replay import RecordingCassette, VcrReplayCassette
 
     mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
 
@@ -147,14 +146,14 @@ def _vcr_cassette(path: Path, record: RecordOption, tc: TrialCassette, values: l
         allow_playback_repeats=True,
     )
     if record == "all":
-        return Cassette(**options)
+        return RecordingCassette(**options)
     if record == "none":
         return VcrReplayCassette.load(**options)
     try:
-        return Cassette.load(**options)
+        return RecordingCassette.load(**options)
     except CassetteUnreadableError as exc:
         if isinstance(exc, CassetteLayoutError):
             raise
         aside = move_aside(path)
         tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")
-        return Cassette.load(**options)
+        return RecordingCassette.load(**options)

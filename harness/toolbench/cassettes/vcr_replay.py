@@ -1,11 +1,32 @@
-"""vcrpy's side of a replay-only cassette: the cassette a ``--record none`` trial hands to
-the HTTP router when a request reaches HTTP (``--replay full``, a reply the provider
-boundary could not answer). Imported only then: importing vcrpy costs 0.3-0.5 s of CPU."""
+"""vcrpy's cassettes as toolbench opens them: to record (``--record new | all``), and for
+replay only, the cassette a ``--record none`` trial hands to the HTTP router when a
+request reaches HTTP (``--replay full``, a reply the provider boundary could not answer).
+Imported only then: importing vcrpy costs 0.3-0.5 s of CPU."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from vcr.cassette import Cassette
 from vcr.persisters.filesystem import CassetteNotFoundError
+
+
+class RecordingCassette(Cassette):  # type: ignore[misc]
+    """A cassette opened to record (``--record new | all``). vcrpy's ``append`` deep-copies
+    each response before the recording hook, so that the hook's changes cannot reach what
+    the client reads; toolbench's hook (:func:`~toolbench.cassettes.scrub.scrub_response`)
+    copies what it changes and nothing reads the dict vcrpy built afterwards, so the walk
+    of every header and the body is not made."""
+
+    def append(self, request: Any, response: Any) -> None:
+        request = self._before_record_request(request)
+        if not request:
+            return
+        response = self._before_record_response(response)
+        if response is None:
+            return
+        self.data.append((request, response))
+        self.dirty = True
 
 
 class VcrReplayCassette(Cassette):  # type: ignore[misc]

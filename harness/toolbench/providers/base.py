@@ -81,6 +81,13 @@ class CassetteView(Protocol):
 
     def forget_last(self) -> None: ...
 
+    def may_replay(self) -> bool:
+        """Whether a recorded exchange may answer the next request (False under
+        ``--record all`` or with nothing recorded: the replay hook is not asked, and the
+        request's key and predicted HTTP request are not made). What
+        :meth:`replay_reply` resets before it finds nothing, this resets too."""
+        ...
+
     def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
         """The recorded response body (decoded JSON) for this request, when the
         cassette holds one: matched by toolbench's own request ``key`` recorded with the

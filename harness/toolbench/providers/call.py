@@ -137,8 +137,9 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         sent["stream"] = True
         if not is_responses(sent):
             sent["stream_options"] = {"include_usage": True}
-    elif exchange is not None:
-        # The record/replay hook: a plain request the cassette holds is answered from it.
+    elif exchange is not None and exchange.may_replay():
+        # The record/replay hook: a plain request the cassette holds is answered from it
+        # (not asked when nothing recorded can answer: a live trial of --record all).
         answered = _replay_plain(caps.own_server, endpoint, sent, params, exchange, log,
                                  turn, request.rendered)  # fmt: skip
         if answered is not None:
