@@ -27,7 +27,7 @@ from toolbench import codes
 from toolbench.cassettes import boundary
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers import own_replay, responses_replay
+from toolbench.providers import kept_replay, own_replay, responses_replay
 from toolbench.providers.base import (
     CassetteView,
     Completion,
@@ -126,7 +126,15 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
     trial's streamed cassette); the completion carries the turn's stream record."""
     endpoint, exchange, turn = request.endpoint, request.exchange, request.turn
     log: list[Attempt] = [] if request.attempts is None else request.attempts
-    caps = api.capabilities(endpoint.model)
+    # A cassette that kept the reply as read, and what the sender's tables said, answers
+    # a plain request from them (no LiteLLM); else the request is built and sent below.
+    kept = None if stream else kept_replay.capabilities(exchange)
+    if kept is not None:
+        answered = kept_replay.replay_plain(exchange, endpoint, request.rendered,
+                                            request.seed, kept, log, turn)  # fmt: skip
+        if answered is not None:
+            return answered
+    caps = kept or api.capabilities(endpoint.model)
     takes = caps.params if caps.own_server else None
     sent, params = build_request(endpoint, request.rendered, request.seed, caps.echo_extras, takes)
     if stream:
@@ -302,6 +310,8 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         assembled = state["assembled"]
         done.reply.finish_reason = assembled.finish_reason
         done.stream = stream_record(assembled)
+    elif exchange is not None and not caps.own_server:
+        kept_replay.keep(exchange, endpoint, request.rendered, request.seed, caps, done)
     return done
 
 

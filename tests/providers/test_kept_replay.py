@@ -1,0 +1,156 @@
+"""A replay of a LiteLLM kind's cassette answers from the reply kept as read, without
+LiteLLM (:mod:`toolbench.providers.kept_replay`), and agrees with ``--replay full``, which
+re-derives every reply from the recorded bytes through LiteLLM: on every committed
+provider cassette (tests/data/provider_rt), and in a fresh process that never imports
+LiteLLM. A cassette recorded before replies were kept, or whose record does not hold
+together, replays through the full path into the same results."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.providers.record import ROOT, run_args, summary
+from toolbench.cli.app import run_cli
+from toolbench.providers import kept_replay, litellm_api
+from toolbench.store import load_results
+
+MANIFEST: dict[str, Any] = json.loads((ROOT / "manifest.json").read_text(encoding="utf-8"))
+SKIP = ("run_id", "started_at", "finished_at", "harness_s")
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
+    """How many requests were sent through LiteLLM (the full path), and how many turns
+    were answered from a reply kept as read."""
+    seen = {"sent": 0, "kept": 0}
+    real_send, real_replay = litellm_api.send, kept_replay.replay_plain
+
+    async def send(*a: Any, **kw: Any) -> Any:
+        seen["sent"] += 1
+        return await real_send(*a, **kw)
+
+    def replay(*a: Any, **kw: Any) -> Any:
+        got = real_replay(*a, **kw)
+        seen["kept"] += got is not None
+        return got
+
+    monkeypatch.setattr(litellm_api, "send", send)
+    monkeypatch.setattr(kept_replay, "replay_plain", replay)
+    yield seen
+
+
+def _rows(out: Path) -> dict[tuple[str, str, str, int], dict[str, Any]]:
+    rows = {}
+    for r in load_results(out):
+        d = r.model_dump(mode="json")
+        for k in SKIP:
+            d.pop(k, None)
+        rows[(r.model, r.format, r.scenario_id, r.sample)] = d
+    return rows
+
+
+def _replay(case_id: str, out: Path, mode: str, cassettes: Path | None = None) -> int:
+    entry = MANIFEST[case_id]
+    argv = [*run_args(entry["model"], entry["api_base"], out, "none"), "--replay", mode]
+    if cassettes is not None:
+        argv[argv.index("--cassettes") + 1] = str(cassettes)
+    return run_cli(argv)
+
+
+@pytest.mark.usefixtures("no_keys")
+@pytest.mark.parametrize("case_id", sorted(MANIFEST))
+def test_boundary_answers_every_turn_from_what_was_kept_and_agrees_with_full(
+    case_id: str, tmp_path: Path, counted: dict[str, int]
+) -> None:
+    assert _replay(case_id, tmp_path / "b", "boundary") == 0
+    boundary = _rows(tmp_path / "b")
+    turns = sum(len(row["turns"]) for row in boundary.values())
+    assert counted == {"sent": 0, "kept": turns}  # nothing reached LiteLLM
+    assert _replay(case_id, tmp_path / "f", "full") == 0
+    assert counted["sent"] == turns and counted["kept"] == turns  # full: every turn sent
+    full = _rows(tmp_path / "f")
+    assert boundary == full
+    assert summary(load_results(tmp_path / "b")) == MANIFEST[case_id]["expected"]
+
+
+def _without_kept(src: Path, dst: Path) -> int:
+    """A copy of the cassettes ``src`` as recorded before replies were kept."""
+    n = 0
+    for path in src.rglob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data.pop("capabilities", None)
+        for ex in data["exchanges"]:
+            n += ex.pop("read", None) is not None
+        out = dst / path.relative_to(src)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return n
+
+
+CASSETTES = {c: f"{MANIFEST[c]['model'].replace('/', '_')}" for c in MANIFEST}
+
+
+@pytest.mark.usefixtures("no_keys")
+@pytest.mark.parametrize("case_id", ["anthropic", "gemini"])
+def test_a_cassette_recorded_before_replies_were_kept_replays_through_the_full_path(
+    case_id: str, tmp_path: Path, counted: dict[str, int]
+) -> None:
+    src = ROOT / "cassettes" / CASSETTES[case_id]
+    assert _without_kept(src, tmp_path / "old" / src.name) > 0
+    assert _replay(case_id, tmp_path / "r", "boundary", tmp_path / "old") == 0
+    assert counted["kept"] == 0 and counted["sent"] > 0  # every turn through LiteLLM
+    assert summary(load_results(tmp_path / "r")) == MANIFEST[case_id]["expected"]
+
+
+@pytest.mark.usefixtures("no_keys")
+def test_a_kept_record_that_does_not_hold_together_is_not_trusted(
+    tmp_path: Path, counted: dict[str, int]
+) -> None:
+    """A kept record claiming Anthropic was sent a ``seed`` (it was dropped): the request
+    rebuilt from it is not the one recorded, so the full path reads the exchange."""
+    src = ROOT / "cassettes" / CASSETTES["anthropic"]
+    dst = tmp_path / "c" / src.name
+    shutil.copytree(src, dst)
+    for path in dst.rglob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for ex in data["exchanges"]:
+            read = ex.get("read")
+            if read is not None:
+                read["params"]["sent"] = sorted({*read["params"]["sent"], "seed"})
+                read["params"]["dropped"].pop("seed", None)
+                read["reply"]["text"] = "a reply nobody sent"
+        path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert _replay("anthropic", tmp_path / "r", "boundary", tmp_path / "c") == 0
+    assert counted["kept"] == 0 and counted["sent"] > 0
+    assert summary(load_results(tmp_path / "r")) == MANIFEST["anthropic"]["expected"]
+
+
+PROBE = """
+import sys
+from toolbench.cli.app import run_cli
+rc = run_cli(sys.argv[1:])
+print("litellm" in sys.modules, rc)
+"""
+
+
+@pytest.mark.usefixtures("no_keys")
+@pytest.mark.parametrize("case_id", ["openai", "anthropic", "gemini", "ollama", "deepseek"])
+def test_a_replay_in_a_fresh_process_never_imports_litellm(case_id: str, tmp_path: Path) -> None:
+    entry = MANIFEST[case_id]
+    argv = run_args(entry["model"], entry["api_base"], tmp_path / "b", "none")
+    got = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=REPO,
+        check=False, timeout=120,
+    )  # fmt: skip
+    assert got.stdout.split()[-2:] == ["False", "0"], got.stderr[-2000:]
+    assert _replay(case_id, tmp_path / "f", "full") == 0
+    assert _rows(tmp_path / "b") == _rows(tmp_path / "f")
