@@ -1,12 +1,14 @@
 """A replay of a LiteLLM kind's cassette answers from the reply kept as read, without
 LiteLLM (:mod:`toolbench.providers.kept_replay`), and agrees with ``--replay full``, which
 re-derives every reply from the recorded bytes through LiteLLM: on every committed
-provider cassette (tests/data/provider_rt), and in a fresh process that never imports
-LiteLLM. A cassette recorded before replies were kept, or whose record does not hold
-together, replays through the full path into the same results."""
+provider cassette (tests/data/provider_rt, plain), on a streamed two-turn recording of
+every wire of the round trips (``test_call_round_trips.py``), and in a fresh process
+that never imports LiteLLM. A cassette recorded before replies were kept, or whose
+record does not hold together, replays through the full path into the same results."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -18,8 +20,12 @@ from typing import Any
 import pytest
 
 from tests.providers.record import ROOT, run_args, summary
+from tests.providers.test_call_round_trips import WIRES, Scripted, Wire, _two_turns
+from tests.providers.test_call_round_trips import _quiet_env as _quiet_env  # autouse here too
+from toolbench.cassettes import boundary
 from toolbench.cli.app import run_cli
 from toolbench.providers import kept_replay, litellm_api
+from toolbench.providers.base import Completion
 from toolbench.store import load_results
 
 MANIFEST: dict[str, Any] = json.loads((ROOT / "manifest.json").read_text(encoding="utf-8"))
@@ -32,7 +38,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """How many requests were sent through LiteLLM (the full path), and how many turns
     were answered from a reply kept as read."""
     seen = {"sent": 0, "kept": 0}
-    real_send, real_replay = litellm_api.send, kept_replay.replay_plain
+    real_send, real_replay = litellm_api.send, kept_replay.replay
 
     async def send(*a: Any, **kw: Any) -> Any:
         seen["sent"] += 1
@@ -44,7 +50,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         return got
 
     monkeypatch.setattr(litellm_api, "send", send)
-    monkeypatch.setattr(kept_replay, "replay_plain", replay)
+    monkeypatch.setattr(kept_replay, "replay", replay)
     yield seen
 
 
@@ -154,3 +160,71 @@ def test_a_replay_in_a_fresh_process_never_imports_litellm(case_id: str, tmp_pat
     assert got.stdout.split()[-2:] == ["False", "0"], got.stderr[-2000:]
     assert _replay(case_id, tmp_path / "f", "full") == 0
     assert _rows(tmp_path / "b") == _rows(tmp_path / "f")
+
+
+@pytest.mark.parametrize("wire", WIRES, ids=[w.id for w in WIRES])
+def test_a_streamed_recording_replays_from_what_was_kept_as_full_reads_it(
+    wire: Wire, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: dict[str, int]
+) -> None:
+    """Every wire's streamed two turns, recorded against its fake, replayed offline: at
+    the boundary both turns come from the kept replies (nothing sent through LiteLLM),
+    and they are the completions ``--replay full`` reads from the recorded chunks through
+    LiteLLM (and toolbench's own stream readers), stream records and all."""
+    for name, value in wire.env:
+        monkeypatch.setenv(name, value)
+    with Scripted(wire, True).server as server:
+        live = asyncio.run(_two_turns(wire, server.base_url, True, tmp_path))
+    sent = counted["sent"]
+    offline = "http://127.0.0.1:9"  # nothing listens: the cassette answers
+    got = asyncio.run(_two_turns(wire, offline, True, tmp_path, record="none"))
+    assert counted == {"sent": sent, "kept": 2}
+    token = boundary.set_replay_mode("full")
+    try:
+        full = asyncio.run(_two_turns(wire, offline, True, tmp_path, record="none"))
+    finally:
+        boundary.reset_replay_mode(token)
+    assert counted == {"sent": sent + 2, "kept": 2}
+    for a, b, c in zip(got, full, live, strict=True):
+        assert _same(a) == _same(b) == _same(c)
+        assert a.replayed and b.replayed and not c.replayed
+
+
+def _same(done: Completion) -> dict[str, Any]:
+    """What a replayed turn reports (the live one's latency is its own)."""
+    return {
+        "reply": done.reply.model_dump(), "request": done.request, "params": done.params,
+        "tokens": (done.prompt_tokens, done.completion_tokens), "cost": done.cost,
+        "stream": None if done.stream is None else done.stream.model_dump(),
+        "adaptations": done.adaptations,
+    }  # fmt: skip
+
+
+STREAM_PROBE = """
+import asyncio, json, sys
+from pathlib import Path
+from tests.providers.test_call_round_trips import WIRES, _two_turns
+from tests.providers.test_kept_replay import _same
+wire = next(w for w in WIRES if w.id == sys.argv[1])
+got = asyncio.run(_two_turns(wire, "http://127.0.0.1:9", True, Path(sys.argv[2]),
+                             record="none", live=False))
+print(json.dumps([_same(d) for d in got], default=str))
+print("litellm" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("wire_id", ["openai", "anthropic", "gemini", "ollama", "bedrock"])
+def test_a_streamed_replay_in_a_fresh_process_never_imports_litellm(
+    wire_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wire = next(w for w in WIRES if w.id == wire_id)
+    for name, value in wire.env:
+        monkeypatch.setenv(name, value)
+    with Scripted(wire, True).server as server:
+        live = asyncio.run(_two_turns(wire, server.base_url, True, tmp_path))
+    got = subprocess.run(
+        [sys.executable, "-c", STREAM_PROBE, wire_id, str(tmp_path)], capture_output=True,
+        text=True, cwd=REPO, check=False, timeout=120,
+    )  # fmt: skip
+    lines = got.stdout.splitlines()
+    assert lines[-1:] == ["False"], got.stderr[-2000:]
+    assert json.loads(lines[-2]) == json.loads(json.dumps([_same(d) for d in live], default=str))

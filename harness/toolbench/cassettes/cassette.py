@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 from vcr.cassette import Cassette
 from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 
 from toolbench.cassettes.faults import reply_fault
+from toolbench.cassettes.recording import ReadReply
 from toolbench.cassettes.serializer import CAPABILITIES_KEY, LATENCY_KEY, READ_KEY, REQUEST_KEYS
 from toolbench.errors import CassetteMissingError
 
@@ -98,12 +100,15 @@ class TrialCassette:
         found = cas._metadata.get(CAPABILITIES_KEY)
         return found if isinstance(found, dict) else None
 
-    def replay_read(self, asked_key: str) -> tuple[dict[str, Any], str | None, int] | None:
+    def replay_read(
+        self, asked_key: str, streamed: bool = False
+    ) -> tuple[ReadReply, str | None, int] | None:
         """The reply kept as read for the request whose key before the sender's
         parameter filter is ``asked_key``, the key of the request that was sent, and the
-        interaction's index (:meth:`play` counts it); None when no 2xx interaction kept one."""
+        interaction's index (:meth:`play` counts it); None when no 2xx interaction kept
+        one (this cassette holds plain exchanges only: never for ``streamed``)."""
         self.last_fault, self.last_replayed, self._recorded_at = None, False, None
-        if self.kept_capabilities() is None:
+        if streamed or self.kept_capabilities() is None:
             return None
         meta: dict[str, Any] = self.cassette._metadata
         reads, keys = meta.get(READ_KEY), meta.get(self.REQUEST_KEYS)
@@ -115,8 +120,12 @@ class TrialCassette:
             status = self.cassette.data[i][1]["status"]["code"]
             if int(status) // 100 != 2:
                 continue
+            try:
+                kept = ReadReply.model_validate(read)
+            except ValidationError:
+                return None  # a damaged record: the exchange's body is read instead
             key = keys[i] if isinstance(keys, list) and i < len(keys) else None
-            return read, key if isinstance(key, str) else None, i
+            return kept, key if isinstance(key, str) else None, i
         return None
 
     def play(self, index: int) -> None:

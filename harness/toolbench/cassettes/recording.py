@@ -173,6 +173,9 @@ class ReadReply(BaseModel):
     completion_tokens: int | None = None
     cost: float | None = None
     """The sender's price of the reply (None: it has none)."""
+    stream: dict[str, Any] | None = None
+    """A streamed reply's stream record (a ``StreamTurn``: its text deltas with their
+    offsets, timings and delta-sequence issues), as the reader assembled it."""
 
 
 class RecordedExchange(BaseModel):
@@ -186,7 +189,8 @@ class RecordedExchange(BaseModel):
     """The provider's time when recorded (request to last byte); None: not measured."""
     read: ReadReply | None = None
     """The reply as read and what the sender decided about the request (None: a
-    cassette recorded before it was kept, a refusal, a stream: the full path reads it)."""
+    cassette recorded before it was kept, a refusal, a retried turn: the exchange's
+    recorded body or chunks are read)."""
 
 
 class Recording(BaseModel):

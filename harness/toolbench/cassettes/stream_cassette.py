@@ -399,7 +399,54 @@ class SseTrialCassette:
         return None
 
     def remember_key(self, key: str) -> None:
-        """Streams are matched by their request body; no request key is kept."""
+        """Record toolbench's request ``key`` with the stream the last exchange recorded
+        (a replay of what was kept as read finds the exchange by it; the HTTP replay
+        matches streams by their request body)."""
+        if self._recorded is not None:
+            self._recorded.key = key
+
+    def keep_read(self, read: dict[str, Any], capabilities: dict[str, Any]) -> None:
+        """Keep with the stream the last exchange recorded its reply as assembled and
+        what the sender decided (:class:`~toolbench.cassettes.recording.ReadReply`), and
+        on the cassette what the sender's tables said the model takes."""
+        if self._recorded is None:
+            return
+        self._recorded.read = rec.ReadReply.model_validate(read)
+        self.data.capabilities = capabilities
+        self.dirty = True
+
+    def kept_capabilities(self) -> dict[str, Any] | None:
+        """What the sender's tables said the model takes when recorded (None: not kept,
+        or ``--record all``, which asks again)."""
+        return None if self.record == "all" else self.data.capabilities
+
+    def replay_read(
+        self, asked_key: str, streamed: bool = True
+    ) -> tuple[rec.ReadReply, str | None, int] | None:
+        """The reply kept as read for the streamed request whose key before the sender's
+        parameter filter is ``asked_key`` (one not played yet first), the key of the
+        request that was sent, and the exchange's index (:meth:`play` counts it)."""
+        self.last_fault, self.last_replayed, self._recorded, self._live = None, False, None, None
+        if not streamed or self.kept_capabilities() is None:
+            return None
+        fallback = None
+        for i, ex in enumerate(self.data.exchanges):
+            read = ex.read
+            if read is None or read.asked_key != asked_key or not ex.response.chunks:
+                continue
+            if not 200 <= ex.response.status < 300:
+                continue
+            if i not in self._played:
+                return read, ex.key, i
+            fallback = (read, ex.key, i) if fallback is None else fallback
+        return fallback
+
+    def play(self, index: int) -> None:
+        """Count the exchange ``index`` as replayed (answered from what it kept)."""
+        self.clock = Clock(self.clock.path)
+        self._played.add(index)
+        self._count += 1
+        self.last_replayed, self._last_exchange = True, self.data.exchanges[index]
 
     def replay_stream(self, method: str, path: str, body: Any) -> bool:
         """Answer a streamed request at the provider boundary: the recorded chunks of the

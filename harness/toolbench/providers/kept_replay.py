@@ -38,13 +38,13 @@ from toolbench.formats.base import ModelReply, RenderedRequest
 from toolbench.providers.base import Capabilities, Completion, Endpoint
 from toolbench.providers.capabilities import CHECKED
 from toolbench.providers.own_replay import replayed
-from toolbench.providers.request import build_request
-from toolbench.results import Attempt, RequestParams
+from toolbench.providers.request import as_streamed, build_request
+from toolbench.results import Attempt, RequestParams, StreamTurn
 
 
 @runtime_checkable
 class KeptView(Protocol):
-    """A cassette that keeps replies as read (the plain trial's cassette)."""
+    """A trial's cassette that keeps replies as read (plain or streamed)."""
 
     last_replayed: bool
 
@@ -52,7 +52,9 @@ class KeptView(Protocol):
 
     def kept_capabilities(self) -> dict[str, Any] | None: ...
 
-    def replay_read(self, asked_key: str) -> tuple[dict[str, Any], str | None, int] | None: ...
+    def replay_read(
+        self, asked_key: str, streamed: bool
+    ) -> tuple[ReadReply, str | None, int] | None: ...
 
     def play(self, index: int) -> None: ...
 
@@ -84,12 +86,14 @@ def _record(caps: Capabilities) -> dict[str, Any]:
 
 
 def asked_request(
-    endpoint: Endpoint, rendered: RenderedRequest, seed: int, caps: Capabilities
+    endpoint: Endpoint, rendered: RenderedRequest, seed: int, caps: Capabilities, stream: bool
 ) -> dict[str, Any]:
     """The request as built with every sampling parameter sent (none dropped by the
     sender's tables; a ``stop`` list over the limit is still cut, as it always is)."""
     everything = frozenset(CHECKED) | frozenset(rendered.params)
     request, _ = build_request(endpoint, rendered, seed, caps.echo_extras, everything)
+    if stream:
+        as_streamed(request)
     return request
 
 
@@ -100,16 +104,17 @@ def _sent(asked: dict[str, Any], params: RequestParams) -> dict[str, Any]:
 
 def keep(
     exchange: object, endpoint: Endpoint, rendered: RenderedRequest, seed: int,
-    caps: Capabilities, done: Completion,
+    caps: Capabilities, done: Completion, stream: bool,
 ) -> None:  # fmt: skip
-    """At record time: keep the reply of a plain exchange that just went live, as read,
-    with what the sender decided about its request (only a turn answered by its first
-    attempt: a later one's request differs from the one asked, e.g. ``stop`` taken out)."""
+    """At record time: keep the reply of an exchange that just went live, as read (a
+    stream's as assembled, with its stream record), with what the sender decided about
+    its request; only a turn answered by its first attempt (a later one's request differs
+    from the one asked, e.g. ``stop`` taken out)."""
     if not isinstance(exchange, KeptView) or done.replayed or done.attempts != 1:
         return
-    if rendered.api != "chat" or done.params is None:
+    if rendered.api != "chat" or done.params is None or stream != (done.stream is not None):
         return
-    asked = asked_request(endpoint, rendered, seed, caps)
+    asked = asked_request(endpoint, rendered, seed, caps, stream)
     read = ReadReply(
         asked_key=boundary.request_key(asked),
         params=done.params.model_dump(mode="json"),
@@ -117,37 +122,41 @@ def keep(
         prompt_tokens=_int(done.prompt_tokens),
         completion_tokens=_int(done.completion_tokens),
         cost=done.cost,
+        stream=None if done.stream is None else done.stream.model_dump(mode="json"),
     )
-    exchange.keep_read(read.model_dump(mode="json"), _record(caps))
+    exchange.keep_read(read.model_dump(mode="json", exclude_none=True), _record(caps))
 
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def replay_plain(
+def replay(
     exchange: object, endpoint: Endpoint, rendered: RenderedRequest, seed: int,
-    caps: Capabilities, log: list[Attempt], turn: int,
+    caps: Capabilities, log: list[Attempt], turn: int, stream: bool,
 ) -> Completion | None:  # fmt: skip
-    """The turn's completion from the reply the cassette kept for this request; None
-    when it kept none that holds together (then the other replays or the full path
-    answer, as for a cassette recorded before replies were kept)."""
+    """The turn's completion from the reply the cassette kept for this request (plain,
+    or streamed with its stream record); None when it kept none that holds together
+    (then the other replays or the full path answer, as for a cassette recorded before
+    replies were kept)."""
     if not isinstance(exchange, KeptView) or rendered.api != "chat":
         return None
-    asked = asked_request(endpoint, rendered, seed, caps)
-    found = exchange.replay_read(boundary.request_key(asked))
+    asked = asked_request(endpoint, rendered, seed, caps, stream)
+    found = exchange.replay_read(boundary.request_key(asked), stream)
     if found is None:
         return None
-    kept, key, index = found
+    read, key, index = found
     try:
-        read = ReadReply.model_validate(kept)
         params = RequestParams.model_validate(read.params)
         reply = ModelReply.model_validate(read.reply)
+        record = None if read.stream is None else StreamTurn.model_validate(read.stream)
     except ValidationError:  # a hostile or damaged record: the full path reads the bytes
         return None
     sent = _sent(asked, params)
-    if key is None or boundary.request_key(sent) != key:
+    if key is None or boundary.request_key(sent) != key or stream != (record is not None):
         return None
     exchange.play(index)
     tokens = (read.prompt_tokens, read.completion_tokens)
-    return replayed(endpoint, sent, params, log, turn, rendered, reply, tokens, read.cost)
+    done = replayed(endpoint, sent, params, log, turn, rendered, reply, tokens, read.cost)
+    done.stream = record
+    return done
