@@ -22,10 +22,14 @@ import pytest
 from tests.providers.record import ROOT, run_args, summary
 from tests.providers.test_call_round_trips import WIRES, Scripted, Wire, _two_turns
 from tests.providers.test_call_round_trips import _quiet_env as _quiet_env  # autouse here too
+from tests.runner.conftest import SCENARIO, run_fake
+from tests.runner.test_decoded_secrets import KEYS, _assert_nowhere, _chat_body, _escaped
 from toolbench.cassettes import boundary
 from toolbench.cli.app import run_cli
 from toolbench.providers import kept_replay, litellm_api
 from toolbench.providers.base import Completion
+from toolbench.providers.fake import FakeServer, Fault, by_last_user
+from toolbench.redaction import REDACTED
 from toolbench.store import load_results
 
 MANIFEST: dict[str, Any] = json.loads((ROOT / "manifest.json").read_text(encoding="utf-8"))
@@ -228,3 +232,39 @@ def test_a_streamed_replay_in_a_fresh_process_never_imports_litellm(
     lines = got.stdout.splitlines()
     assert lines[-1:] == ["False"], got.stderr[-2000:]
     assert json.loads(lines[-2]) == json.loads(json.dumps([_same(d) for d in live], default=str))
+
+
+@pytest.mark.parametrize("stream", ["off", "on"])
+def test_a_reply_that_echoed_a_key_replays_as_full_reads_the_redacted_recording(
+    stream: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: dict[str, int]
+) -> None:
+    """A key the server echoed is redacted in what is recorded. Plain: the reply kept as
+    read beside the body is redacted too, and replays as the full path reads the body.
+    Streamed: redaction rewrote the chunks (a key split over deltas is blanked in each),
+    so no reply is kept for that exchange; its replay reads the chunks, as full does."""
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    scen = tmp_path / "mini.yaml"
+    scen.write_text(SCENARIO, encoding="utf-8")
+    content = " and ".join(_escaped(v) for v in KEYS.values())
+    with FakeServer() as fake:
+        if stream == "off":
+            fake.respond = by_last_user({"Weather in Paris": Fault(200, _chat_body(content))})
+        else:
+            fake.respond = by_last_user({"Weather in Paris": " and ".join(KEYS.values())})
+        assert run_fake(fake, tmp_path, scen, "--stream", stream) == 0
+        rows = {}
+        for mode in ("boundary", "full"):
+            argv = ("--stream", stream, "--record", "none", "--replay", mode)
+            assert run_fake(fake, tmp_path, scen, *argv, out=mode) == 0
+            rows[mode] = _rows(tmp_path / mode)
+    assert rows["boundary"] == rows["full"]
+    _assert_nowhere(tmp_path)
+    weather = json.loads(next((tmp_path / "cas").rglob("weather.json")).read_text("utf-8"))
+    (exchange,) = weather["exchanges"]
+    if stream == "off":
+        assert counted["kept"] == 2  # both trials answered from what was kept
+        assert REDACTED in json.dumps(exchange["read"])
+    else:
+        assert counted["kept"] == 1  # the other trial's stream was kept
+        assert "read" not in exchange

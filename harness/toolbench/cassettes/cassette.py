@@ -19,6 +19,7 @@ from toolbench.cassettes.faults import reply_fault
 from toolbench.cassettes.recording import ReadReply
 from toolbench.cassettes.serializer import CAPABILITIES_KEY, LATENCY_KEY, READ_KEY, REQUEST_KEYS
 from toolbench.errors import CassetteMissingError
+from toolbench.redaction import redact_data
 
 
 @dataclass
@@ -88,7 +89,9 @@ class TrialCassette:
         on the cassette what the sender's tables said the model takes."""
         if self._recorded_at is None:
             return
-        self._set_at(READ_KEY, read)
+        # Redacted as the recorded body was: the reply read live may hold a key the
+        # server echoed, which the body written beside it no longer holds.
+        self._set_at(READ_KEY, redact_data(read))
         self.cassette._metadata[CAPABILITIES_KEY] = capabilities
 
     def kept_capabilities(self) -> dict[str, Any] | None:

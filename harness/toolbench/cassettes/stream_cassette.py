@@ -39,7 +39,7 @@ from toolbench.cassettes import recording as rec
 from toolbench.cassettes.match import echo_equivalent
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
-from toolbench.redaction import secret_values
+from toolbench.redaction import redact_data, secret_values
 
 MAX_EVENT_BYTES = 1_000_000
 """The largest server-sent event accepted (bytes between two blank lines)."""
@@ -389,6 +389,8 @@ class SseTrialCassette:
         self._played: set[int] = set()
         self._count = 0
         self._values = secret_values()
+        self._rewritten: set[int] = set()
+        """The exchanges recorded this run whose chunks redaction rewrote (by id)."""
 
     def played(self) -> int:
         return self._count
@@ -409,9 +411,12 @@ class SseTrialCassette:
         """Keep with the stream the last exchange recorded its reply as assembled and
         what the sender decided (:class:`~toolbench.cassettes.recording.ReadReply`), and
         on the cassette what the sender's tables said the model takes."""
-        if self._recorded is None:
+        if self._recorded is None or id(self._recorded) in self._rewritten:
+            # A stream whose chunks redaction rewrote: what a replay reads from them (its
+            # deltas, their offsets) is not what was assembled live, so nothing is kept
+            # and a replay reads the chunks.
             return
-        self._recorded.read = rec.ReadReply.model_validate(read)
+        self._recorded.read = rec.ReadReply.model_validate(redact_data(read, self._values))
         self.data.capabilities = capabilities
         self.dirty = True
 
@@ -597,16 +602,19 @@ class SseTrialCassette:
             for c in chunks
         ]
         raw = [(c.data(), c.offset_ms) for c in chunks]
+        rewritten = False
         if framing_of(response.headers) == "eventstream":
             frames = redact_frames(raw, values)
             if frames is not None:
                 chunks = [RawChunk.of(data, offset) for data, offset in frames]
                 self.notes.append("a secret in a streamed body was redacted")
+                rewritten = True
         else:
             redacted = redact_stream(raw, values)
             if redacted is not None:
                 chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
                 self.notes.append("a secret in a streamed body was redacted")
+                rewritten = True
         recorded = rec.RecordedResponse(status=response.status_code, headers=headers,
                                         chunks=chunks)  # fmt: skip
         # Decoded from what is written (redacted, the model's alias): never a value apart.
@@ -617,6 +625,8 @@ class SseTrialCassette:
             ),
             response=recorded,
         )
+        if rewritten:
+            self._rewritten.add(id(ex))
         self.data.exchanges.append(ex)
         self.dirty = True
         return ex
