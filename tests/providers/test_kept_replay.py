@@ -1,10 +1,11 @@
 """A replay of a LiteLLM kind's cassette answers from the reply kept as read, without
 LiteLLM (:mod:`toolbench.providers.kept_replay`), and agrees with ``--replay full``, which
 re-derives every reply from the recorded bytes through LiteLLM: on every committed
-provider cassette (tests/data/provider_rt, plain), on a streamed two-turn recording of
-every wire of the round trips (``test_call_round_trips.py``), and in a fresh process
-that never imports LiteLLM. A cassette recorded before replies were kept, or whose
-record does not hold together, replays through the full path into the same results."""
+provider cassette (tests/data/provider_rt: plain, and streamed for the OpenAI-compatible
+family), on a streamed two-turn recording of every wire of the round trips
+(``test_call_round_trips.py``), and in a fresh process that never imports LiteLLM. A
+cassette recorded before replies were kept, or whose record does not hold together,
+replays through the full path into the same results."""
 
 from __future__ import annotations
 
@@ -55,6 +56,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     monkeypatch.setattr(litellm_api, "send", send)
     monkeypatch.setattr(kept_replay, "replay", replay)
+    # The full path's price cache is per process: a name an earlier test's reply could not
+    # be priced for (a stream without usage) would be left unpriced here, as no run is.
+    monkeypatch.setattr(litellm_api, "_UNPRICED", set())
     yield seen
 
 
@@ -68,28 +72,37 @@ def _rows(out: Path) -> dict[tuple[str, str, str, int], dict[str, Any]]:
     return rows
 
 
-def _replay(case_id: str, out: Path, mode: str, cassettes: Path | None = None) -> int:
+def _replay(
+    case_id: str, out: Path, mode: str, cassettes: Path | None = None, stream: str = "off"
+) -> int:
     entry = MANIFEST[case_id]
-    argv = [*run_args(entry["model"], entry["api_base"], out, "none"), "--replay", mode]
+    argv = [*run_args(entry["model"], entry["api_base"], out, "none", stream), "--replay", mode]
     if cassettes is not None:
         argv[argv.index("--cassettes") + 1] = str(cassettes)
     return run_cli(argv)
 
 
+RUNS = [(c, "off") for c in sorted(MANIFEST)]
+RUNS += [(c, "on") for c in sorted(MANIFEST) if "expected_stream" in MANIFEST[c]]
+
+
 @pytest.mark.usefixtures("no_keys")
-@pytest.mark.parametrize("case_id", sorted(MANIFEST))
+@pytest.mark.parametrize(("case_id", "stream"), RUNS, ids=[f"{c}-{s}" for c, s in RUNS])
 def test_boundary_answers_every_turn_from_what_was_kept_and_agrees_with_full(
-    case_id: str, tmp_path: Path, counted: dict[str, int]
+    case_id: str, stream: str, tmp_path: Path, counted: dict[str, int]
 ) -> None:
-    assert _replay(case_id, tmp_path / "b", "boundary") == 0
+    assert _replay(case_id, tmp_path / "b", "boundary", stream=stream) == 0
     boundary = _rows(tmp_path / "b")
     turns = sum(len(row["turns"]) for row in boundary.values())
     assert counted == {"sent": 0, "kept": turns}  # nothing reached LiteLLM
-    assert _replay(case_id, tmp_path / "f", "full") == 0
+    assert _replay(case_id, tmp_path / "f", "full", stream=stream) == 0
     assert counted["sent"] == turns and counted["kept"] == turns  # full: every turn sent
     full = _rows(tmp_path / "f")
     assert boundary == full
-    assert summary(load_results(tmp_path / "b")) == MANIFEST[case_id]["expected"]
+    expected = MANIFEST[case_id]["expected" if stream == "off" else "expected_stream"]
+    assert summary(load_results(tmp_path / "b")) == expected
+    if stream == "on":
+        assert all(t["stream"] for row in boundary.values() for t in row["turns"])
 
 
 def _without_kept(src: Path, dst: Path) -> int:
@@ -152,17 +165,23 @@ print("litellm" in sys.modules, rc)
 """
 
 
+FRESH = [("openai", "off"), ("anthropic", "off"), ("gemini", "off"), ("ollama", "off"),
+         ("deepseek", "off"), ("openai", "on"), ("deepseek-reasoner", "on")]  # fmt: skip
+
+
 @pytest.mark.usefixtures("no_keys")
-@pytest.mark.parametrize("case_id", ["openai", "anthropic", "gemini", "ollama", "deepseek"])
-def test_a_replay_in_a_fresh_process_never_imports_litellm(case_id: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("case_id", "stream"), FRESH, ids=[f"{c}-{s}" for c, s in FRESH])
+def test_a_replay_in_a_fresh_process_never_imports_litellm(
+    case_id: str, stream: str, tmp_path: Path
+) -> None:
     entry = MANIFEST[case_id]
-    argv = run_args(entry["model"], entry["api_base"], tmp_path / "b", "none")
+    argv = run_args(entry["model"], entry["api_base"], tmp_path / "b", "none", stream)
     got = subprocess.run(
         [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=REPO,
         check=False, timeout=120,
     )  # fmt: skip
     assert got.stdout.split()[-2:] == ["False", "0"], got.stderr[-2000:]
-    assert _replay(case_id, tmp_path / "f", "full") == 0
+    assert _replay(case_id, tmp_path / "f", "full", stream=stream) == 0
     assert _rows(tmp_path / "b") == _rows(tmp_path / "f")
 
 
