@@ -5,10 +5,10 @@ recorded: what the model takes (its parameter tables: which sampling parameters 
 or dropped), how to read the reply (its per-provider response conversion: Anthropic's
 blocks, Gemini's parts, DeepSeek's reasoning), how many tokens and what price. Importing
 LiteLLM to ask again cost 2.7 s of CPU, and reading a reply through it 4 to 5 ms; so the
-recording keeps the answers: on the cassette, the model's capabilities; on each plain
-exchange, the reply as read and the parameters sent and dropped
-(:class:`~toolbench.cassettes.recording.ReadReply`). A replay at the boundary (the default
-``--replay boundary``) answers from them:
+recording keeps the answers: on the cassette, the model's capabilities; on each exchange,
+the reply as read (a stream's as assembled, with its stream record) and the parameters
+sent and dropped (:class:`~toolbench.cassettes.recording.ReadReply`). A replay at the
+boundary (the default ``--replay boundary``) answers from them, plain or streamed:
 
 1. the capabilities kept build the request as the recording did, but with every sampling
    parameter sent (what toolbench can build without LiteLLM's tables); its key finds the
@@ -16,14 +16,15 @@ exchange, the reply as read and the parameters sent and dropped
 2. the parameters the recording dropped are taken out, and the result must have the key
    of the request that was sent (recorded with the exchange): a record that does not hold
    together is not trusted, the full path reads the exchange instead;
-3. the reply, tokens and price kept are the turn's.
+3. the reply, tokens, price and stream record kept are the turn's.
 
-A cassette recorded before these were kept, a refusal, a turn that needed a second
-attempt, a stream or the Responses API are answered as before (the boundary replays of
-:mod:`.litellm_api`, :mod:`.responses_replay`, or the full path). ``--replay full`` ignores
-what was kept and re-derives everything through LiteLLM from the recorded bytes; both
-modes give the same results on the committed provider cassettes
-(``tests/providers/test_kept_replay.py``).
+A streamed reply kept is what the protocol reader (or LiteLLM, for wires toolbench has no
+reader of) assembled from the very events recorded; reading them again would give it
+again, and ``--replay full`` does, to check it. A cassette recorded before replies were
+kept, a refusal, a turn that needed a second attempt, a stream whose chunks redaction
+rewrote, or the Responses API are answered as before (the boundary replays of
+:mod:`.litellm_api`, :mod:`.responses_replay`, the cassette's ``replay_stream``, or the
+full path). Both modes give the same results (``tests/providers/test_kept_replay.py``).
 """
 
 from __future__ import annotations
