@@ -8,7 +8,11 @@ each at the offset of the chunk that completed it (``events``: what a boundary r
 feeds the protocol reader, with no SSE framing parsed and no JSON decoded per event; a
 streamed replay cost 4-12 plain ones when each event was read again). A request keeps its
 body as JSON data, toolbench's own request ``key`` (replay at the provider boundary) and
-the provider's time of the exchange (``latency_s``). JSON rather than YAML: decoding is a
+the provider's time of the exchange (``latency_s``); an exchange of a LiteLLM kind keeps
+too the reply as toolbench read it and what LiteLLM decided about its request (``read``),
+and the cassette what LiteLLM's tables said the model takes (``capabilities``), so that
+its replay needs no LiteLLM (:mod:`toolbench.providers.kept_replay`; both optional, within
+version 3). JSON rather than YAML: decoding is a
 tenth of the cost, and one reader serves plain and streamed trials alike.
 
 Read with :func:`load`: the schema version is checked, and a file of the layout before
