@@ -134,23 +134,39 @@ def test_a_cassette_recorded_before_replies_were_kept_replays_through_the_full_p
     assert summary(load_results(tmp_path / "r")) == MANIFEST[case_id]["expected"]
 
 
+def _seed_claimed_sent(read: dict[str, Any]) -> None:
+    """Claims Anthropic was sent a ``seed`` (it was dropped): the request rebuilt from the
+    record is not the one recorded."""
+    read["params"]["sent"] = sorted({*read["params"]["sent"], "seed"})
+    read["params"]["dropped"].pop("seed", None)
+    read["reply"]["text"] = "a reply nobody sent"
+
+
+def _reply_not_a_reply(read: dict[str, Any]) -> None:
+    """A reply of the wrong shape (hostile or damaged): it does not validate."""
+    read["reply"] = {"text": 5, "tool_calls": "none"}
+
+
+def _stream_on_a_plain_exchange(read: dict[str, Any]) -> None:
+    """A stream record on a plain exchange: not the record of this request."""
+    read["stream"] = {"deltas": []}
+
+
 @pytest.mark.usefixtures("no_keys")
+@pytest.mark.parametrize("damage", [_seed_claimed_sent, _reply_not_a_reply,
+                                    _stream_on_a_plain_exchange])  # fmt: skip
 def test_a_kept_record_that_does_not_hold_together_is_not_trusted(
-    tmp_path: Path, counted: dict[str, int]
+    damage: Any, tmp_path: Path, counted: dict[str, int]
 ) -> None:
-    """A kept record claiming Anthropic was sent a ``seed`` (it was dropped): the request
-    rebuilt from it is not the one recorded, so the full path reads the exchange."""
+    """The full path reads the exchange instead, into the recorded results."""
     src = ROOT / "cassettes" / CASSETTES["anthropic"]
     dst = tmp_path / "c" / src.name
     shutil.copytree(src, dst)
     for path in dst.rglob("*.json"):
         data = json.loads(path.read_text(encoding="utf-8"))
         for ex in data["exchanges"]:
-            read = ex.get("read")
-            if read is not None:
-                read["params"]["sent"] = sorted({*read["params"]["sent"], "seed"})
-                read["params"]["dropped"].pop("seed", None)
-                read["reply"]["text"] = "a reply nobody sent"
+            if ex.get("read") is not None:
+                damage(ex["read"])
         path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     assert _replay("anthropic", tmp_path / "r", "boundary", tmp_path / "c") == 0
     assert counted["kept"] == 0 and counted["sent"] > 0
