@@ -8,7 +8,8 @@ bodies). Measured, each the least of ``ROUNDS`` runs (default 3), the two modes 
 
 * plain: ``toolbench run --record none`` of the committed provider cassettes of openai,
   anthropic and gemini (tests/data/provider_rt: six formats, two turns each), a fresh
-  process each (start-up, imports, scoring, results and summary included);
+  process each (start-up, imports, scoring, results and summary included); the same,
+  streamed, of the committed streamed fixtures of openai and deepseek-reasoner;
 * streamed: the two streamed turns of each round-trip wire (openai, anthropic, gemini,
   ollama, bedrock; recorded here against the fakes of ``tests/providers``) replayed
   through the shared call in a fresh process.
@@ -35,6 +36,8 @@ from tests.providers.record import ROOT as FIXTURES  # noqa: E402
 from tests.providers.record import run_args  # noqa: E402
 
 PLAIN = ("openai", "anthropic", "gemini")
+STREAMED_FIXTURES = ("openai", "deepseek-reasoner")
+"""Committed provider fixtures recorded streamed too (the OpenAI-compatible family)."""
 STREAMED = ("openai", "anthropic", "gemini", "ollama", "bedrock")
 RUN = """
 import sys
@@ -71,10 +74,11 @@ def _cpu(code: str, *args: str) -> tuple[float, bool]:
     return cpu, imported == "True"
 
 
-def plain(case: str, mode: str, tmp: Path) -> tuple[float, bool]:
+def command(case: str, mode: str, tmp: Path, stream: str = "off") -> tuple[float, bool]:
+    """``toolbench run --record none`` of a committed provider fixture."""
     entry = json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))[case]
     out = tmp / f"{case}-{mode}-{len(list(tmp.iterdir()))}"
-    argv = [*run_args(entry["model"], entry["api_base"], out, "none"), "--replay", mode]
+    argv = [*run_args(entry["model"], entry["api_base"], out, "none", stream), "--replay", mode]
     return _cpu(RUN, *argv)
 
 
@@ -96,7 +100,11 @@ def main() -> None:
         tmp = Path(tmp_name)
         (tmp / "runs").mkdir()
         record_streams(tmp)
-        jobs = [(f"plain {c}", lambda m, c=c: plain(c, m, tmp / "runs")) for c in PLAIN]
+        jobs = [(f"plain {c}", lambda m, c=c: command(c, m, tmp / "runs")) for c in PLAIN]
+        jobs += [
+            (f"streamed run {c}", lambda m, c=c: command(c, m, tmp / "runs", "on"))
+            for c in STREAMED_FIXTURES
+        ]
         jobs += [
             (f"streamed {w}", lambda m, w=w: _cpu(STREAM, w, str(tmp / w), m)) for w in STREAMED
         ]
