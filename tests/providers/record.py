@@ -2,9 +2,10 @@
 
 Runs every provider of :data:`~tests.providers.cases.CASES` against its fake, every
 format, the Lisbon scenario, into ``tests/data/provider_rt/`` (replacing what is there),
-and writes ``manifest.json``: per provider, the model, the api base it was recorded
-against (replay matches on host and port) and the expected results that
-``test_committed_replay.py`` compares a replay with.
+and again streamed for the fakes that stream (:data:`STREAMING`), and writes
+``manifest.json``: per provider, the model, the api base it was recorded against (replay
+matches on host and port) and the expected results that ``test_committed_replay.py``
+compares a replay with (``expected_stream``: the streamed run's).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
-from tests.providers.cases import CASES, DUMMY_KEY, FORMATS, KEY_ENVS, LISBON
+from tests.providers.cases import CASES, DUMMY_KEY, FORMATS, KEY_ENVS, LISBON, Case
+from tests.providers.servers.base import FakeServer
 from toolbench.cli.app import run_cli
 from toolbench.results import TrialResult, TrialScores
 from toolbench.store import load_results
@@ -65,13 +68,33 @@ def summary(results: list[TrialResult]) -> dict[str, Any]:
     return out
 
 
-def run_args(model: str, base: str, out: Path, record: str) -> list[str]:
+STREAMING = ("openai_chat",)
+"""The fakes that also answer streamed (``stream: true``): their cases are recorded
+streamed too (``expected_stream`` in the manifest)."""
+
+
+def run_args(model: str, base: str, out: Path, record: str, stream: str = "off") -> list[str]:
     return [
         "run", "--models", model, "--formats", ",".join(FORMATS),
         "--scenarios", str(LISBON), "--api-base", base,
         "--out", str(out), "--cassettes", str(ROOT / "cassettes"), "--record", record,
-        "--quiet", "--no-report",
+        "--stream", stream, "--quiet", "--no-report",
     ]  # fmt: skip
+
+
+def _serve(case: Case, port: int) -> FakeServer:
+    """``case``'s fake on ``port``. The port is in the system's ephemeral range: a client
+    connection of an earlier case may hold it in TIME_WAIT (up to a minute), so a bind
+    that fails is tried again."""
+    for _ in range(BIND_TRIES - 1):
+        try:
+            return case.server(port)
+        except OSError:
+            time.sleep(2)
+    return case.server(port)
+
+
+BIND_TRIES = 45
 
 
 def main() -> None:
@@ -83,7 +106,7 @@ def main() -> None:
         for n, case in enumerate(CASES):
             # A fixed port per provider: a re-recording changes the cassettes' bytes only
             # where the exchange changed (and the Date header).
-            with case.server(PORT_BASE + n) as server:
+            with _serve(case, PORT_BASE + n) as server:
                 out = Path(tmp) / case.id
                 rc = run_cli(run_args(case.model, server.base_url, out, "all"))
                 if rc != 0:
@@ -93,6 +116,12 @@ def main() -> None:
                     "api_base": server.base_url,
                     "expected": summary(load_results(out)),
                 }
+                if case.module in STREAMING:
+                    out = Path(tmp) / f"{case.id}-stream"
+                    rc = run_cli(run_args(case.model, server.base_url, out, "all", "on"))
+                    if rc != 0:
+                        raise SystemExit(f"{case.id} streamed: run exited {rc}")
+                    manifest[case.id]["expected_stream"] = summary(load_results(out))
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False)
     (ROOT / "manifest.json").write_text(text + "\n", encoding="utf-8")
 

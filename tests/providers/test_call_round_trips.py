@@ -571,10 +571,10 @@ def _call_args(reply_message: Body) -> Body:
 
 async def _two_turns(
     wire: Wire, base: str, streamed: bool, tmp: Path, attempts: list[Attempt] | None = None,
-    record: RecordOption = "all",
+    record: RecordOption = "all", live: bool = True,
 ) -> list[Completion]:  # fmt: skip
     api = LiteLLMAPI(ProviderSettings(api_base=base))
-    endpoint = await api.endpoint(wire.model, get_format("native"), live=True)
+    endpoint = await api.endpoint(wire.model, get_format("native"), live=live)
     attempts = [] if attempts is None else attempts
     messages: list[Body] = [USER]
     done: list[Completion] = []

@@ -1,6 +1,6 @@
 """The committed provider cassettes (tests/data/provider_rt, recorded by
-``python -m tests.providers.record``) replay offline, with no server and no key, into
-the results recorded with them."""
+``python -m tests.providers.record``; plain, and streamed for the OpenAI-compatible
+family) replay offline, with no server and no key, into the results recorded with them."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ MANIFEST: dict[str, Any] = json.loads((ROOT / "manifest.json").read_text(encodin
 def test_every_provider_is_committed() -> None:
     assert sorted(MANIFEST) == sorted(c.id for c in CASES)
     for entry in MANIFEST.values():
-        for trial in entry["expected"].values():
+        for trial in [*entry["expected"].values(), *entry.get("expected_stream", {}).values()]:
             assert (trial["status"], trial["call_accuracy"], trial["final_answer_ok"]) == (
                 "ok", True, True,
             )  # fmt: skip
@@ -43,3 +43,7 @@ def test_committed_cassettes_replay_offline(
     # Nothing listens at the recorded api base: every answer comes from the cassettes.
     assert run_cli(run_args(entry["model"], entry["api_base"], tmp_path / "r", "none")) == 0
     assert summary(load_results(tmp_path / "r")) == entry["expected"]
+    if "expected_stream" in entry:  # recorded streamed too (a fake that streams)
+        argv = run_args(entry["model"], entry["api_base"], tmp_path / "s", "none", "on")
+        assert run_cli(argv) == 0
+        assert summary(load_results(tmp_path / "s")) == entry["expected_stream"]

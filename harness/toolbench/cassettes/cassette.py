@@ -11,10 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from toolbench.cassettes.faults import reply_fault
+from toolbench.cassettes.recording import ReadReply
 from toolbench.cassettes.replay_only import ReplayOnlyCassette
-from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS
+from toolbench.cassettes.serializer import CAPABILITIES_KEY, LATENCY_KEY, READ_KEY, REQUEST_KEYS
 from toolbench.errors import CassetteMissingError
+from toolbench.redaction import redact_data
 
 if TYPE_CHECKING:
     import httpx
@@ -65,22 +69,27 @@ class TrialCassette:
         """Drop the interaction the last exchange recorded (a fault the trial did not act on)."""
         if self._recorded_at is not None:
             del self.cassette.data[self._recorded_at :]
-            keys = self.cassette._metadata.get(self.REQUEST_KEYS)
-            if isinstance(keys, list):
-                del keys[self._recorded_at :]
+            for name in (self.REQUEST_KEYS, READ_KEY):
+                values = self.cassette._metadata.get(name)
+                if isinstance(values, list):
+                    del values[self._recorded_at :]
             self._recorded_at = None
 
     def remember_key(self, key: str) -> None:
         """Record toolbench's request ``key`` with the interaction the last exchange recorded."""
+        self._set_at(self.REQUEST_KEYS, key)
+
+    def _set_at(self, name: str, value: Any) -> None:
+        """Set the metadata list ``name`` at the interaction the last exchange recorded."""
         at = self._recorded_at
         if at is None:
             return
         meta: dict[str, Any] = self.cassette._metadata
-        old = meta.get(self.REQUEST_KEYS)
-        keys: list[str | None] = list(old) if isinstance(old, list) else []
-        keys = (keys + [None] * (at + 1))[: max(len(keys), at + 1)]
-        keys[at] = key
-        meta[self.REQUEST_KEYS] = keys
+        old = meta.get(name)
+        values: list[Any] = list(old) if isinstance(old, list) else []
+        values = (values + [None] * (at + 1))[: max(len(values), at + 1)]
+        values[at] = value
+        meta[name] = values
         self.cassette.dirty = True
 
     def may_replay(self) -> bool:
@@ -89,6 +98,64 @@ class TrialCassette:
         self.last_fault, self.last_replayed, self._recorded_at = None, False, None
         cas = self.cassette
         return cas is not None and cas.record_mode != "all" and bool(cas.data)
+
+    def keep_read(self, read: dict[str, Any], capabilities: dict[str, Any]) -> None:
+        """Keep with the interaction the last exchange recorded the reply as read and
+        what the sender decided (:class:`~toolbench.cassettes.recording.ReadReply`), and
+        on the cassette what the sender's tables said the model takes."""
+        if self._recorded_at is None:
+            return
+        # Redacted as the recorded body was: the reply read live may hold a key the
+        # server echoed, which the body written beside it no longer holds.
+        self._set_at(READ_KEY, redact_data(read))
+        self.cassette._metadata[CAPABILITIES_KEY] = capabilities
+
+    def kept_capabilities(self) -> dict[str, Any] | None:
+        """What the sender's tables said the model takes when recorded (None: not kept,
+        or ``--record all``, which asks again)."""
+        cas = self.cassette
+        if cas is None or cas.record_mode == "all":
+            return None
+        found = cas._metadata.get(CAPABILITIES_KEY)
+        return found if isinstance(found, dict) else None
+
+    def replay_read(
+        self, asked_key: str, streamed: bool = False
+    ) -> tuple[ReadReply, str | None, int] | None:
+        """The reply kept as read for the request whose key before the sender's
+        parameter filter is ``asked_key``, the key of the request that was sent, and the
+        interaction's index (:meth:`play` counts it); None when no 2xx interaction kept
+        one (this cassette holds plain exchanges only: never for ``streamed``)."""
+        self.last_fault, self.last_replayed, self._recorded_at = None, False, None
+        if streamed or self.kept_capabilities() is None:
+            return None
+        meta: dict[str, Any] = self.cassette._metadata
+        reads, keys = meta.get(READ_KEY), meta.get(self.REQUEST_KEYS)
+        if not isinstance(reads, list):
+            return None
+        cas = self.cassette
+        for i, read in enumerate(reads[: len(cas.data)]):
+            if isinstance(read, ReadReply):  # a replay-only cassette's, parsed with it
+                if read.asked_key != asked_key or cas.status(i) // 100 != 2:
+                    continue
+                kept = read.model_copy(deep=True)  # what a reader changes stays its own
+            else:
+                if not isinstance(read, dict) or read.get("asked_key") != asked_key:
+                    continue
+                if int(cas.data[i][1]["status"]["code"]) // 100 != 2:
+                    continue
+                try:
+                    kept = ReadReply.model_validate(read)
+                except ValidationError:
+                    return None  # a damaged record: the exchange's body is read instead
+            key = keys[i] if isinstance(keys, list) and i < len(keys) else None
+            return kept, key if isinstance(key, str) else None, i
+        return None
+
+    def play(self, index: int) -> None:
+        """Count the interaction ``index`` as replayed (answered at the boundary)."""
+        self.cassette.play_counts[index] += 1
+        self.last_replayed = True
 
     def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
         """The recorded 2xx JSON body answering a request, found without HTTP: by

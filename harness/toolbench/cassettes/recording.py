@@ -8,7 +8,11 @@ each at the offset of the chunk that completed it (``events``: what a boundary r
 feeds the protocol reader, with no SSE framing parsed and no JSON decoded per event; a
 streamed replay cost 4-12 plain ones when each event was read again). A request keeps its
 body as JSON data, toolbench's own request ``key`` (replay at the provider boundary) and
-the provider's time of the exchange (``latency_s``). JSON rather than YAML: decoding is a
+the provider's time of the exchange (``latency_s``); an exchange of a LiteLLM kind keeps
+too the reply as toolbench read it and what LiteLLM decided about its request (``read``),
+and the cassette what LiteLLM's tables said the model takes (``capabilities``), so that
+its replay needs no LiteLLM (:mod:`toolbench.providers.kept_replay`; both optional, within
+version 3). JSON rather than YAML: decoding is a
 tenth of the cost, and one reader serves plain and streamed trials alike.
 
 Read with :func:`load`: the schema version is checked, and a file of the layout before
@@ -34,7 +38,8 @@ KIND = "toolbench-cassette"
 VERSION = 3
 """Version 1 was the layout before one format: vcrpy's YAML (plain) beside the
 ``toolbench-sse`` JSON (streamed); version 2 kept a stream's chunks without its decoded
-``events``."""
+``events``. Fields added within version 3 are optional (``capabilities``, an exchange's
+``read``): a file without them is read as before, so no migration is needed."""
 SUFFIX = ".json"
 LEGACY_SUFFIXES = (".yaml", ".sse.json")
 """What a trial's cassette was called in the old layout (plain, streamed)."""
@@ -152,6 +157,31 @@ class RecordedResponse(BaseModel):
         return json.dumps(self.body, ensure_ascii=False)
 
 
+class ReadReply(BaseModel):
+    """A plain reply as toolbench read it when it was recorded, and what the sender
+    (LiteLLM) decided about its request, so that a replay at the boundary answers from it
+    without asking the sender again (:mod:`toolbench.providers.kept_replay`). Derived from
+    the recorded (redacted) exchange when it was written; ``--replay full`` ignores it and
+    reads the recorded body through the sender."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    asked_key: str
+    """toolbench's key of the request before the sender's tables dropped any sampling
+    parameter: what a replay can compute without asking them."""
+    params: dict[str, Any]
+    """The sampling parameters asked, sent and dropped (a ``RequestParams``)."""
+    reply: dict[str, Any]
+    """The reply read (a ``ModelReply``: text, tool calls, finish reason, raw message)."""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    """The sender's price of the reply (None: it has none)."""
+    stream: dict[str, Any] | None = None
+    """A streamed reply's stream record (a ``StreamTurn``: its text deltas with their
+    offsets, timings and delta-sequence issues), as the reader assembled it."""
+
+
 class RecordedExchange(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -161,6 +191,10 @@ class RecordedExchange(BaseModel):
     """toolbench's own key of the request (replay at the provider boundary)."""
     latency_s: float | None = None
     """The provider's time when recorded (request to last byte); None: not measured."""
+    read: ReadReply | None = None
+    """The reply as read and what the sender decided about the request (None: a
+    cassette recorded before it was kept, a refusal, a retried turn: the exchange's
+    recorded body or chunks are read)."""
 
 
 class Recording(BaseModel):
@@ -170,6 +204,10 @@ class Recording(BaseModel):
 
     kind: Literal["toolbench-cassette"] = "toolbench-cassette"
     version: int = VERSION
+    capabilities: dict[str, Any] | None = None
+    """What the sender's tables said the model takes when it was recorded (a
+    ``Capabilities``: params, function_calling, echo_extras); None: not kept (then a
+    replay asks the sender)."""
     exchanges: list[RecordedExchange] = Field(default_factory=list)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.cassettes import recording as rec
-from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS
+from toolbench.cassettes.serializer import CAPABILITIES_KEY, LATENCY_KEY, READ_KEY, REQUEST_KEYS
 from toolbench.errors import CassetteMissingError, CassetteUnreadableError
 
 
@@ -41,6 +41,11 @@ class ReplayOnlyCassette:
             self._metadata[REQUEST_KEYS] = keys
         if any(v is not None for v in latencies):
             self._metadata[LATENCY_KEY] = latencies
+        reads = [ex.read for ex in self.exchanges]
+        if any(r is not None for r in reads):
+            self._metadata[READ_KEY] = reads  # models, not dicts: read as they were parsed
+        if recording.capabilities is not None:
+            self._metadata[CAPABILITIES_KEY] = recording.capabilities
 
     @classmethod
     def open(cls, path: Path, upgrade: Callable[[], Any]) -> ReplayOnlyCassette:
@@ -69,6 +74,10 @@ class ReplayOnlyCassette:
     @property
     def play_count(self) -> int:
         return sum(self.play_counts.values())
+
+    def status(self, index: int) -> int:
+        """The HTTP status of the ``index``-th recorded reply."""
+        return self.exchanges[index].response.status
 
     def reply_body(self, index: int) -> dict[str, Any] | None:
         """The JSON object a recorded 2xx reply carried (None: a refusal, a stream, a body

@@ -16,8 +16,12 @@ here so that reading a cassette does not import vcrpy; a test checks the two agr
 
 REQUEST_KEYS = "toolbench_request_keys"
 LATENCY_KEY = "toolbench_latency_s"
-"""vcrpy metadata: toolbench's key and the provider's time of each interaction, by index
-(on disk they sit on each exchange)."""
+READ_KEY = "toolbench_read"
+"""vcrpy metadata: toolbench's key, the provider's time and the reply as read of each
+interaction, by index (on disk they sit on each exchange)."""
+CAPABILITIES_KEY = "toolbench_capabilities"
+"""vcrpy metadata: what the sender's tables said the model takes (the recording's
+``capabilities``)."""
 
 
 def _to_json(s: Any) -> tuple[bool, Any]:
@@ -33,11 +37,20 @@ def _at(values: Any, i: int) -> Any:
     return values[i] if isinstance(values, list) and i < len(values) else None
 
 
+def _read(value: Any) -> rec.ReadReply | None:
+    return rec.ReadReply.model_validate(value) if value is not None else None
+
+
+def _capabilities(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
 def recording_of(data: dict[str, Any]) -> rec.Recording:
     """A vcrpy cassette dict (``interactions`` + ``metadata``) as a recording."""
     meta = data.get("metadata") or {}
     keys, latencies = meta.get(REQUEST_KEYS), meta.get(LATENCY_KEY)
-    out = rec.Recording()
+    reads = meta.get(READ_KEY)
+    out = rec.Recording(capabilities=_capabilities(meta.get(CAPABILITIES_KEY)))
     for i, it in enumerate(data.get("interactions", [])):
         req, resp = it["request"], it["response"]
         body = req.get("body")
@@ -63,6 +76,7 @@ def recording_of(data: dict[str, Any]) -> rec.Recording:
                 ),
                 key=_at(keys, i),
                 latency_s=None if latency is None else float(latency),
+                read=_read(_at(reads, i)),
             )
         )
     return out
@@ -73,6 +87,7 @@ def vcr_dict_of(recording: rec.Recording) -> dict[str, Any]:
     interactions: list[dict[str, Any]] = []
     keys: list[str | None] = []
     latencies: list[float | None] = []
+    reads: list[dict[str, Any] | None] = []
     for ex in recording.exchanges:
         req, resp = ex.request, ex.response
         body = req.body
@@ -88,11 +103,16 @@ def vcr_dict_of(recording: rec.Recording) -> dict[str, Any]:
         })  # fmt: skip
         keys.append(ex.key)
         latencies.append(ex.latency_s)
+        reads.append(None if ex.read is None else ex.read.model_dump(mode="json"))
     meta: dict[str, Any] = {}
     if any(k is not None for k in keys):
         meta[REQUEST_KEYS] = keys
     if any(v is not None for v in latencies):
         meta[LATENCY_KEY] = latencies
+    if any(r is not None for r in reads):
+        meta[READ_KEY] = reads
+    if recording.capabilities is not None:
+        meta[CAPABILITIES_KEY] = recording.capabilities
     out: dict[str, Any] = {"version": VCR_VERSION, "interactions": interactions}
     if meta:
         out["metadata"] = meta

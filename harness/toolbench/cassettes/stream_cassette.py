@@ -38,7 +38,7 @@ from toolbench.cassettes import recording as rec
 from toolbench.cassettes.match import echo_equivalent
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
-from toolbench.redaction import secret_values
+from toolbench.redaction import redact_data, secret_values
 
 MAX_EVENT_BYTES = 1_000_000
 """The largest server-sent event accepted (bytes between two blank lines)."""
@@ -388,6 +388,8 @@ class SseTrialCassette:
         self._played: set[int] = set()
         self._count = 0
         self._values = secret_values()
+        self._rewritten: set[int] = set()
+        """The exchanges recorded this run whose chunks redaction rewrote (by id)."""
 
     def played(self) -> int:
         return self._count
@@ -402,7 +404,57 @@ class SseTrialCassette:
         return None
 
     def remember_key(self, key: str) -> None:
-        """Streams are matched by their request body; no request key is kept."""
+        """Record toolbench's request ``key`` with the stream the last exchange recorded
+        (a replay of what was kept as read finds the exchange by it; the HTTP replay
+        matches streams by their request body)."""
+        if self._recorded is not None:
+            self._recorded.key = key
+
+    def keep_read(self, read: dict[str, Any], capabilities: dict[str, Any]) -> None:
+        """Keep with the stream the last exchange recorded its reply as assembled and
+        what the sender decided (:class:`~toolbench.cassettes.recording.ReadReply`), and
+        on the cassette what the sender's tables said the model takes."""
+        if self._recorded is None or id(self._recorded) in self._rewritten:
+            # A stream whose chunks redaction rewrote: what a replay reads from them (its
+            # deltas, their offsets) is not what was assembled live, so nothing is kept
+            # and a replay reads the chunks.
+            return
+        self._recorded.read = rec.ReadReply.model_validate(redact_data(read, self._values))
+        self.data.capabilities = capabilities
+        self.dirty = True
+
+    def kept_capabilities(self) -> dict[str, Any] | None:
+        """What the sender's tables said the model takes when recorded (None: not kept,
+        or ``--record all``, which asks again)."""
+        return None if self.record == "all" else self.data.capabilities
+
+    def replay_read(
+        self, asked_key: str, streamed: bool = True
+    ) -> tuple[rec.ReadReply, str | None, int] | None:
+        """The reply kept as read for the streamed request whose key before the sender's
+        parameter filter is ``asked_key`` (one not played yet first), the key of the
+        request that was sent, and the exchange's index (:meth:`play` counts it)."""
+        self.last_fault, self.last_replayed, self._recorded, self._live = None, False, None, None
+        if not streamed or self.kept_capabilities() is None:
+            return None
+        fallback = None
+        for i, ex in enumerate(self.data.exchanges):
+            read = ex.read
+            if read is None or read.asked_key != asked_key or not ex.response.chunks:
+                continue
+            if not 200 <= ex.response.status < 300:
+                continue
+            if i not in self._played:
+                return read, ex.key, i
+            fallback = (read, ex.key, i) if fallback is None else fallback
+        return fallback
+
+    def play(self, index: int) -> None:
+        """Count the exchange ``index`` as replayed (answered from what it kept)."""
+        self.clock = Clock(self.clock.path)
+        self._played.add(index)
+        self._count += 1
+        self.last_replayed, self._last_exchange = True, self.data.exchanges[index]
 
     def replay_stream(self, method: str, path: str, body: Any) -> bool:
         """Answer a streamed request at the provider boundary: the recorded chunks of the
@@ -555,16 +607,19 @@ class SseTrialCassette:
             for c in chunks
         ]
         raw = [(c.data(), c.offset_ms) for c in chunks]
+        rewritten = False
         if framing_of(response.headers) == "eventstream":
             frames = redact_frames(raw, values)
             if frames is not None:
                 chunks = [RawChunk.of(data, offset) for data, offset in frames]
                 self.notes.append("a secret in a streamed body was redacted")
+                rewritten = True
         else:
             redacted = redact_stream(raw, values)
             if redacted is not None:
                 chunks = [RawChunk(offset_ms=offset, text=text) for text, offset in redacted]
                 self.notes.append("a secret in a streamed body was redacted")
+                rewritten = True
         recorded = rec.RecordedResponse(status=response.status_code, headers=headers,
                                         chunks=chunks)  # fmt: skip
         # Decoded from what is written (redacted, the model's alias): never a value apart.
@@ -575,6 +630,8 @@ class SseTrialCassette:
             ),
             response=recorded,
         )
+        if rewritten:
+            self._rewritten.add(id(ex))
         self.data.exchanges.append(ex)
         self.dirty = True
         return ex

@@ -27,7 +27,7 @@ from toolbench import codes
 from toolbench.cassettes import boundary
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers import own_replay, responses_replay
+from toolbench.providers import kept_replay, own_replay, responses_replay
 from toolbench.providers.base import (
     CassetteView,
     Completion,
@@ -39,7 +39,7 @@ from toolbench.providers.base import (
 )
 from toolbench.providers.capabilities import invents_call_ids
 from toolbench.providers.reply import read_reply
-from toolbench.providers.request import adaptations, build_request
+from toolbench.providers.request import adaptations, as_streamed, build_request
 from toolbench.providers.responses_request import is_responses
 from toolbench.providers.streamed import as_completion, finish, read_stream, stream_record
 from toolbench.redaction import redact_error
@@ -126,17 +126,19 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
     trial's streamed cassette); the completion carries the turn's stream record."""
     endpoint, exchange, turn = request.endpoint, request.exchange, request.turn
     log: list[Attempt] = [] if request.attempts is None else request.attempts
-    caps = api.capabilities(endpoint.model)
+    # A cassette that kept the reply as read, and what the sender's tables said, answers
+    # from them (no LiteLLM); else the request is built and sent below.
+    kept = kept_replay.capabilities(exchange)
+    if kept is not None:
+        answered = kept_replay.replay(exchange, endpoint, request.rendered, request.seed,
+                                      kept, log, turn, stream)  # fmt: skip
+        if answered is not None:
+            return answered
+    caps = kept or api.capabilities(endpoint.model)
     takes = caps.params if caps.own_server else None
     sent, params = build_request(endpoint, request.rendered, request.seed, caps.echo_extras, takes)
     if stream:
-        # Usage asked of every stream: LiteLLM forwards ``stream_options`` only to the
-        # providers that take it, and without it drops the usage every other provider
-        # sends (Anthropic's message_delta, Gemini's usageMetadata, Ollama's counts).
-        # The Responses API has no such option: its stream always ends with the usage.
-        sent["stream"] = True
-        if not is_responses(sent):
-            sent["stream_options"] = {"include_usage": True}
+        as_streamed(sent)
     elif exchange is not None and exchange.may_replay():
         # The record/replay hook: a plain request the cassette holds is answered from it
         # (not asked when nothing recorded can answer: a live trial of --record all).
@@ -303,6 +305,8 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         assembled = state["assembled"]
         done.reply.finish_reason = assembled.finish_reason
         done.stream = stream_record(assembled)
+    if exchange is not None and not caps.own_server:
+        kept_replay.keep(exchange, endpoint, request.rendered, request.seed, caps, done, stream)
     return done
 
 

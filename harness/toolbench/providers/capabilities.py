@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from toolbench.errors import UserError
+from toolbench.providers.provider_prefixes import PROVIDER_LIST, known_prefix
 from toolbench.results import RequestParams
 
 MAX_STOP = 4
@@ -42,8 +43,17 @@ def _lm() -> Any:
 
 
 def provider_names() -> list[str]:
-    """LiteLLM's provider prefixes (``openai``, ``anthropic``, ``bedrock``, ...)."""
-    return sorted({getattr(p, "value", str(p)) for p in _lm().provider_list})
+    """LiteLLM's provider prefixes (``openai``, ``anthropic``, ``bedrock``, ...), from the
+    table generated from the pinned LiteLLM (:mod:`.provider_prefixes`)."""
+    return sorted(PROVIDER_LIST)
+
+
+def check_provider(model: str, api_base: str | None = None) -> None:
+    """Raise :class:`UnknownProviderError` (exit 2) when LiteLLM cannot tell ``model``'s
+    provider. A ``<prefix>/<name>`` whose prefix is in LiteLLM's table is known without
+    importing LiteLLM; any other model string is resolved by LiteLLM (:func:`provider_of`)."""
+    if not known_prefix(model):
+        provider_of(model, api_base)
 
 
 @lru_cache(maxsize=256)

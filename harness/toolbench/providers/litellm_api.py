@@ -44,6 +44,7 @@ from toolbench.providers.base import (
 )
 from toolbench.providers.capabilities import (
     NO_KEY,
+    check_provider,
     invents_call_ids,
     keyless,
     provider_of,
@@ -444,7 +445,7 @@ class LiteLLMAPI:
         """An unknown provider prefix, or a key the provider needs and the environment
         lacks (not for replays, nor for a keyless OpenAI-compatible ``--api-base``)."""
         api_base = self.settings.api_base_for(model)
-        provider_of(model, api_base)  # an unknown provider prefix: exit 2 before any call
+        check_provider(model, api_base)  # an unknown provider prefix: exit 2 before any call
         if record == "none" or keyless(model, api_base):
             return
         env = missing_key(model)

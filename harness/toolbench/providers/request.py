@@ -86,6 +86,19 @@ def adaptations(
     return [NULL_CONTENT_ADAPTATION] if changed else []
 
 
+def as_streamed(request: dict[str, Any]) -> None:
+    """Make ``request`` a streamed one. Usage is asked of every stream: LiteLLM forwards
+    ``stream_options`` only to the providers that take it, and without it drops the usage
+    every other provider sends (Anthropic's message_delta, Gemini's usageMetadata,
+    Ollama's counts). The Responses API has no such option: its stream always ends with
+    the usage."""
+    from toolbench.providers.responses_request import is_responses
+
+    request["stream"] = True
+    if not is_responses(request):
+        request["stream_options"] = {"include_usage": True}
+
+
 def build_request(
     endpoint: Endpoint,
     rendered: RenderedRequest,

@@ -31,6 +31,13 @@ string, ``finish_reason: tool_calls``. Per-provider differences, each from the p
 - ``openrouter``: https://openrouter.ai/docs/api-reference/overview: ``POST
   /api/v1/chat/completions``; the reply names the upstream ``provider`` and carries
   ``native_finish_reason``; ids start ``gen-``.
+
+Streamed (``stream: true``), every variant: the same reply as server-sent
+``chat.completion.chunk`` events (API reference, "The chat completion chunk object", and
+"Streaming" in the chat guide): a role delta, the reasoning (DeepSeek), the content in
+pieces, each call's id, type and name then its arguments, the finish reason, a usage
+chunk with empty ``choices`` when ``stream_options.include_usage`` asks for it, then
+``data: [DONE]``.
 """
 
 from __future__ import annotations
@@ -167,9 +174,52 @@ def handler(variant: str) -> Any:
         if variant == "openrouter":
             reply["provider"] = "FakeUpstream"
             choice["native_finish_reason"] = finish
+        if body.get("stream"):
+            return Response(200, streamed(reply, body), {"content-type": "text/event-stream"})
         return Response(200, reply)
 
     return handle
+
+
+PIECE = 8
+"""Characters of content a streamed chunk carries."""
+
+
+def streamed(reply: dict[str, Any], body: dict[str, Any]) -> bytes:
+    """``reply`` as the server-sent chunks of a streamed chat completion."""
+    head = {k: reply[k] for k in ("id", "created", "model")}
+    choice = reply["choices"][0]
+    msg = choice["message"]
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    if msg.get("reasoning_content"):
+        deltas.append({"reasoning_content": msg["reasoning_content"]})
+    text = msg.get("content") or ""
+    deltas += [{"content": text[i : i + PIECE]} for i in range(0, len(text), PIECE)]
+    for i, tc in enumerate(msg.get("tool_calls") or []):
+        fn = tc["function"]
+        deltas.append(
+            {
+                "tool_calls": [
+                    {
+                        "index": i,
+                        "id": tc["id"],
+                        "type": "function",
+                        "function": {"name": fn["name"], "arguments": ""},
+                    }
+                ]
+            }
+        )
+        deltas.append({"tool_calls": [{"index": i, "function": {"arguments": fn["arguments"]}}]})
+    chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append(
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}
+    )
+    if (body.get("stream_options") or {}).get("include_usage"):
+        chunks.append({"choices": [], "usage": reply["usage"]})
+    events = [
+        json.dumps({**head, "object": "chat.completion.chunk", **c}) for c in chunks
+    ]  # fmt: skip
+    return "".join(f"data: {e}\n\n" for e in [*events, "[DONE]"]).encode()
 
 
 PREFIX = {"openrouter": "/api/v1", "deepseek": "", "mistral": "/v1"}
