@@ -634,6 +634,18 @@ class TimedChunk:
     text: str
 
 
+class Timed(Protocol):
+    """What :func:`observe_stream` reads of a delta: a :class:`TimedChunk`, or a stored
+    trial's :class:`~toolbench.results.TimedText` read as it is (a copy of each of a
+    stream's 200 deltas was a quarter of the streaming scorer's time)."""
+
+    @property
+    def offset_ms(self) -> float: ...
+
+    @property
+    def text(self) -> str: ...
+
+
 DisplayPolicy = Literal["careful", "naive"]
 """``careful``: show text at once except a held-back tail that could still become one of
 the format's openers, and never a recognised call or markup. ``naive``: show everything as
@@ -669,58 +681,73 @@ class _Span:
 
 def observe_stream(
     fmt: Format,
-    chunks: Sequence[TimedChunk],
+    chunks: Sequence[Timed],
     policy: DisplayPolicy = "careful",
     tools: Sequence[ToolDef] | None = None,
 ) -> StreamView:
     """Feed ``chunks`` through ``fmt``'s reader and report what ``policy`` displayed."""
     reader = fmt.reader(tools, early_calls=False)
+    feed = reader.feed
     ends: list[int] = []
     fed = 0
     holdback = 0.0
     spans: list[_Span] = []
     hidden: list[tuple[int, int]] = []
-    shown: list[Event] = []
+    shown: list[tuple[int, str]] = []
+    """Displayed text as (start, text) pieces, a piece that continues the one before
+    joined to it (one piece for a run of deltas: what the leak counts read)."""
+    run: list[str] = []
+    run_start = run_end = -1
     first_complete: float | None = None
     open_span: _Span | None = None
+    n = len(chunks)
     last_ms = chunks[-1].offset_ms if chunks else 0.0
-    for i, chunk in enumerate(chunks):
-        fed += len(chunk.text)
-        ends.append(fed)
-        batches = [(reader.feed(chunk.text), chunk.offset_ms)]
-        if i + 1 == len(chunks):
-            batches.append((reader.close(), chunk.offset_ms))
-        elif reader.held:
-            holdback += max(0.0, chunks[i + 1].offset_ms - chunk.offset_ms)
-        for events, ms in batches:
-            for ev in events:
-                if ev.kind == "text":
-                    shown.append(ev)
-                elif ev.kind == "call_started":
-                    open_span = _Span(ev.start, fed, fed)
-                elif ev.kind == "call_complete":
-                    span = open_span or _Span(ev.start, fed, ev.end)
-                    span.end = ev.end
-                    spans.append(span)
-                    open_span = None
-                    if first_complete is None:
-                        first_complete = ms
-                elif ev.kind == "markup":
-                    hidden.append((ev.start, ev.end))
-    if not chunks:
-        reader.close()
+    for i in range(n + 1):
+        if i < n:
+            chunk = chunks[i]
+            text, ms = chunk.text, chunk.offset_ms
+            fed += len(text)
+            ends.append(fed)
+            events = feed(text)
+            if i + 1 < n and reader.held:
+                holdback += max(0.0, chunks[i + 1].offset_ms - ms)
+        else:  # the reader's last word (none when nothing was fed)
+            events, ms = reader.close(), last_ms
+            if not n:
+                break
+        for ev in events:
+            kind = ev.kind
+            if kind == "text":
+                if ev.start != run_end:
+                    if run:
+                        shown.append((run_start, "".join(run)))
+                    run, run_start, run_end = [], ev.start, ev.start
+                run.append(ev.text)
+                run_end += len(ev.text)
+            elif kind == "call_started":
+                open_span = _Span(ev.start, fed, fed)
+            elif kind == "call_complete":
+                span = open_span or _Span(ev.start, fed, ev.end)
+                span.end = ev.end
+                spans.append(span)
+                open_span = None
+                if first_complete is None:
+                    first_complete = ms
+            elif kind == "markup":
+                hidden.append((ev.start, ev.end))
+    if run:
+        shown.append((run_start, "".join(run)))
     result = reader.result
-    whole = "".join(c.text for c in chunks)
     if policy == "careful":
-        pieces = [(ev.start, ev.text) for ev in shown]
+        pieces = shown
     else:
-        pieces = _naive_pieces(whole, spans)
-    displayed = "".join(t for _, t in pieces)
+        pieces = _naive_pieces("".join([c.text for c in chunks]), spans)
+    displayed = "".join([t for _, t in pieces])
     regions = sorted([(s.start, s.end) for s in spans] + hidden)
     leaked = _region_chars(pieces, regions) + _marker_chars(fmt, pieces, regions)
     first_byte = None
     if spans:
-        first_byte = chunks[min(bisect_left(ends, spans[0].start + 1), len(chunks) - 1)].offset_ms
+        first_byte = chunks[min(bisect_left(ends, spans[0].start + 1), n - 1)].offset_ms
     elif result.calls:
         first_byte = first_complete = last_ms
     return StreamView(
