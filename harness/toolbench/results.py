@@ -12,9 +12,9 @@ previous toolbench refuses the new records with one line instead of misreading t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
@@ -119,13 +119,26 @@ def named_value(scores: dict[str, Any], name: str) -> Value:
     return None
 
 
-class TimedText(BaseModel):
-    """A text delta of a streamed reply and the offset (ms from the request) it arrived at."""
+class TimedText(NamedTuple):
+    """A text delta of a streamed reply and the offset (ms from the request) it arrived at.
 
-    model_config = ConfigDict(extra="forbid")
+    A named tuple rather than a model: a streamed turn holds about 200, and validating a
+    model of each was a tenth of a replayed streamed trial's CPU. The protocol readers
+    make these as they assemble (:mod:`toolbench.providers.readers.chat`), and the turn's
+    record keeps them as they are. Stored as the object it always was
+    (``{"offset_ms": ..., "text": ...}``, :data:`Deltas`); read back from it (an unknown
+    key is refused)."""
 
     offset_ms: float
     text: str
+
+
+def _deltas_json(deltas: list[TimedText]) -> list[dict[str, Any]]:
+    return [{"offset_ms": offset, "text": text} for offset, text in deltas]
+
+
+Deltas = Annotated[list[TimedText], PlainSerializer(_deltas_json)]
+"""A streamed turn's deltas, each written as an object (one call for the whole list)."""
 
 
 class StreamTurn(BaseModel):
@@ -134,7 +147,7 @@ class StreamTurn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    deltas: list[TimedText] = Field(default_factory=list)
+    deltas: Deltas = Field(default_factory=list)
     """The text deltas in order (what a streaming app is handed)."""
     first_token_ms: float | None = None
     first_call_ms: float | None = None

@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from toolbench import codes
+from toolbench.results import TimedText
 
-
-class TimedDelta(NamedTuple):
-    """A text delta and its offset (a tuple: a replayed stream makes about 200 a trial,
-    and a frozen dataclass costs five times as much to make)."""
-
-    offset_ms: float
-    text: str
+TimedDelta = TimedText
+"""A text delta and its offset (a named tuple: a replayed stream makes about 200 a trial,
+and a frozen dataclass costs five times as much to make); the very value a streamed
+turn's record keeps (:class:`toolbench.results.TimedText`), so that no delta is copied."""
 
 
 @dataclass
