@@ -36,6 +36,7 @@ from vcr.request import Request as VcrRequest
 from toolbench import cassettes as vcr_side  # the package, initialised before this module
 from toolbench import codes, eventstream
 from toolbench.cassettes import recording as rec
+from toolbench.cassettes.boundary import url_path
 from toolbench.cassettes.match import echo_equivalent
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
@@ -463,7 +464,7 @@ class SseTrialCassette:
         for i, ex in enumerate(self.data.exchanges):
             if ex.response.chunks is None:
                 continue  # a plain exchange: not this side's
-            if ex.request.method != method or httpx.URL(ex.request.uri).path != path:
+            if ex.request.method != method or url_path(ex.request.uri) != path:
                 continue
             if not _same_body(ex.request.body, body):
                 continue

@@ -20,7 +20,6 @@ import random
 import time
 from typing import Any
 
-import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from toolbench import codes
@@ -115,7 +114,7 @@ def stream_replay(
         wire = wire_request(endpoint, request)
     if wire is None:
         return False
-    return bool(replay(wire.method, httpx.URL(wire.uri).path, wire.body))
+    return bool(replay(wire.method, boundary.url_path(wire.uri), wire.body))
 
 
 async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) -> Completion:
