@@ -159,11 +159,10 @@ class StreamTurn(BaseModel):
     """Broken delta sequences (``stream.*`` codes)."""
 
 
-class TurnRecord(SparseModel):
+class TurnRecord(BaseModel):
     """One request/reply exchange of a trial."""
 
     model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("stream",)
 
     request: dict[str, Any]
     """Exactly what was sent: model, messages, stop, tools, tool_choice, sampling params."""
@@ -177,8 +176,11 @@ class TurnRecord(SparseModel):
     cost: float | None = None
     retry: bool = False
     """This turn answered a parse-error retry message."""
-    stream: StreamTurn | None = None
-    """A streamed exchange's deltas and timings (None, and left out, when not streamed)."""
+    stream: StreamTurn | None = Field(default=None, exclude_if=lambda s: s is None)
+    """A streamed exchange's deltas and timings (None, and left out, when not streamed).
+    Left out by pydantic's own ``exclude_if`` rather than :class:`SparseModel`'s
+    serializer, which turned the whole turn into Python data before writing it: a
+    streamed turn's 200 deltas twice."""
 
 
 class Attempt(BaseModel):
