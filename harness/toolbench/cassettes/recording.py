@@ -22,7 +22,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import operator
 import uuid
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -242,6 +244,11 @@ def parse(text: str | bytes, where: str) -> Recording:
     return rec
 
 
+def _in_order(offsets: list[float]) -> bool:
+    """Whether ``offsets`` never go backwards (compared in C: a stream has 200 of them)."""
+    return all(map(operator.le, offsets, islice(offsets, 1, None)))
+
+
 def _unreplayable(rec: Recording) -> str | None:
     """What no recording holds though the shape allows it: a 2xx stream of no chunk, a
     chunk whose base64 does not decode, offsets that go backwards (events out of order)."""
@@ -251,21 +258,30 @@ def _unreplayable(rec: Recording) -> str | None:
             continue
         if 200 <= ex.response.status < 300 and not chunks:
             return f"exchanges.{i}.response.chunks: a {ex.response.status} reply with no chunk"
-        last = float("-inf")
-        for j, chunk in enumerate(chunks):
-            if chunk.offset_ms < last:
-                return (f"exchanges.{i}.response.chunks.{j}.offset_ms: events out of order"
-                        " (an offset before the previous event's)")  # fmt: skip
-            last = chunk.offset_ms
-            if chunk.b64 is None:
-                continue
-            try:
-                base64.b64decode(chunk.b64, validate=True)
-            except binascii.Error:
-                return f"exchanges.{i}.response.chunks.{j}.b64: not base64"
-        why = _events_unreplayable(ex.response, f"exchanges.{i}.response")
+        where = f"exchanges.{i}.response"
+        usual = _in_order([c.offset_ms for c in chunks]) and all(c.b64 is None for c in chunks)
+        why = None if usual else _chunks_unreplayable(chunks, where)
+        why = why or _events_unreplayable(ex.response, where)
         if why is not None:
             return why
+    return None
+
+
+def _chunks_unreplayable(chunks: list[Chunk], where: str) -> str | None:
+    """The first chunk out of order or whose base64 does not decode (the usual stream,
+    in order and all text, is judged whole without this)."""
+    last = float("-inf")
+    for j, chunk in enumerate(chunks):
+        if chunk.offset_ms < last:
+            return (f"{where}.chunks.{j}.offset_ms: events out of order"
+                    " (an offset before the previous event's)")  # fmt: skip
+        last = chunk.offset_ms
+        if chunk.b64 is None:
+            continue
+        try:
+            base64.b64decode(chunk.b64, validate=True)
+        except binascii.Error:
+            return f"{where}.chunks.{j}.b64: not base64"
     return None
 
 
@@ -278,6 +294,9 @@ def _events_unreplayable(response: RecordedResponse, where: str) -> str | None:
     if not chunks or not 200 <= response.status < 300:
         return f"{where}.events: decoded events without a 2xx stream's chunks"
     last, end = chunks[0].offset_ms, chunks[-1].offset_ms
+    offsets = [last, *(offset for offset, _ in events), end]
+    if _in_order(offsets):
+        return None
     for j, (offset, _) in enumerate(events):
         if not last <= offset <= end:
             return (f"{where}.events.{j}: events out of order (an offset before the "

@@ -235,7 +235,8 @@ class Clock:
         self.events += len(events)
         carried, chat = self.carried, self.chat_chunks
         whole = [(data, offset) for offset, data in events if type(data) is dict]
-        if any(type(data) is str for _, data in events):  # content-only chat chunks
+        if len(whole) < len(events) and any(type(data) is str for _, data in events):
+            # content-only chat chunks (the search stops at the first, most often event 1)
             carried.add("choices")
             chat = True
         for data, _ in whole:  # _see, for the few events kept whole

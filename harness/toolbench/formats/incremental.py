@@ -23,12 +23,13 @@ and calls are only known at close (a naive application, by necessity).
 from __future__ import annotations
 
 import codecs
+import operator
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import accumulate, chain, pairwise
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
@@ -688,42 +689,25 @@ def observe_stream(
     """Feed ``chunks`` through ``fmt``'s reader and report what ``policy`` displayed."""
     reader = fmt.reader(tools, early_calls=False)
     feed = reader.feed
-    ends: list[int] = []
-    fed = 0
+    texts = [c.text for c in chunks]
+    ends = list(accumulate(map(len, texts)))
     holdback = 0.0
     spans: list[_Span] = []
     hidden: list[tuple[int, int]] = []
-    shown: list[tuple[int, str]] = []
-    """Displayed text as (start, text) pieces, a piece that continues the one before
-    joined to it (one piece for a run of deltas: what the leak counts read)."""
-    run: list[str] = []
-    run_start = run_end = -1
+    shown: list[Event] = []
+    keep = shown.append
     first_complete: float | None = None
     open_span: _Span | None = None
     n = len(chunks)
     last_ms = chunks[-1].offset_ms if chunks else 0.0
-    for i in range(n + 1):
-        if i < n:
-            chunk = chunks[i]
-            text, ms = chunk.text, chunk.offset_ms
-            fed += len(text)
-            ends.append(fed)
-            events = feed(text)
-            if i + 1 < n and reader.held:
-                holdback += max(0.0, chunks[i + 1].offset_ms - ms)
-        else:  # the reader's last word (none when nothing was fed)
-            events, ms = reader.close(), last_ms
-            if not n:
-                break
+
+    def take(events: list[Event], fed: int, ms: float) -> None:
+        """What a chunk brought besides its one text event (most chunks bring only that)."""
+        nonlocal open_span, first_complete
         for ev in events:
             kind = ev.kind
             if kind == "text":
-                if ev.start != run_end:
-                    if run:
-                        shown.append((run_start, "".join(run)))
-                    run, run_start, run_end = [], ev.start, ev.start
-                run.append(ev.text)
-                run_end += len(ev.text)
+                keep(ev)
             elif kind == "call_started":
                 open_span = _Span(ev.start, fed, fed)
             elif kind == "call_complete":
@@ -735,13 +719,20 @@ def observe_stream(
                     first_complete = ms
             elif kind == "markup":
                 hidden.append((ev.start, ev.end))
-    if run:
-        shown.append((run_start, "".join(run)))
+
+    for i, text in enumerate(texts):
+        events = feed(text)
+        if len(events) == 1 and events[0].kind == "text":
+            keep(events[0])
+        elif events:
+            take(events, ends[i], chunks[i].offset_ms)
+        if reader.held and i + 1 < n:
+            holdback += max(0.0, chunks[i + 1].offset_ms - chunks[i].offset_ms)
+    closing = reader.close()
+    if n:  # nothing fed: nothing to show
+        take(closing, ends[-1], last_ms)
     result = reader.result
-    if policy == "careful":
-        pieces = shown
-    else:
-        pieces = _naive_pieces("".join([c.text for c in chunks]), spans)
+    pieces = _joined(shown) if policy == "careful" else _naive_pieces("".join(texts), spans)
     displayed = "".join([t for _, t in pieces])
     regions = sorted([(s.start, s.end) for s in spans] + hidden)
     leaked = _region_chars(pieces, regions) + _marker_chars(fmt, pieces, regions)
@@ -759,6 +750,17 @@ def observe_stream(
         call_complete_ms=first_complete if spans or result.calls else None,
         result=result,
     )
+
+
+def _joined(shown: list[Event]) -> list[tuple[int, str]]:
+    """The displayed text events as ``(start, text)`` pieces, each run of events that
+    continue one another joined into one piece (a stream's 200 deltas are a few pieces:
+    what the leak counts read, with the same counts as piece by piece)."""
+    starts = [ev.start for ev in shown]
+    texts = [ev.text for ev in shown]
+    nexts = list(map(operator.add, starts, map(len, texts)))
+    cuts = [i for i, (s, e) in enumerate(zip(starts[1:], nexts, strict=False), 1) if s != e]
+    return [(starts[a], "".join(texts[a:b])) for a, b in pairwise([0, *cuts, len(shown)]) if a < b]
 
 
 def _naive_pieces(whole: str, spans: Sequence[_Span]) -> list[tuple[int, str]]:
