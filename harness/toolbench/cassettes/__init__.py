@@ -13,7 +13,7 @@ one httpx patch routes each request to its trial's cassette (:mod:`.route`,
 :mod:`.cassette`, :mod:`.trial`).
 """
 
-from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
+from toolbench.cassettes.cassette import TrialCassette
 from toolbench.cassettes.faults import recordable, reply_fault, stream_fault
 from toolbench.cassettes.hosts import (
     API_HOST,
@@ -25,8 +25,9 @@ from toolbench.cassettes.hosts import (
     register_local_model_path,
     register_local_netloc,
 )
-from toolbench.cassettes.match import MATCH_ON, echo_equivalent, json_body, without_echo_extras
+from toolbench.cassettes.match import echo_equivalent, json_body, match_on, without_echo_extras
 from toolbench.cassettes.persist import SafePersister, move_aside, write_atomically
+from toolbench.cassettes.replay_only import ReplayOnlyCassette
 from toolbench.cassettes.route import (
     StreamRoute,
     real_async,
@@ -43,7 +44,6 @@ __all__ = [
     "DEFAULT_CASSETTES",
     "LOCAL_BASE",
     "LOCAL_HOST",
-    "MATCH_ON",
     "RecordOption",
     "RecordingSerializer",
     "ReplayOnlyCassette",
@@ -53,6 +53,7 @@ __all__ = [
     "cassette_api_base",
     "echo_equivalent",
     "json_body",
+    "match_on",
     "move_aside",
     "normalise_local_model",
     "real_async",

@@ -1,22 +1,23 @@
-"""One trial's cassette: what it recorded and replayed, its latencies and request keys,
-and the replay-only cassette of ``--record none``."""
+"""One trial's cassette: what it recorded and replayed, its latencies and request keys.
+
+What it wraps is vcrpy's cassette when the trial may record, and a
+:class:`~toolbench.cassettes.replay_only.ReplayOnlyCassette` (no vcrpy) for ``--record
+none`` until a request reaches HTTP (:meth:`TrialCassette.vcr`)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import httpx
-from vcr.cassette import Cassette
-from vcr.persisters.filesystem import CassetteNotFoundError
-from vcr.record_mode import RecordMode
-from vcr.request import Request as VcrRequest
+from typing import TYPE_CHECKING, Any
 
 from toolbench.cassettes.faults import reply_fault
+from toolbench.cassettes.replay_only import ReplayOnlyCassette
 from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS
 from toolbench.errors import CassetteMissingError
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass
@@ -41,6 +42,13 @@ class TrialCassette:
     REQUEST_KEYS = REQUEST_KEYS
     """Metadata: toolbench's own key of each recorded interaction's request (by index;
     None for interactions recorded before keys), for replay at the provider boundary."""
+
+    def vcr(self) -> Any:
+        """vcrpy's cassette, for a request that reaches HTTP: a replay-only cassette is
+        opened as vcrpy's now, keeping what it played."""
+        if isinstance(self.cassette, ReplayOnlyCassette):
+            self.cassette = self.cassette.upgrade()
+        return self.cassette
 
     def begin(self, request: httpx.Request) -> tuple[int, int]:
         self.current_path = request.url.path
@@ -78,32 +86,28 @@ class TrialCassette:
     def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
         """The recorded 2xx JSON body answering a request, found without HTTP: by
         toolbench's request ``key`` when the cassette holds keys, else by ``wire`` (the
-        predicted HTTP request), matched as vcrpy matches (:data:`MATCH_ON`). Counts as a
+        predicted HTTP request), matched as vcrpy matches
+        (:func:`~toolbench.cassettes.match.match_on`). Counts as a
         play; None when nothing recorded answers it here (the full path then decides)."""
         self.last_fault, self.last_replayed, self._recorded_at = None, False, None
         cas = self.cassette
-        if cas is None or cas.record_mode == RecordMode.ALL:
+        if cas is None or cas.record_mode == "all":  # vcrpy's RecordMode is a str enum
             return None
         keys = cas._metadata.get(self.REQUEST_KEYS)
         index: int | None = None
         if isinstance(keys, list) and key in keys:
             index = keys.index(key)
         elif wire is not None:
+            from vcr.request import Request as VcrRequest  # a cassette recorded before keys
+
+            cas = self.vcr()
             req = VcrRequest(wire.method, wire.uri, json.dumps(wire.body).encode(), {})
             index = next((i for i, _ in cas._responses(req)), None)
         if index is None or index >= len(cas.data):
             return None
-        response = cas.data[index][1]
-        if int(response["status"]["code"]) // 100 != 2:
-            return None  # a recorded refusal: the full path acts on it
-        try:
-            body = json.loads(response["body"]["string"] or b"null")
-        except (KeyError, TypeError, ValueError):
-            return None
-        if not isinstance(body, dict):
-            return None
-        cas.play_counts[index] += 1
-        self.last_replayed = True
+        body = cas.reply_body(index) if isinstance(cas, ReplayOnlyCassette) else _played(cas, index)
+        if body is not None:
+            self.last_replayed = True
         return body
 
     def gap(self, request: httpx.Request) -> CassetteMissingError:
@@ -138,22 +142,17 @@ class TrialCassette:
         return measured
 
 
-class ReplayOnlyCassette(Cassette):  # type: ignore[misc]
-    """A cassette opened for replay only (``--record none``): its interactions are taken
-    as they were recorded (scrubbed then), not put through the recording hooks again.
-    vcrpy's load copies and re-redacts every request and response, which cost as much as
-    reading the YAML itself; nothing is written back, so nothing needs it."""
-
-    def _load(self) -> None:
-        try:
-            requests, responses, *metadata = self._persister.load_cassette(
-                self._path, serializer=self._serializer
-            )
-        except CassetteNotFoundError:
-            return
-        self.data = list(zip(requests, responses, strict=True))
-        self._old_interactions = list(self.data)
-        self._loaded_count = len(self.data)
-        self.dirty = False
-        self.rewound = True
-        self._metadata = metadata[0] if metadata else {}
+def _played(cas: Any, index: int) -> dict[str, Any] | None:
+    """The JSON object a vcrpy cassette's ``index``-th 2xx reply carried, counted as a
+    play (None: a refusal or a body that is not an object; the full path acts on it)."""
+    response = cas.data[index][1]
+    if int(response["status"]["code"]) // 100 != 2:
+        return None
+    try:
+        body = json.loads(response["body"]["string"] or b"null")
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not isinstance(body, dict):
+        return None
+    cas.play_counts[index] += 1
+    return body

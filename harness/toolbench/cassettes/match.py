@@ -4,10 +4,12 @@ what older cassettes recorded differently held equivalent)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from vcr import matchers
-from vcr.request import Request as VcrRequest
+if TYPE_CHECKING:
+    from vcr.request import Request as VcrRequest
 
 
 def _empty_extras(m: Any) -> bool:
@@ -66,4 +68,16 @@ def json_body(r1: VcrRequest, r2: VcrRequest) -> None:
         raise AssertionError("request bodies differ")
 
 
-MATCH_ON = (matchers.method, matchers.host, matchers.port, matchers.path, json_body)
+Matcher = Callable[["VcrRequest", "VcrRequest"], None]
+
+
+@lru_cache(maxsize=1)
+def match_on() -> tuple[Matcher, ...]:
+    """vcrpy's matchers for method, host, port and path, then :func:`json_body`.
+
+    A function, not a constant: importing vcrpy costs 0.3-0.5 s of CPU (it imports the
+    stubs of every HTTP client it patches) and a replay answered at the provider boundary
+    never needs it, so vcrpy is imported when a request first reaches HTTP."""
+    from vcr import matchers
+
+    return (matchers.method, matchers.host, matchers.port, matchers.path, json_body)

@@ -9,9 +9,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from vcr.persisters.filesystem import CassetteNotFoundError
-from vcr.serialize import deserialize, serialize
-
 from toolbench.errors import CassetteUnreadableError, CassetteWriteError
 
 
@@ -48,6 +45,9 @@ class SafePersister:
 
     @staticmethod
     def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.serialize import deserialize
+
         path = Path(cassette_path)
         try:  # opened, not asked about first: each ask of the file system costs
             text = path.read_bytes().decode("utf-8")
@@ -71,6 +71,8 @@ class SafePersister:
 
     @staticmethod
     def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
+        from vcr.serialize import serialize
+
         data = serialize(cassette_dict, serializer)
         write_atomically(Path(cassette_path), data, 0o666 & ~_UMASK)  # a cassette is data
 

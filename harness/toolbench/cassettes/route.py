@@ -14,8 +14,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 
 import httpx
-from vcr.errors import CannotOverwriteExistingCassetteException
-from vcr.stubs import httpx_stubs
 
 from toolbench.cassettes.cassette import TrialCassette
 
@@ -60,11 +58,15 @@ async def _routed_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) 
     tc = _current.get()
     if tc is None:
         return await real_async(self, request)
+    from vcr.errors import CannotOverwriteExistingCassetteException
+    from vcr.stubs import httpx_stubs  # here: a replay at the boundary never imports vcrpy
+
+    cassette = tc.vcr()
     before = tc.begin(request)
     t0 = time.perf_counter()
     try:
         response: httpx.Response = await httpx_stubs._vcr_handle_async_request(
-            tc.cassette, real_async, self, request, httpx
+            cassette, real_async, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
         raise tc.gap(request) from None
@@ -82,11 +84,15 @@ def _routed_sync(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Res
     tc = _current.get()
     if tc is None:
         return _real_sync(self, request)
+    from vcr.errors import CannotOverwriteExistingCassetteException
+    from vcr.stubs import httpx_stubs
+
+    cassette = tc.vcr()
     before = tc.begin(request)
     t0 = time.perf_counter()
     try:
         response: httpx.Response = httpx_stubs._vcr_handle_request(
-            tc.cassette, _real_sync, self, request, httpx
+            cassette, _real_sync, self, request, httpx
         )
     except CannotOverwriteExistingCassetteException:
         raise tc.gap(request) from None

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
-
-from vcr.request import Request as VcrRequest
 
 from toolbench.cassettes.hosts import normalise_local_body, placeholder
 from toolbench.redaction import (
@@ -19,6 +17,9 @@ from toolbench.redaction import (
     redact_uri,
     secret_values,
 )
+
+if TYPE_CHECKING:
+    from vcr.request import Request as VcrRequest
 
 
 def scrub_headers(headers: dict[str, Any], values: list[str]) -> None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vcr.serialize import CASSETTE_FORMAT_VERSION as VCR_VERSION
-
 from toolbench.cassettes import recording as rec
+
+VCR_VERSION = 1
+"""vcrpy's cassette dict version (``vcr.serialize.CASSETTE_FORMAT_VERSION``), written
+here so that reading a cassette does not import vcrpy; a test checks the two agree."""
 
 REQUEST_KEYS = "toolbench_request_keys"
 LATENCY_KEY = "toolbench_latency_s"

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
-from vcr.request import Request as VcrRequest
 
 from toolbench import cassettes as vcr_side  # the package, initialised before this module
 from toolbench import codes, eventstream
@@ -542,6 +541,8 @@ class SseTrialCassette:
         values = self._values
         headers: dict[str, Any] = {k: v for k, v in response.headers.items()}
         vcr_side.scrub_headers(headers, values)
+        from vcr.request import Request as VcrRequest  # recording only: vcrpy is slow to import
+
         vreq = VcrRequest(request.method, str(request.url), content_of(body), dict(request.headers))
         scrubbed = vcr_side.scrub_request(vreq, values)
         # llama-server's GGUF path in each chunk's ``model`` field, recorded as the alias.

@@ -8,22 +8,22 @@ import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from vcr.cassette import Cassette
-from vcr.record_mode import RecordMode
-from vcr.request import Request as VcrRequest
-
-from toolbench.cassettes.cassette import ReplayOnlyCassette, TrialCassette
+from toolbench.cassettes.cassette import TrialCassette
 from toolbench.cassettes.faults import recordable
-from toolbench.cassettes.match import MATCH_ON
+from toolbench.cassettes.match import match_on
 from toolbench.cassettes.persist import SafePersister, move_aside
 from toolbench.cassettes.recording import legacy_error
+from toolbench.cassettes.replay_only import ReplayOnlyCassette
 from toolbench.cassettes.route import reset_trial_cassette, set_trial_cassette
 from toolbench.cassettes.scrub import scrub_request, scrub_response
 from toolbench.cassettes.serializer import RecordingSerializer
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import redact, redact_uri, secret_values
+
+if TYPE_CHECKING:
+    from vcr.request import Request as VcrRequest
 
 RecordOption = Literal["none", "new", "all"]
 
@@ -93,8 +93,31 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         if record == "none":
             raise CassetteMissingError(f"no cassette {path}")
     values = secret_values()  # once per trial, not once per request hook
-    mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
     tc = TrialCassette(path=path, cassette=None)
+    if record == "none":  # read without vcrpy; opened as vcrpy's if a request reaches HTTP
+        tc.cassette = ReplayOnlyCassette.open(path, lambda: _vcr_cassette(path, record, tc, values))
+    else:
+        tc.cassette = _vcr_cassette(path, record, tc, values)
+    token = set_trial_cassette(tc)
+    try:
+        yield tc
+    finally:
+        reset_trial_cassette(token)
+        # Nothing to keep (every exchange was a fault it forgot): write no empty cassette.
+        if record != "none" and tc.cassette.dirty and tc.cassette.data:
+            tc.cassette._save()
+
+
+def _vcr_cassette(path: Path, record: RecordOption, tc: TrialCassette, values: list[str]) -> Any:
+    """vcrpy's cassette of ``path`` for ``record`` (vcrpy imported here, only when needed).
+
+    ``new``: an unreadable file is moved aside (noted on ``tc``) and recorded again."""
+    from vcr.cassette import Cassette
+    from vcr.record_mode import RecordMode
+
+    from toolbench.cassettes.vcr_replay import VcrReplayCassette
+
+    mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
 
     def before_record_response(r: dict[str, Any]) -> dict[str, Any] | None:
         return scrub_response(r, values) if recordable(r, tc.current_path) else None
@@ -116,7 +139,7 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     options: dict[str, Any] = dict(
         path=str(path),
         record_mode=mode,
-        match_on=MATCH_ON,
+        match_on=match_on(),
         before_record_request=before_record_request,
         before_record_response=before_record_response,
         serializer=RecordingSerializer,
@@ -124,23 +147,14 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         allow_playback_repeats=True,
     )
     if record == "all":
-        tc.cassette = Cassette(**options)
-    elif record == "none":
-        tc.cassette = ReplayOnlyCassette.load(**options)
-    else:
-        try:
-            tc.cassette = Cassette.load(**options)
-        except CassetteUnreadableError as exc:
-            if record != "new" or isinstance(exc, CassetteLayoutError):
-                raise
-            aside = move_aside(path)
-            tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")
-            tc.cassette = Cassette.load(**options)
-    token = set_trial_cassette(tc)
+        return Cassette(**options)
+    if record == "none":
+        return VcrReplayCassette.load(**options)
     try:
-        yield tc
-    finally:
-        reset_trial_cassette(token)
-        # Nothing to keep (every exchange was a fault it forgot): write no empty cassette.
-        if record != "none" and tc.cassette.dirty and tc.cassette.data:
-            tc.cassette._save()
+        return Cassette.load(**options)
+    except CassetteUnreadableError as exc:
+        if isinstance(exc, CassetteLayoutError):
+            raise
+        aside = move_aside(path)
+        tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")
+        return Cassette.load(**options)

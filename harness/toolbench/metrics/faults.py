@@ -6,9 +6,13 @@ split by whose fault it was.
 
 from __future__ import annotations
 
-import pandas as pd
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from toolbench.metrics.registry import Metric
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HARNESS_STATUSES = frozenset({"harness_error"})
 """Statuses that are toolbench's own faults (the rest of the non-``ok`` ones are infra)."""
@@ -23,6 +27,14 @@ def _harness(df: pd.DataFrame) -> pd.Series[float]:
     return df["status"].isin(HARNESS_STATUSES).astype("float64")
 
 
+def _infra_row(row: Mapping[str, Any]) -> float:
+    return float(row["status"] != "ok" and row["status"] not in HARNESS_STATUSES)
+
+
+def _harness_row(row: Mapping[str, Any]) -> float:
+    return float(row["status"] in HARNESS_STATUSES)
+
+
 METRICS: tuple[Metric, ...] = (
     Metric(
         "infra_error_rate",
@@ -33,6 +45,7 @@ METRICS: tuple[Metric, ...] = (
         direction="lower",
         summary=60,
         markdown=60,
+        per_row=_infra_row,
     ),
     Metric(
         "harness_error_rate",
@@ -42,5 +55,6 @@ METRICS: tuple[Metric, ...] = (
         direction="lower",
         summary=70,
         markdown=70,
+        per_row=_harness_row,
     ),
 )

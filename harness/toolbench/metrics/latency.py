@@ -5,10 +5,12 @@ percentile over the ``ok`` trials."""
 from __future__ import annotations
 
 import math
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolbench.metrics.registry import Metric, Reduce
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _latency(df: pd.DataFrame) -> pd.Series[float]:

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolbench.formats.streamed import split_stream
 from toolbench.metrics.latency import quantile
 from toolbench.metrics.registry import Metric, PerTrial
 from toolbench.results import named_value
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STREAM_COLUMNS: tuple[str, ...] = (
     "ttft_s", "first_call_byte_s", "call_complete_s", "tokens_per_s",
@@ -96,6 +97,8 @@ def _ok(column: str) -> PerTrial:
 
 def _consistency(df: pd.DataFrame) -> pd.Series[float]:
     """1/0 for a streamed ``ok`` trial whose non-streamed twin is ``ok``; NaN otherwise."""
+    import pandas as pd
+
     out = pd.Series(math.nan, index=df.index, dtype="float64")
     ok = df[df["status"] == "ok"]
     if ok.empty:

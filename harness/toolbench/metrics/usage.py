@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolbench.metrics.registry import Metric, PerTrial
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _ok_floats(column: str) -> PerTrial:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolbench.metrics.registry import Metric
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def _one(df: pd.DataFrame) -> pd.Series[float]:
+    import pandas as pd
+
     return pd.Series(1.0, index=df.index, dtype="float64")
 
 

@@ -37,9 +37,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolbench import codes
 from toolbench.metrics import registry
@@ -49,6 +47,9 @@ from toolbench.outcome import trial_outcome
 from toolbench.results import RunInfo, TrialResult, named_value
 from toolbench.scoring.scorer import value_kind
 from toolbench.store import read_info, read_projected, read_trials_at
+
+if TYPE_CHECKING:  # imported where a trial table is built: the run summary may not need it
+    import pandas as pd
 
 OVERALL = "overall"
 """Model and format label of the cell that pools every trial."""
@@ -143,6 +144,8 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
 
 def frame(rows: Sequence[tuple[Any, ...]], offsets: Sequence[int] | None = None) -> pd.DataFrame:
     """Build the typed trial table from projected rows."""
+    import pandas as pd
+
     df = pd.DataFrame.from_records(list(rows), columns=list(trial_columns()))
     for col in ("model", "format", "scenario_id", "status", "errors", "outcome"):
         df[col] = df[col].astype(str)
@@ -216,6 +219,8 @@ class CellStats:
 
 def _per_trial(df: pd.DataFrame, metrics: list[registry.Metric]) -> pd.DataFrame:
     """Each metric's per-trial series (floats, NaN = left out), for fast grouped work."""
+    import pandas as pd
+
     out = pd.DataFrame({"model": df["model"], "format": df["format"]})
     for m in metrics:
         out[m.name] = m.per_trial(df)

@@ -15,8 +15,24 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from toolbench.results import TrialResult
+
+class TrialLike(Protocol):
+    """What the check reads of a trial (a :class:`~toolbench.results.TrialResult`, or the
+    run summary's projection of a results line)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def error_code(self) -> str | None: ...
+    @property
+    def infra_error(self) -> str | None: ...
+
 
 EXIT_UNMEASURED = 3
 """``toolbench run``'s exit code when a model or cell produced no measurable trial."""
@@ -39,7 +55,7 @@ class Unmeasured:
         return self.model if self.format is None else f"{self.model} / {self.format}"
 
 
-def _why(trials: list[TrialResult]) -> str:
+def _why(trials: list[TrialLike]) -> str:
     counts = Counter(f"{t.status} ({t.error_code})" if t.error_code else t.status for t in trials)
     parts = ", ".join(f"{n} {what}" for what, n in counts.most_common())
     first = next((t.infra_error for t in trials if t.infra_error), None)
@@ -50,13 +66,13 @@ def _why(trials: list[TrialResult]) -> str:
     return parts
 
 
-def unmeasured(results: Iterable[TrialResult]) -> list[Unmeasured]:
+def unmeasured(results: Iterable[TrialLike]) -> list[Unmeasured]:
     """The models and cells of ``results`` without an ``ok`` trial, in matrix order.
 
     A model none of whose cells measured anything is one entry (``format`` None); a
     model with some measured cells lists its unmeasured cells one by one.
     """
-    cells: dict[tuple[str, str], list[TrialResult]] = {}
+    cells: dict[tuple[str, str], list[TrialLike]] = {}
     for r in results:
         cells.setdefault((r.model, r.format), []).append(r)
     out: list[Unmeasured] = []

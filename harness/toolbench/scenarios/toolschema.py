@@ -76,6 +76,76 @@ def _refs(value: Any) -> list[str]:
     return out
 
 
+TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+_TEXT = frozenset({"description", "title", "$comment", "format"})
+_ANY = frozenset({"default", "const"})
+_NUMBER = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+_COUNT = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties",
+                    "maxProperties"})  # fmt: skip
+_SCHEMA_MAPS = frozenset({"properties", "$defs"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf"})
+_SCHEMA_OR_BOOL = frozenset({"items", "additionalProperties", "not"})
+
+
+def _plainly_valid(schema: Any) -> bool:
+    """Whether ``schema`` uses only the common keywords (``type``, ``properties``,
+    ``required``, ``items``, ``enum``, bounds, texts, ``anyOf``...) each with a value of
+    the kind the Draft 2020-12 metaschema asks for: then it is valid JSON Schema without
+    asking the metaschema. Any other keyword, or a value of another kind, answers False
+    and the metaschema decides (the answer is only ever "valid"; never a verdict of
+    invalid, whose message is jsonschema's). The metaschema's check cost about 1 ms a
+    schema, a tenth of replaying the 1,000 ``bfcl-smoke`` trials; a property test holds
+    that this never calls a schema valid that the metaschema refuses."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            return False
+        for key, value in node.items():
+            if key == "type":
+                kinds = value if isinstance(value, list) else [value]
+                if not kinds or len(set(map(str, kinds))) != len(kinds):
+                    return False
+                if not all(isinstance(k, str) and k in TYPES for k in kinds):
+                    return False
+            elif key in _TEXT:
+                if not isinstance(value, str):
+                    return False
+            elif key in _ANY:
+                continue
+            elif key in ("enum", "examples"):
+                if not isinstance(value, list):
+                    return False
+            elif key == "required":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    return False
+                if len(set(value)) != len(value):
+                    return False
+            elif key in _NUMBER:
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    return False
+            elif key in _COUNT:
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    return False
+            elif key in _SCHEMA_MAPS:
+                if not isinstance(value, dict):
+                    return False
+                stack.extend(value.values())
+            elif key in _SCHEMA_LISTS:
+                if not isinstance(value, list) or not value:
+                    return False
+                stack.extend(value)
+            elif key in _SCHEMA_OR_BOOL:
+                if not isinstance(value, dict | bool):
+                    return False
+                stack.append(value)
+            else:
+                return False
+    return True
+
+
 @lru_cache(maxsize=1024)
 def _problem(schema_json: str) -> str | None:
     schema = json.loads(schema_json)
@@ -87,6 +157,8 @@ def _problem(schema_json: str) -> str | None:
                 f"$ref '{ref}' does not resolve inside the schema "
                 "(only local references such as '#/$defs/name' are allowed)"
             )
+    if _plainly_valid(schema):
+        return None
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:

@@ -1,0 +1,89 @@
+"""A trial's cassette opened for replay only (``--record none``), read without vcrpy.
+
+A replay answered at the provider boundary (:mod:`.boundary`) needs the recorded
+replies and their request keys, nothing of vcrpy's request objects, matchers or HTTP
+stubs; importing vcrpy alone cost 0.3-0.5 s of CPU, a sixth of replaying the 1,000
+``bfcl-smoke`` trials, and building its request objects and re-encoding each JSON body
+for it another 0.2 ms a trial. This cassette holds the parsed :class:`.recording.Recording`
+and answers by key; when a request does reach HTTP (``--replay full``, a reply the
+boundary could not read, a cassette recorded before request keys), :meth:`upgrade`
+opens the same file as vcrpy's cassette, with what was played so far.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from toolbench.cassettes import recording as rec
+from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS
+from toolbench.errors import CassetteMissingError, CassetteUnreadableError
+
+
+class ReplayOnlyCassette:
+    """The recorded exchanges of one trial, played by index; never written."""
+
+    record_mode = "none"
+    """vcrpy's ``RecordMode.NONE`` (a ``str`` enum: the two compare equal)."""
+    dirty = False
+
+    def __init__(self, recording: rec.Recording, upgrade: Callable[[], Any]) -> None:
+        self.exchanges = recording.exchanges
+        self.play_counts: Counter[int] = Counter()
+        self._upgrade = upgrade
+        keys = [ex.key for ex in self.exchanges]
+        latencies = [ex.latency_s for ex in self.exchanges]
+        self._metadata: dict[str, Any] = {}
+        if any(k is not None for k in keys):
+            self._metadata[REQUEST_KEYS] = keys
+        if any(v is not None for v in latencies):
+            self._metadata[LATENCY_KEY] = latencies
+
+    @classmethod
+    def open(cls, path: Path, upgrade: Callable[[], Any]) -> ReplayOnlyCassette:
+        """Read ``path``; a missing file is :class:`CassetteMissingError`, an unreadable
+        one :class:`CassetteUnreadableError` (the same verdicts, worded the same, as the
+        vcrpy persister's)."""
+        try:
+            raw = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError):
+            raise CassetteMissingError(f"no cassette {path}") from None
+        except OSError as exc:
+            raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
+        if not text.strip():
+            raise CassetteUnreadableError(str(path), "empty file")
+        return cls(rec.parse(raw, str(path)), upgrade)
+
+    @property
+    def data(self) -> list[rec.RecordedExchange]:
+        """The exchanges (only their number is asked of a cassette that records nothing)."""
+        return self.exchanges
+
+    @property
+    def play_count(self) -> int:
+        return sum(self.play_counts.values())
+
+    def reply_body(self, index: int) -> dict[str, Any] | None:
+        """The JSON object a recorded 2xx reply carried (None: a refusal, a stream, a body
+        that is not an object), counted as a play. Each play is a copy, as each was
+        decoded anew from vcrpy's cassette: what a reader keeps or changes of one play
+        never reaches the next (about 15 us a reply)."""
+        response = self.exchanges[index].response
+        body = response.body
+        if response.status // 100 != 2 or response.chunks is not None or type(body) is not dict:
+            return None
+        self.play_counts[index] += 1
+        return copy.deepcopy(body)
+
+    def upgrade(self) -> Any:
+        """vcrpy's cassette of the same file, with what this one played."""
+        cassette = self._upgrade()
+        cassette.play_counts.update(self.play_counts)
+        return cassette
