@@ -14,18 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    GetCoreSchemaHandler,
-    ValidatorFunctionWrapHandler,
-)
-from pydantic_core import core_schema as cs
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
+from toolbench.stored_tuples import StoredAsObjects
 
 RESULTS_SCHEMA_VERSION = 6
 """The version of the stored run this toolbench writes (2: ``run.json`` got
@@ -151,44 +145,15 @@ class _StoredDelta(TypedDict):
 
 _new = tuple.__new__
 
-
-def _from_stored(stored: list[_StoredDelta]) -> list[TimedText]:
-    return [_new(TimedText, (d["offset_ms"], d["text"])) for d in stored]
-
-
-def _from_python(value: Any, stored: ValidatorFunctionWrapHandler) -> list[TimedText]:
-    if type(value) is list and all(type(d) is TimedText for d in value):
-        return list(value)  # made by a reader: typed already
-    if isinstance(value, list):  # dicts, or TimedText beside them
-        value = [d._asdict() if isinstance(d, TimedText) else d for d in value]
-    return _from_stored(stored(value))
-
-
-def _deltas_json(deltas: list[TimedText]) -> list[dict[str, Any]]:
-    return [{"offset_ms": offset, "text": text} for offset, text in deltas]
-
-
-class _DeltasSchema:
-    """How :data:`Deltas` are validated and written: from JSON, as typed dicts checked by
-    pydantic's own reader and turned into :class:`TimedText` in one pass (pydantic
-    validates a named tuple by calling its Python ``__new__`` for each: reading a results
-    line's 200 deltas back took twice as long); from Python, the same, or a list of
-    :class:`TimedText` taken as it is; written as objects, one call for the whole list."""
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> cs.CoreSchema:
-        stored = handler.generate_schema(list[_StoredDelta])
-        return cs.json_or_python_schema(
-            json_schema=cs.no_info_after_validator_function(_from_stored, stored),
-            python_schema=cs.no_info_wrap_validator_function(_from_python, stored),
-            serialization=cs.plain_serializer_function_ser_schema(_deltas_json),
-        )
-
-
-Deltas = Annotated[list[TimedText], _DeltasSchema]
-"""A streamed turn's deltas (see :class:`_DeltasSchema`)."""
+Deltas = Annotated[
+    list[TimedText],
+    StoredAsObjects(
+        TimedText, _StoredDelta,
+        lambda d: _new(TimedText, (d["offset_ms"], d["text"])),
+        lambda t: {"offset_ms": t[0], "text": t[1]},
+    ),
+]  # fmt: skip
+"""A streamed turn's deltas (:mod:`toolbench.stored_tuples`)."""
 
 
 class StreamTurn(BaseModel):
