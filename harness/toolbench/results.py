@@ -12,12 +12,14 @@ previous toolbench refuses the new records with one line instead of misreading t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
+from toolbench.stored_tuples import StoredAsObjects
 
 RESULTS_SCHEMA_VERSION = 6
 """The version of the stored run this toolbench writes (2: ``run.json`` got
@@ -119,13 +121,39 @@ def named_value(scores: dict[str, Any], name: str) -> Value:
     return None
 
 
-class TimedText(BaseModel):
-    """A text delta of a streamed reply and the offset (ms from the request) it arrived at."""
+class TimedText(NamedTuple):
+    """A text delta of a streamed reply and the offset (ms from the request) it arrived at.
 
-    model_config = ConfigDict(extra="forbid")
+    A named tuple rather than a model: a streamed turn holds about 200, and validating a
+    model of each was a tenth of a replayed streamed trial's CPU. The protocol readers
+    make these as they assemble (:mod:`toolbench.providers.readers.chat`), and the turn's
+    record keeps them as they are. Stored as the object it always was
+    (``{"offset_ms": ..., "text": ...}``, :data:`Deltas`); read back from it (an unknown
+    key is refused)."""
 
     offset_ms: float
     text: str
+
+
+class _StoredDelta(TypedDict):
+    """A delta as a results line holds it."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    offset_ms: float
+    text: str
+
+
+_new = tuple.__new__
+
+Deltas = Annotated[
+    list[TimedText],
+    StoredAsObjects(
+        TimedText, _StoredDelta,
+        lambda d: _new(TimedText, (d["offset_ms"], d["text"])),
+        lambda t: {"offset_ms": t[0], "text": t[1]},
+    ),
+]  # fmt: skip
+"""A streamed turn's deltas (:mod:`toolbench.stored_tuples`)."""
 
 
 class StreamTurn(BaseModel):
@@ -134,7 +162,7 @@ class StreamTurn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    deltas: list[TimedText] = Field(default_factory=list)
+    deltas: Deltas = Field(default_factory=list)
     """The text deltas in order (what a streaming app is handed)."""
     first_token_ms: float | None = None
     first_call_ms: float | None = None
@@ -146,11 +174,10 @@ class StreamTurn(BaseModel):
     """Broken delta sequences (``stream.*`` codes)."""
 
 
-class TurnRecord(SparseModel):
+class TurnRecord(BaseModel):
     """One request/reply exchange of a trial."""
 
     model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("stream",)
 
     request: dict[str, Any]
     """Exactly what was sent: model, messages, stop, tools, tool_choice, sampling params."""
@@ -164,8 +191,11 @@ class TurnRecord(SparseModel):
     cost: float | None = None
     retry: bool = False
     """This turn answered a parse-error retry message."""
-    stream: StreamTurn | None = None
-    """A streamed exchange's deltas and timings (None, and left out, when not streamed)."""
+    stream: StreamTurn | None = Field(default=None, exclude_if=lambda s: s is None)
+    """A streamed exchange's deltas and timings (None, and left out, when not streamed).
+    Left out by pydantic's own ``exclude_if`` rather than :class:`SparseModel`'s
+    serializer, which turned the whole turn into Python data before writing it: a
+    streamed turn's 200 deltas twice."""
 
 
 class Attempt(BaseModel):

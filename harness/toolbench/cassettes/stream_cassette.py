@@ -35,6 +35,7 @@ import httpx
 from toolbench import cassettes as vcr_side  # the package, initialised before this module
 from toolbench import codes, eventstream
 from toolbench.cassettes import recording as rec
+from toolbench.cassettes.boundary import url_path
 from toolbench.cassettes.match import echo_equivalent
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
@@ -233,7 +234,8 @@ class Clock:
         self.events += len(events)
         carried, chat = self.carried, self.chat_chunks
         whole = [(data, offset) for offset, data in events if type(data) is dict]
-        if any(type(data) is str for _, data in events):  # content-only chat chunks
+        if len(whole) < len(events) and any(type(data) is str for _, data in events):
+            # content-only chat chunks (the search stops at the first, most often event 1)
             carried.add("choices")
             chat = True
         for data, _ in whole:  # _see, for the few events kept whole
@@ -518,7 +520,7 @@ class SseTrialCassette:
         for i, ex in enumerate(self.data.exchanges):
             if ex.response.chunks is None:
                 continue  # a plain exchange: not this side's
-            if ex.request.method != method or httpx.URL(ex.request.uri).path != path:
+            if ex.request.method != method or url_path(ex.request.uri) != path:
                 continue
             if not _same_body(ex.request.body, body):
                 continue

@@ -23,12 +23,13 @@ and calls are only known at close (a naive application, by necessity).
 from __future__ import annotations
 
 import codecs
+import operator
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import accumulate, chain, pairwise
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
@@ -634,6 +635,18 @@ class TimedChunk:
     text: str
 
 
+class Timed(Protocol):
+    """What :func:`observe_stream` reads of a delta: a :class:`TimedChunk`, or a stored
+    trial's :class:`~toolbench.results.TimedText` read as it is (a copy of each of a
+    stream's 200 deltas was a quarter of the streaming scorer's time)."""
+
+    @property
+    def offset_ms(self) -> float: ...
+
+    @property
+    def text(self) -> str: ...
+
+
 DisplayPolicy = Literal["careful", "naive"]
 """``careful``: show text at once except a held-back tail that could still become one of
 the format's openers, and never a recognised call or markup. ``naive``: show everything as
@@ -669,58 +682,63 @@ class _Span:
 
 def observe_stream(
     fmt: Format,
-    chunks: Sequence[TimedChunk],
+    chunks: Sequence[Timed],
     policy: DisplayPolicy = "careful",
     tools: Sequence[ToolDef] | None = None,
 ) -> StreamView:
     """Feed ``chunks`` through ``fmt``'s reader and report what ``policy`` displayed."""
     reader = fmt.reader(tools, early_calls=False)
-    ends: list[int] = []
-    fed = 0
+    feed = reader.feed
+    texts = [c.text for c in chunks]
+    ends = list(accumulate(map(len, texts)))
     holdback = 0.0
     spans: list[_Span] = []
     hidden: list[tuple[int, int]] = []
     shown: list[Event] = []
+    keep = shown.append
     first_complete: float | None = None
     open_span: _Span | None = None
+    n = len(chunks)
     last_ms = chunks[-1].offset_ms if chunks else 0.0
-    for i, chunk in enumerate(chunks):
-        fed += len(chunk.text)
-        ends.append(fed)
-        batches = [(reader.feed(chunk.text), chunk.offset_ms)]
-        if i + 1 == len(chunks):
-            batches.append((reader.close(), chunk.offset_ms))
-        elif reader.held:
-            holdback += max(0.0, chunks[i + 1].offset_ms - chunk.offset_ms)
-        for events, ms in batches:
-            for ev in events:
-                if ev.kind == "text":
-                    shown.append(ev)
-                elif ev.kind == "call_started":
-                    open_span = _Span(ev.start, fed, fed)
-                elif ev.kind == "call_complete":
-                    span = open_span or _Span(ev.start, fed, ev.end)
-                    span.end = ev.end
-                    spans.append(span)
-                    open_span = None
-                    if first_complete is None:
-                        first_complete = ms
-                elif ev.kind == "markup":
-                    hidden.append((ev.start, ev.end))
-    if not chunks:
-        reader.close()
+
+    def take(events: list[Event], fed: int, ms: float) -> None:
+        """What a chunk brought besides its one text event (most chunks bring only that)."""
+        nonlocal open_span, first_complete
+        for ev in events:
+            kind = ev.kind
+            if kind == "text":
+                keep(ev)
+            elif kind == "call_started":
+                open_span = _Span(ev.start, fed, fed)
+            elif kind == "call_complete":
+                span = open_span or _Span(ev.start, fed, ev.end)
+                span.end = ev.end
+                spans.append(span)
+                open_span = None
+                if first_complete is None:
+                    first_complete = ms
+            elif kind == "markup":
+                hidden.append((ev.start, ev.end))
+
+    for i, text in enumerate(texts):
+        events = feed(text)
+        if len(events) == 1 and events[0].kind == "text":
+            keep(events[0])
+        elif events:
+            take(events, ends[i], chunks[i].offset_ms)
+        if reader.held and i + 1 < n:
+            holdback += max(0.0, chunks[i + 1].offset_ms - chunks[i].offset_ms)
+    closing = reader.close()
+    if n:  # nothing fed: nothing to show
+        take(closing, ends[-1], last_ms)
     result = reader.result
-    whole = "".join(c.text for c in chunks)
-    if policy == "careful":
-        pieces = [(ev.start, ev.text) for ev in shown]
-    else:
-        pieces = _naive_pieces(whole, spans)
-    displayed = "".join(t for _, t in pieces)
+    pieces = _joined(shown) if policy == "careful" else _naive_pieces("".join(texts), spans)
+    displayed = "".join([t for _, t in pieces])
     regions = sorted([(s.start, s.end) for s in spans] + hidden)
     leaked = _region_chars(pieces, regions) + _marker_chars(fmt, pieces, regions)
     first_byte = None
     if spans:
-        first_byte = chunks[min(bisect_left(ends, spans[0].start + 1), len(chunks) - 1)].offset_ms
+        first_byte = chunks[min(bisect_left(ends, spans[0].start + 1), n - 1)].offset_ms
     elif result.calls:
         first_byte = first_complete = last_ms
     return StreamView(
@@ -732,6 +750,17 @@ def observe_stream(
         call_complete_ms=first_complete if spans or result.calls else None,
         result=result,
     )
+
+
+def _joined(shown: list[Event]) -> list[tuple[int, str]]:
+    """The displayed text events as ``(start, text)`` pieces, each run of events that
+    continue one another joined into one piece (a stream's 200 deltas are a few pieces:
+    what the leak counts read, with the same counts as piece by piece)."""
+    starts = [ev.start for ev in shown]
+    texts = [ev.text for ev in shown]
+    nexts = list(map(operator.add, starts, map(len, texts)))
+    cuts = [i for i, (s, e) in enumerate(zip(starts[1:], nexts, strict=False), 1) if s != e]
+    return [(starts[a], "".join(texts[a:b])) for a, b in pairwise([0, *cuts, len(shown)]) if a < b]
 
 
 def _naive_pieces(whole: str, spans: Sequence[_Span]) -> list[tuple[int, str]]:

@@ -22,11 +22,12 @@ from typing import Any, Protocol
 
 from toolbench import codes
 from toolbench.cassettes import stream_fault
+from toolbench.formats.base import ParseIssue
 from toolbench.providers.base import Fault, StreamCassetteView
 from toolbench.providers.readers import cohere, gemini, responses
 from toolbench.providers.readers.chat import Assembled, Assembler
 from toolbench.redaction import redact_error, redact_pieces
-from toolbench.results import StreamTurn
+from toolbench.results import StreamTurn, TimedText
 
 ARRIVED_CHARS = 2000
 """How much of what arrived before a stream failed is kept in the trial's message."""
@@ -218,12 +219,15 @@ def stream_record(done: Assembled) -> StreamTurn:
     """The turn's stream record: its text deltas with their offsets (a key split over two
     deltas is in no delta alone: redacted over their joined text), its timings, and what
     broke in the delta sequence (``stream.*``)."""
-    texts = redact_pieces([d.text for d in done.deltas])
-    # One validation of the whole record: a model built per delta was 200 calls a trial.
-    return StreamTurn.model_validate({
-        "deltas": [{"offset_ms": d.offset_ms, "text": t}
-                   for d, t in zip(done.deltas, texts, strict=True)],
-        "first_token_ms": done.first_token_ms, "first_call_ms": done.first_call_ms,
-        "call_complete_ms": done.call_complete_ms, "last_ms": done.last_ms,
-        "issues": [{"code": c, "message": m} for c, m in done.issues],
-    })  # fmt: skip
+    pieces = [d.text for d in done.deltas]
+    texts = redact_pieces(pieces)
+    # The reader's own deltas when nothing was redacted (redact_pieces gave the list back).
+    redacted = zip(done.deltas, texts, strict=True)
+    deltas = done.deltas if texts is pieces else [TimedText(d.offset_ms, t) for d, t in redacted]
+    # Built, not validated: every field is typed already (the deltas are the reader's own
+    # TimedText values; validating them again was a tenth of a replayed streamed trial).
+    return StreamTurn.model_construct(
+        deltas=deltas, first_token_ms=done.first_token_ms, first_call_ms=done.first_call_ms,
+        call_complete_ms=done.call_complete_ms, last_ms=done.last_ms,
+        issues=[ParseIssue(code=c, message=m) for c, m in done.issues],
+    )  # fmt: skip

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import DisplayPolicy, StreamView, TimedChunk, observe_stream
+from toolbench.formats.incremental import DisplayPolicy, StreamView, observe_stream
 from toolbench.formats.streamed import Streamed, is_streamed
 from toolbench.results import ScoreValue, TurnRecord, Value, ValueKind
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput
@@ -46,9 +46,8 @@ def _observe(
 ) -> StreamView | None:
     """The format's streamed view of this turn (None when its reader failed)."""
     assert turn.stream is not None
-    chunks = [TimedChunk(d.offset_ms, d.text) for d in turn.stream.deltas]
-    try:
-        return observe_stream(fmt, chunks, policy=policy, tools=tools)
+    try:  # the stored deltas read as they are: no copy of each
+        return observe_stream(fmt, turn.stream.deltas, policy=policy, tools=tools)
     except Exception:  # a reader's bug must not cost the trial its other figures
         return None
 

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from toolbench import codes
+from toolbench.results import TimedText
 
-
-class TimedDelta(NamedTuple):
-    """A text delta and its offset (a tuple: a replayed stream makes about 200 a trial,
-    and a frozen dataclass costs five times as much to make)."""
-
-    offset_ms: float
-    text: str
+TimedDelta = TimedText
+"""A text delta and its offset (a named tuple: a replayed stream makes about 200 a trial,
+and a frozen dataclass costs five times as much to make); the very value a streamed
+turn's record keeps (:class:`toolbench.results.TimedText`), so that no delta is copied."""
+_new = tuple.__new__
+"""Makes a :data:`TimedDelta` without the named tuple's Python-level ``__new__``."""
 
 
 @dataclass
@@ -130,7 +130,7 @@ class Assembler:
             if type(data) is str:  # _text, inlined: most of a stream's events
                 at = float(offset)
                 parts.append(data)
-                deltas.append(TimedDelta(at, data))
+                deltas.append(_new(TimedDelta, (at, data)))  # the named tuple, made in C
                 if self.first_token is None:
                     self.first_token = at
                 if self.calls:

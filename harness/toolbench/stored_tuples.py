@@ -1,0 +1,63 @@
+"""Lists of small named tuples stored as lists of JSON objects, read and written fast.
+
+A streamed turn keeps about 200 text deltas and a streamed cassette about 200 chunks.
+As pydantic models, each cost a model built on every read (and pydantic validates a named
+tuple by calling its Python ``__new__``, slower still), which was a tenth of a replayed
+streamed trial and most of reading its results line back. Here such a list is checked
+from JSON as typed dicts by pydantic's own reader (unknown keys refused, as a model with
+``extra="forbid"`` refused them), then each dict becomes its tuple in one pass; from
+Python, a list of the tuples is taken as it is (what a reader made is typed already);
+written back as the same objects, in one call for the whole list. The bytes on disk are
+those the models wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from pydantic import GetCoreSchemaHandler, ValidatorFunctionWrapHandler
+from pydantic_core import core_schema as cs
+
+T = TypeVar("T", bound=tuple[Any, ...])
+
+
+class StoredAsObjects(Generic[T]):
+    """The annotation of a ``list[T]`` field stored as objects: ``Annotated[list[T],
+    StoredAsObjects(T, Stored, to_tuple, to_object)]``, where ``Stored`` is the object's
+    ``TypedDict``, ``to_tuple`` makes a ``T`` of a checked object and ``to_object`` the
+    object written for a ``T``."""
+
+    def __init__(
+        self,
+        kind: type[T],
+        stored: type[Any],
+        to_tuple: Callable[[dict[str, Any]], T],
+        to_object: Callable[[T], dict[str, Any]],
+    ) -> None:
+        self.kind, self.stored = kind, stored
+        self.to_tuple, self.to_object = to_tuple, to_object
+
+    def _from_stored(self, items: list[dict[str, Any]]) -> list[T]:
+        return list(map(self.to_tuple, items))
+
+    def _from_python(self, value: Any, check: ValidatorFunctionWrapHandler) -> list[T]:
+        kind = self.kind
+        if type(value) is list and all(type(v) is kind for v in value):
+            return list(value)
+        if isinstance(value, list):  # objects, or tuples beside them
+            value = [self.to_object(v) if type(v) is kind else v for v in value]
+        return self._from_stored(check(value))
+
+    def _to_json(self, items: list[T]) -> list[dict[str, Any]]:
+        return list(map(self.to_object, items))
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> cs.CoreSchema:
+        stored = handler.generate_schema(list[self.stored])  # type: ignore[name-defined]
+        return cs.json_or_python_schema(
+            json_schema=cs.no_info_after_validator_function(self._from_stored, stored),
+            python_schema=cs.no_info_wrap_validator_function(self._from_python, stored),
+            serialization=cs.plain_serializer_function_ser_schema(self._to_json),
+        )
