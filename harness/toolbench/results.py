@@ -143,14 +143,11 @@ class _StoredDelta(TypedDict):
     text: str
 
 
-_new = tuple.__new__
 
 Deltas = Annotated[
     list[TimedText],
     StoredAsObjects(
-        TimedText, _StoredDelta,
-        lambda d: _new(TimedText, (d["offset_ms"], d["text"])),
-        lambda t: {"offset_ms": t[0], "text": t[1]},
+        TimedText, _StoredDelta, lambda t: {"offset_ms": t[0], "text": t[1]},
     ),
 ]  # fmt: skip
 """A streamed turn's deltas (:mod:`toolbench.stored_tuples`)."""

@@ -14,6 +14,8 @@ those the models wrote.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
+from operator import itemgetter, methodcaller
 from typing import Any, Generic, TypeVar
 
 from pydantic import GetCoreSchemaHandler, ValidatorFunctionWrapHandler
@@ -24,22 +26,24 @@ T = TypeVar("T", bound=tuple[Any, ...])
 
 class StoredAsObjects(Generic[T]):
     """The annotation of a ``list[T]`` field stored as objects: ``Annotated[list[T],
-    StoredAsObjects(T, Stored, to_tuple, to_object)]``, where ``Stored`` is the object's
-    ``TypedDict``, ``to_tuple`` makes a ``T`` of a checked object and ``to_object`` the
-    object written for a ``T``."""
+    StoredAsObjects(T, Stored, to_object)]``, where ``T`` is a named tuple whose fields
+    are the keys of ``Stored``, the object's ``TypedDict`` (a field with a default, None,
+    may be absent), and ``to_object`` the object written for a ``T``."""
 
     def __init__(
-        self,
-        kind: type[T],
-        stored: type[Any],
-        to_tuple: Callable[[dict[str, Any]], T],
-        to_object: Callable[[T], dict[str, Any]],
+        self, kind: type[T], stored: type[Any], to_object: Callable[[T], dict[str, Any]]
     ) -> None:
-        self.kind, self.stored = kind, stored
-        self.to_tuple, self.to_object = to_tuple, to_object
+        self.kind, self.stored, self.to_object = kind, stored, to_object
+        fields: tuple[str, ...] = kind._fields  # type: ignore[attr-defined]
+        optional: dict[str, Any] = kind._field_defaults  # type: ignore[attr-defined]
+        # Each field read over the whole list by a C-level getter, the tuples made by
+        # zip: a Python function a delta cost 0.1 ms of a streamed replay's 200 chunks.
+        self._columns = [methodcaller("get", f) if f in optional else itemgetter(f)
+                         for f in fields]  # fmt: skip
 
     def _from_stored(self, items: list[dict[str, Any]]) -> list[T]:
-        return list(map(self.to_tuple, items))
+        columns = [map(get, items) for get in self._columns]
+        return list(map(tuple.__new__, repeat(self.kind), zip(*columns, strict=True)))
 
     def _from_python(self, value: Any, check: ValidatorFunctionWrapHandler) -> list[T]:
         kind = self.kind

@@ -34,15 +34,17 @@ def _recording() -> rec.Recording:
     ])  # fmt: skip
 
 
-def test_replies_by_index_each_play_a_copy() -> None:
+def test_replies_by_index_a_repeat_read_anew() -> None:
     upgraded: list[int] = []
-    cas = ReplayOnlyCassette(_recording(), lambda: upgraded.append(1))
+    cas = ReplayOnlyCassette(_recording(), lambda: upgraded.append(1), _recording)
     assert cas._metadata[REQUEST_KEYS] == ["k-ok", "k-refused", "k-list"]
     assert cas._metadata[LATENCY_KEY] == [0.25, 0.25, 0.25]
     first = cas.reply_body(0)
     assert first == {"choices": [{"message": {"content": "hi"}}]}
     first["choices"] = []  # a reader that changed what it was given
-    assert cas.reply_body(0) == {"choices": [{"message": {"content": "hi"}}]}
+    again = cas.reply_body(0)
+    assert again == {"choices": [{"message": {"content": "hi"}}]}  # read anew
+    assert again is not first
     assert cas.reply_body(1) is None  # a refusal: the full path acts on it
     assert cas.reply_body(2) is None  # not a JSON object
     assert cas.play_count == 2  # the two plays of the reply; the rest were not plays
@@ -83,3 +85,13 @@ def test_unreadable_files_are_typed_errors(
         path.write_bytes(content)
     with pytest.raises(error, match=why):
         ReplayOnlyCassette.open(path, lambda: None)
+
+
+def test_a_repeat_play_of_an_opened_file_is_read_from_the_file_anew(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(rec.dump(_recording()), encoding="utf-8")
+    cas = ReplayOnlyCassette.open(path, lambda: None)
+    first = cas.reply_body(0)
+    assert first is not None
+    first["choices"][0]["message"]["content"] = "changed by a reader"
+    assert cas.reply_body(0) == {"choices": [{"message": {"content": "hi"}}]}

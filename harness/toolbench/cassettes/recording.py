@@ -93,14 +93,11 @@ def _chunk_object(c: Chunk) -> dict[str, Any]:
     return out
 
 
-_new = tuple.__new__
 
 Chunks = Annotated[
     list[Chunk],
     StoredAsObjects(
-        Chunk, _StoredChunk,
-        lambda d: _new(Chunk, (d["offset_ms"], d.get("text"), d.get("b64"))),
-        _chunk_object,
+        Chunk, _StoredChunk, _chunk_object,
     ),
 ]  # fmt: skip
 """A stream's chunks (:mod:`toolbench.stored_tuples`)."""
@@ -321,6 +318,13 @@ def _in_order(offsets: list[float]) -> bool:
     return all(map(operator.le, offsets, islice(offsets, 1, None)))
 
 
+_OFFSET = operator.itemgetter(0)
+
+
+def _HAS_B64(chunk: Chunk) -> bool:
+    return chunk.b64 is not None
+
+
 def _unreplayable(rec: Recording) -> str | None:
     """What no recording holds though the shape allows it: a 2xx stream of no chunk, a
     chunk whose base64 does not decode, offsets that go backwards (events out of order)."""
@@ -331,7 +335,7 @@ def _unreplayable(rec: Recording) -> str | None:
         if 200 <= ex.response.status < 300 and not chunks:
             return f"exchanges.{i}.response.chunks: a {ex.response.status} reply with no chunk"
         where = f"exchanges.{i}.response"
-        usual = _in_order([c.offset_ms for c in chunks]) and all(c.b64 is None for c in chunks)
+        usual = _in_order(list(map(_OFFSET, chunks))) and not any(map(_HAS_B64, chunks))
         why = None if usual else _chunks_unreplayable(chunks, where)
         why = why or _events_unreplayable(ex.response, where)
         if why is not None:

@@ -30,8 +30,14 @@ class ReplayOnlyCassette:
     """vcrpy's ``RecordMode.NONE`` (a ``str`` enum: the two compare equal)."""
     dirty = False
 
-    def __init__(self, recording: rec.Recording, upgrade: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        recording: rec.Recording,
+        upgrade: Callable[[], Any],
+        reload: Callable[[], rec.Recording] | None = None,
+    ) -> None:
         self.exchanges = recording.exchanges
+        self._reload = reload
         self.play_counts: Counter[int] = Counter()
         self._upgrade = upgrade
         keys = [ex.key for ex in self.exchanges]
@@ -64,7 +70,7 @@ class ReplayOnlyCassette:
             raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
         if not text.strip():
             raise CassetteUnreadableError(str(path), "empty file")
-        return cls(rec.parse(raw, str(path)), upgrade)
+        return cls(rec.parse(raw, str(path)), upgrade, lambda: rec.parse(raw, str(path)))
 
     @property
     def data(self) -> list[rec.RecordedExchange]:
@@ -88,8 +94,14 @@ class ReplayOnlyCassette:
         body = response.body
         if response.status // 100 != 2 or response.chunks is not None or type(body) is not dict:
             return None
+        again = self.play_counts[index] > 0
         self.play_counts[index] += 1
-        return copy.deepcopy(body)
+        if not again:
+            return body
+        if self._reload is None:
+            return copy.deepcopy(body)
+        fresh = self._reload().exchanges[index].response.body
+        return fresh if type(fresh) is dict else None
 
     def upgrade(self) -> Any:
         """vcrpy's cassette of the same file, with what this one played."""
