@@ -35,6 +35,22 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
+def cassette_text(path: Path) -> str | None:
+    """The text of the cassette file at ``path`` (None: there is none); a file that is
+    not UTF-8, is empty or cannot be read is a :class:`CassetteUnreadableError`."""
+    try:  # opened, not asked about first: each ask of the file system costs
+        text = path.read_bytes().decode("utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+    except UnicodeDecodeError:
+        raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
+    except OSError as exc:
+        raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+    if not text.strip():
+        raise CassetteUnreadableError(str(path), "empty file")
+    return text
+
+
 class SafePersister:
     """vcrpy's file persister, made safe: atomic saves and loud, typed load failures.
 
@@ -50,16 +66,9 @@ class SafePersister:
         from vcr.serialize import deserialize
 
         path = Path(cassette_path)
-        try:  # opened, not asked about first: each ask of the file system costs
-            text = path.read_bytes().decode("utf-8")
-        except (FileNotFoundError, IsADirectoryError):
-            raise CassetteNotFoundError() from None
-        except UnicodeDecodeError:
-            raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
-        except OSError as exc:
-            raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
-        if not text.strip():
-            raise CassetteUnreadableError(str(path), "empty file")
+        text = cassette_text(path)
+        if text is None:
+            raise CassetteNotFoundError()
         try:
             loaded = deserialize(text, serializer)
             _check_loaded(loaded[0], loaded[1])

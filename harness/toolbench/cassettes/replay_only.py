@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.cassettes import recording as rec
-from toolbench.cassettes.serializer import CAPABILITIES_KEY, LATENCY_KEY, READ_KEY, REQUEST_KEYS
-from toolbench.errors import CassetteMissingError, CassetteUnreadableError
+from toolbench.cassettes.persist import cassette_text
+from toolbench.cassettes.serializer import metadata_of
+from toolbench.errors import CassetteMissingError
 
 
 class ReplayOnlyCassette:
@@ -40,37 +41,18 @@ class ReplayOnlyCassette:
         self._reload = reload
         self.play_counts: Counter[int] = Counter()
         self._upgrade = upgrade
-        keys = [ex.key for ex in self.exchanges]
-        latencies = [ex.latency_s for ex in self.exchanges]
-        self._metadata: dict[str, Any] = {}
-        if any(k is not None for k in keys):
-            self._metadata[REQUEST_KEYS] = keys
-        if any(v is not None for v in latencies):
-            self._metadata[LATENCY_KEY] = latencies
-        reads = [ex.read for ex in self.exchanges]
-        if any(r is not None for r in reads):
-            self._metadata[READ_KEY] = reads  # models, not dicts: read as they were parsed
-        if recording.capabilities is not None:
-            self._metadata[CAPABILITIES_KEY] = recording.capabilities
+        # The replies as read stay the models they were parsed into (vcrpy's are dicts).
+        self._metadata = metadata_of(recording, lambda read: read)
 
     @classmethod
     def open(cls, path: Path, upgrade: Callable[[], Any]) -> ReplayOnlyCassette:
         """Read ``path``; a missing file is :class:`CassetteMissingError`, an unreadable
-        one :class:`CassetteUnreadableError` (the same verdicts, worded the same, as the
-        vcrpy persister's)."""
-        try:
-            raw = path.read_bytes()
-        except (FileNotFoundError, IsADirectoryError):
-            raise CassetteMissingError(f"no cassette {path}") from None
-        except OSError as exc:
-            raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
-        if not text.strip():
-            raise CassetteUnreadableError(str(path), "empty file")
-        return cls(rec.parse(raw, str(path)), upgrade, lambda: rec.parse(raw, str(path)))
+        one a ``CassetteUnreadableError`` (read as the vcrpy persister reads it:
+        :func:`~toolbench.cassettes.persist.cassette_text`)."""
+        text = cassette_text(path)
+        if text is None:
+            raise CassetteMissingError(f"no cassette {path}")
+        return cls(rec.parse(text, str(path)), upgrade, lambda: rec.parse(text, str(path)))
 
     @property
     def data(self) -> list[rec.RecordedExchange]:

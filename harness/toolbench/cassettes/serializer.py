@@ -6,6 +6,7 @@ request keys and latencies on each exchange), and the reader of the old YAML lay
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from toolbench.cassettes import recording as rec
@@ -82,12 +83,25 @@ def recording_of(data: dict[str, Any]) -> rec.Recording:
     return out
 
 
+def metadata_of(recording: rec.Recording, read: Callable[[rec.ReadReply], Any]) -> dict[str, Any]:
+    """vcrpy's cassette metadata of a recording: each exchange's key, latency and reply as
+    read (``read`` of it) by index, and the capabilities; a list none of whose entries
+    is set is left out."""
+    exchanges = recording.exchanges
+    lists: dict[str, list[Any]] = {
+        REQUEST_KEYS: [ex.key for ex in exchanges],
+        LATENCY_KEY: [ex.latency_s for ex in exchanges],
+        READ_KEY: [None if ex.read is None else read(ex.read) for ex in exchanges],
+    }
+    meta: dict[str, Any] = {k: v for k, v in lists.items() if any(x is not None for x in v)}
+    if recording.capabilities is not None:
+        meta[CAPABILITIES_KEY] = recording.capabilities
+    return meta
+
+
 def vcr_dict_of(recording: rec.Recording) -> dict[str, Any]:
     """A recording as vcrpy's cassette dict (bodies as compact JSON text)."""
     interactions: list[dict[str, Any]] = []
-    keys: list[str | None] = []
-    latencies: list[float | None] = []
-    reads: list[dict[str, Any] | None] = []
     for ex in recording.exchanges:
         req, resp = ex.request, ex.response
         body = req.body
@@ -101,18 +115,7 @@ def vcr_dict_of(recording: rec.Recording) -> dict[str, Any]:
                 "headers": dict(resp.headers), "body": {"string": resp.content()},
             },
         })  # fmt: skip
-        keys.append(ex.key)
-        latencies.append(ex.latency_s)
-        reads.append(None if ex.read is None else ex.read.model_dump(mode="json"))
-    meta: dict[str, Any] = {}
-    if any(k is not None for k in keys):
-        meta[REQUEST_KEYS] = keys
-    if any(v is not None for v in latencies):
-        meta[LATENCY_KEY] = latencies
-    if any(r is not None for r in reads):
-        meta[READ_KEY] = reads
-    if recording.capabilities is not None:
-        meta[CAPABILITIES_KEY] = recording.capabilities
+    meta = metadata_of(recording, lambda read: read.model_dump(mode="json"))
     out: dict[str, Any] = {"version": VCR_VERSION, "interactions": interactions}
     if meta:
         out["metadata"] = meta

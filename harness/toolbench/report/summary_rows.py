@@ -76,8 +76,9 @@ def summary_rows(run_dir: Path, shown: tuple[str, ...]) -> SummaryRows | None:
     for row, seen in read.rows:
         cell = groups.setdefault((seen.model, seen.format), [])
         cell.append(dict(zip(columns, row, strict=True)))
-    cells = [_cell(m, f, groups[(m, f)], metrics) for m, f in sorted(groups)]
-    every = [r for (m, f) in sorted(groups) for r in groups[(m, f)]]
+    order = sorted(groups)
+    cells = [_cell(m, f, groups[(m, f)], metrics) for m, f in order]
+    every = [r for key in order for r in groups[key]]
     if every:
         cells.append(_cell(OVERALL, OVERALL, every, metrics))
     info = read_info(read.path.parent)
