@@ -1,6 +1,7 @@
 """Lists of small named tuples stored as lists of JSON objects, read and written fast.
 
-A streamed turn keeps about 200 text deltas and a streamed cassette about 200 chunks.
+A streamed turn keeps about 200 text deltas (a cassette keeps its chunks otherwise:
+:mod:`toolbench.cassettes.chunk_list`).
 As pydantic models, each cost a model built on every read (and pydantic validates a named
 tuple by calling its Python ``__new__``, slower still), which was a tenth of a replayed
 streamed trial and most of reading its results line back. Here such a list is checked

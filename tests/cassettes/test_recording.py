@@ -14,6 +14,7 @@ import yaml
 from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from tests.support.fake_openai import FakeOpenAI
 from toolbench.cassettes import recording as rec
+from toolbench.cassettes.chunk_list import ChunkList
 from toolbench.cassettes.migrate import target_of
 from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS
 from toolbench.cli.app import run_cli
@@ -173,6 +174,40 @@ def test_migrate_adds_the_decoded_events_to_a_version_2_cassette_in_place(
     assert capsys.readouterr().out == f"migrated 0 cassette(s) in {tmp_path / 'cas'}\n"
 
 
+def test_a_version_3_cassette_replays_as_it_is_and_migrates_to_version_4(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Version 3 wrote a stream's chunks one object each: read as it is (no migration
+    needed), it replays as the version 4 file did; ``migrate`` rewrites it as version 4
+    (one body and its cuts), the file a recording writes, and the replay is unchanged."""
+    fmt = "xml:stream"
+    fake.enqueue(GOOD_CALL, "A joke.")
+    assert run_fake(fake, tmp_path, scenario_file, formats=fmt) == 0
+    before = _replayed(fake, tmp_path, scenario_file, "before", fmt)
+    recorded = {p: json.loads(p.read_text()) for p in sorted((tmp_path / "cas").rglob("*.json"))}
+    for path, data in recorded.items():
+        old = json.loads(json.dumps(data))
+        old["version"] = 3
+        for ex in old["exchanges"]:
+            stored = ex["response"]["chunks"]
+            assert set(stored) == {"offsets_ms", "sizes", "text"}
+            ex["response"]["chunks"] = [
+                {k: v for k, v in c._asdict().items() if v is not None}
+                for c in ChunkList.of_stored(stored)
+            ]  # fmt: skip
+        path.write_text(json.dumps(old, indent=1))
+    asked = len(fake.received)
+    assert _replayed(fake, tmp_path, scenario_file, "v3", fmt) == before
+
+    capsys.readouterr()
+    assert run_cli(["cassettes", "migrate", str(tmp_path / "cas")]) == 0
+    assert capsys.readouterr().out == f"migrated 2 cassette(s) in {tmp_path / 'cas'}\n"
+    for path, data in recorded.items():
+        assert json.loads(path.read_text()) == data
+    assert _replayed(fake, tmp_path, scenario_file, "after", fmt) == before
+    assert len(fake.received) == asked
+
+
 def test_migrate_leaves_what_it_cannot_convert_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -266,8 +301,8 @@ DEFECTS = [
                  CassetteLayoutError,
                  "cassette version 2; convert it with: toolbench cassettes migrate DIR",
                  id="version-2-no-events"),
-    pytest.param('{"kind": "toolbench-cassette", "version": 4}', CassetteUnreadableError,
-                 "written by a newer toolbench (version 4; this reads 3)", id="newer"),
+    pytest.param('{"kind": "toolbench-cassette", "version": 5}', CassetteUnreadableError,
+                 "written by a newer toolbench (version 5; this reads 4)", id="newer"),
     pytest.param('{"kind": "other", "version": 2}', CassetteUnreadableError,
                  "not a toolbench cassette (kind 'other')", id="other-kind"),
     pytest.param("[1]", CassetteUnreadableError, "not a cassette (not a JSON object)",

@@ -17,6 +17,7 @@ import pytest
 
 from tests.runner.conftest import GOOD_CALL, run_fake, trials_by_id
 from tests.support.fake_openai import FakeOpenAI
+from toolbench.cassettes.chunk_list import ChunkList
 from toolbench.cassettes.recording import VERSION
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -38,6 +39,21 @@ def _response(d: dict[str, Any]) -> dict[str, Any]:
     return response
 
 
+def _v3_chunks(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """The recorded stream's chunks as version 3 wrote them (a list of objects), put in
+    their place: version 3 is read as it is, so its damage is found as before."""
+    stored = ChunkList.of_stored(_response(d)["chunks"])
+    chunks = [{k: v for k, v in c._asdict().items() if v is not None} for c in stored]
+    _response(d)["chunks"] = chunks
+    d["version"] = 3
+    return chunks
+
+
+def _body(**stored: Any) -> Callable[[dict[str, Any]], None]:
+    """Replace the recorded stream's stored body (version 4) by ``stored``."""
+    return lambda d: _response(d).update(chunks=stored)
+
+
 # (how the recorded cassette is damaged, the reason after "is unreadable: ")
 DAMAGE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "empty-chunks": (
@@ -45,8 +61,36 @@ DAMAGE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
         "exchanges.0.response.chunks: a 200 reply with no chunk",
     ),
     "corrupt-base64": (
-        _edit(lambda d: _response(d)["chunks"].insert(0, {"offset_ms": 0, "b64": "!!not*b64"})),
+        _edit(lambda d: _v3_chunks(d).insert(0, {"offset_ms": 0, "b64": "!!not*b64"})),
         "exchanges.0.response.chunks.0.b64: not base64",
+    ),
+    "corrupt-base64-body": (
+        _edit(_body(offsets_ms=[0.0], sizes=[3], b64="!!not*b64")),
+        "exchanges.0.response.chunks.b64: not base64",
+    ),
+    "sizes-not-the-body": (
+        _edit(_body(offsets_ms=[0.0], sizes=[5], text="abc")),
+        "exchanges.0.response.chunks.sizes: 5 bytes of chunks for a body of 3",
+    ),
+    "offsets-not-sizes": (
+        _edit(_body(offsets_ms=[0.0, 1.0], sizes=[3], text="abc")),
+        "exchanges.0.response.chunks: 2 offsets for 1 sizes",
+    ),
+    "negative-size": (
+        _edit(_body(offsets_ms=[0.0, 1.0], sizes=[4, -1], text="abc")),
+        "exchanges.0.response.chunks.sizes: a negative size",
+    ),
+    "no-body": (
+        _edit(_body(offsets_ms=[0.0], sizes=[3])),
+        "exchanges.0.response.chunks: no body (text or b64)",
+    ),
+    "two-bodies": (
+        _edit(_body(offsets_ms=[0.0], sizes=[3], text="abc", b64="YWJj")),
+        "exchanges.0.response.chunks: a body both as text and as b64",
+    ),
+    "unknown-body-field": (
+        _edit(_body(offsets_ms=[0.0], sizes=[3], text="abc", gzip="x")),
+        "exchanges.0.response.chunks.gzip: Extra inputs are not permitted",
     ),
     "deeply-nested": (
         lambda data: b'{"exchanges": ' + b"[" * 200_000,
@@ -66,8 +110,13 @@ DAMAGE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
         " event's or outside the chunks')",
     ),
     "out-of-order": (
-        _edit(lambda d: _response(d)["chunks"].insert(1, {"offset_ms": -1.0, "text": ""})),
+        _edit(lambda d: _v3_chunks(d).insert(1, {"offset_ms": -1.0, "text": ""})),
         "exchanges.0.response.chunks.1.offset_ms: events out of order"
+        " (an offset before the previous event's)",
+    ),
+    "out-of-order-body": (
+        _edit(_body(offsets_ms=[0.0, 2.0, 1.0], sizes=[1, 1, 1], text="abc")),
+        "exchanges.0.response.chunks.offsets_ms.2: events out of order"
         " (an offset before the previous event's)",
     ),
 }

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from toolbench.cassettes import recording as rec
 from toolbench.redaction import _ERROR_FIELD_TEXT, _error_fields
 from toolbench.results import StreamTurn, TimedText
 
@@ -44,16 +43,6 @@ def test_a_malformed_delta_is_refused(deltas: list[Any]) -> None:
         StreamTurn.model_validate({"deltas": deltas})
     with pytest.raises(ValidationError):
         StreamTurn.model_validate_json(json.dumps({"deltas": deltas}))
-
-
-def test_chunks_keep_only_the_field_they_have() -> None:
-    chunks = [rec.Chunk.of(b"data: {}\n\n", 1.0), rec.Chunk.of(b"\xff\xfe", 2.0)]
-    response = rec.RecordedResponse(status=200, chunks=chunks)
-    dumped = response.model_dump(mode="json", exclude_none=True)["chunks"]
-    assert dumped == [{"offset_ms": 1.0, "text": "data: {}\n\n"}, {"offset_ms": 2.0, "b64": "//4="}]
-    back = rec.RecordedResponse.model_validate_json(response.model_dump_json())
-    assert back.chunks == chunks and back.chunks is not None
-    assert [c.data() for c in back.chunks] == [b"data: {}\n\n", b"\xff\xfe"]
 
 
 def test_the_error_field_scan_finds_what_the_pattern_finds() -> None:

@@ -55,7 +55,7 @@ def convert(old: Path) -> rec.Recording:
         out = rec.Recording.model_validate({"exchanges": data.get("exchanges", [])})
         for ex in out.exchanges:
             if ex.response.chunks is None:
-                ex.response.chunks = []  # a stream recorded with no chunk: kept as one
+                ex.response.chunks = rec.Chunks()  # a stream recorded with no chunk: kept as one
         return out
     data = LegacyYamlSerializer.deserialize(text)
     if not isinstance(data.get("interactions"), list):

@@ -23,84 +23,38 @@ naming ``toolbench cassettes migrate`` (:mod:`.migrate` converts them).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import operator
 import uuid
+from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple, NotRequired
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typing_extensions import TypedDict
 
+from toolbench.cassettes.chunk_list import Chunk as Chunk  # re-exported: its home before
+from toolbench.cassettes.chunk_list import ChunkList, error_of
 from toolbench.errors import CassetteLayoutError, CassetteUnreadableError
-from toolbench.stored_tuples import StoredAsObjects
 
 KIND = "toolbench-cassette"
-VERSION = 3
+VERSION = 4
 """Version 1 was the layout before one format: vcrpy's YAML (plain) beside the
 ``toolbench-sse`` JSON (streamed); version 2 kept a stream's chunks without its decoded
-``events``. Fields added within version 3 are optional (``capabilities``, an exchange's
-``read``): a file without them is read as before, so no migration is needed."""
+``events``; version 3 kept each chunk as its own object, version 4 a stream's body whole
+with where it was cut (:mod:`.chunk_list`). Fields added within version 3 are optional
+(``capabilities``, an exchange's ``read``): a file without them is read as before."""
+READABLE = frozenset({3, VERSION})
+"""The versions read as they are: version 3 differs from 4 only in how a stream's chunks
+are written, so it is read without a migration (``migrate`` rewrites it, for speed)."""
 SUFFIX = ".json"
 LEGACY_SUFFIXES = (".yaml", ".sse.json")
 """What a trial's cassette was called in the old layout (plain, streamed)."""
 MIGRATE_HINT = "convert it with: toolbench cassettes migrate DIR"
 
 
-class Chunk(NamedTuple):
-    """One piece of a streamed body as the transport returned it, and when (ms from the
-    request being handed to the transport). Text when whole UTF-8, else base64 of the
-    bytes (a chunk that splits a character is kept as it came). A named tuple, stored as
-    the object a model wrote (:data:`Chunks`): a stream has about 200, and building a
-    model of each was a fifth of reading a streamed cassette."""
-
-    offset_ms: float
-    text: str | None = None
-    b64: str | None = None
-
-    @classmethod
-    def of(cls, data: bytes, offset_ms: float) -> Chunk:
-        try:
-            return cls(offset_ms=round(offset_ms, 3), text=data.decode("utf-8"))
-        except UnicodeDecodeError:
-            return cls(offset_ms=round(offset_ms, 3), b64=base64.b64encode(data).decode("ascii"))
-
-    def data(self) -> bytes:
-        if self.b64 is not None:
-            return base64.b64decode(self.b64)
-        return (self.text or "").encode("utf-8")
-
-
-class _StoredChunk(TypedDict):
-    """A chunk as a cassette holds it."""
-
-    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
-    offset_ms: float
-    text: NotRequired[str | None]
-    b64: NotRequired[str | None]
-
-
-def _chunk_object(c: Chunk) -> dict[str, Any]:
-    """What is written of a chunk: its offset and the one of ``text``/``b64`` it has."""
-    out: dict[str, Any] = {"offset_ms": c.offset_ms}
-    if c.text is not None:
-        out["text"] = c.text
-    if c.b64 is not None:
-        out["b64"] = c.b64
-    return out
-
-
-
-Chunks = Annotated[
-    list[Chunk],
-    StoredAsObjects(
-        Chunk, _StoredChunk, _chunk_object,
-    ),
-]  # fmt: skip
-"""A stream's chunks (:mod:`toolbench.stored_tuples`)."""
+Chunks = ChunkList
+"""A stream's chunks (:mod:`.chunk_list`: one body and its cuts on disk, from version 4)."""
 
 
 Event = tuple[float, Any]
@@ -269,7 +223,7 @@ def parse(text: str | bytes, where: str) -> Recording:
         fast = Recording.model_validate_json(text)
     except (ValidationError, ValueError, RecursionError):
         fast = None
-    if fast is not None and fast.version == VERSION:
+    if fast is not None and fast.version in READABLE:
         why = _unreplayable(fast)
         if why is not None:
             raise CassetteUnreadableError(where, why)
@@ -291,15 +245,14 @@ def parse(text: str | bytes, where: str) -> Recording:
         raise CassetteUnreadableError(
             where, f"written by a newer toolbench (version {version}; this reads {VERSION})"
         )
-    if version != VERSION:
+    if version not in READABLE:
         raise CassetteLayoutError(where, f"cassette version {version!r}; {MIGRATE_HINT}")
     try:
         rec = Recording.model_validate(data)
     except RecursionError:
         raise CassetteUnreadableError(where, "nested too deeply") from None
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
+        loc, err = error_of(exc.errors())
         if err["type"] == "missing" and loc.endswith("offset_ms"):
             raise CassetteLayoutError(where, f"{loc}: a streamed event without its offset; "
                                       f"{MIGRATE_HINT} or record it again") from None  # fmt: skip
@@ -313,21 +266,15 @@ def parse(text: str | bytes, where: str) -> Recording:
     return rec
 
 
-def _in_order(offsets: list[float]) -> bool:
+def _in_order(offsets: Sequence[float]) -> bool:
     """Whether ``offsets`` never go backwards (compared in C: a stream has 200 of them)."""
     return all(map(operator.le, offsets, islice(offsets, 1, None)))
 
 
-_OFFSET = operator.itemgetter(0)
-
-
-def _HAS_B64(chunk: Chunk) -> bool:
-    return chunk.b64 is not None
-
-
 def _unreplayable(rec: Recording) -> str | None:
     """What no recording holds though the shape allows it: a 2xx stream of no chunk, a
-    chunk whose base64 does not decode, offsets that go backwards (events out of order)."""
+    chunk whose base64 does not decode, offsets that go backwards (events out of order),
+    a stored body whose cuts do not add up to it (:meth:`.ChunkList.problem`)."""
     for i, ex in enumerate(rec.exchanges):
         chunks = ex.response.chunks
         if chunks is None:
@@ -335,29 +282,9 @@ def _unreplayable(rec: Recording) -> str | None:
         if 200 <= ex.response.status < 300 and not chunks:
             return f"exchanges.{i}.response.chunks: a {ex.response.status} reply with no chunk"
         where = f"exchanges.{i}.response"
-        usual = _in_order(list(map(_OFFSET, chunks))) and not any(map(_HAS_B64, chunks))
-        why = None if usual else _chunks_unreplayable(chunks, where)
-        why = why or _events_unreplayable(ex.response, where)
+        why = chunks.problem(where) or _events_unreplayable(ex.response, where)
         if why is not None:
             return why
-    return None
-
-
-def _chunks_unreplayable(chunks: list[Chunk], where: str) -> str | None:
-    """The first chunk out of order or whose base64 does not decode (the usual stream,
-    in order and all text, is judged whole without this)."""
-    last = float("-inf")
-    for j, chunk in enumerate(chunks):
-        if chunk.offset_ms < last:
-            return (f"{where}.chunks.{j}.offset_ms: events out of order"
-                    " (an offset before the previous event's)")  # fmt: skip
-        last = chunk.offset_ms
-        if chunk.b64 is None:
-            continue
-        try:
-            base64.b64decode(chunk.b64, validate=True)
-        except binascii.Error:
-            return f"{where}.chunks.{j}.b64: not base64"
     return None
 
 
@@ -369,7 +296,7 @@ def _events_unreplayable(response: RecordedResponse, where: str) -> str | None:
         return None
     if not chunks or not 200 <= response.status < 300:
         return f"{where}.events: decoded events without a 2xx stream's chunks"
-    last, end = chunks[0].offset_ms, chunks[-1].offset_ms
+    last, end = chunks.offsets_ms[0], chunks.offsets_ms[-1]
     offsets = [last, *(offset for offset, _ in events), end]
     if _in_order(offsets):
         return None

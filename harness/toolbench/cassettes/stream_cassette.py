@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextvars
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -262,7 +262,7 @@ _FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding"}
 hands over the recorded bytes as they are (a redacted body may differ in length)."""
 
 
-def decode(chunks: list[RawChunk], framing: Framing, path: str = "") -> Clock | None:
+def decode(chunks: Sequence[RawChunk], framing: Framing, path: str = "") -> Clock | None:
     """The clock of reading ``chunks`` as the wire would (its ``decoded`` events are what
     a cassette keeps); None when the stream's framing fails (too large, cut off, not
     JSON: no events kept, the chunks are judged again when replayed)."""
@@ -289,7 +289,7 @@ def events_of(response: rec.RecordedResponse) -> list[rec.Event] | None:
 
 
 class _Replay(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[RawChunk], clock: Clock, framing: Framing = "sse") -> None:
+    def __init__(self, chunks: Sequence[RawChunk], clock: Clock, framing: Framing = "sse") -> None:
         self.chunks, self.clock, self.framing = chunks, clock, framing
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -480,7 +480,7 @@ class SseTrialCassette:
         # No decoded events kept (a stream whose framing failed when recorded): the
         # chunks are read as on the wire, and a failed read left to the full path.
         clock = (
-            Clock(path).replay(framing, events, ex.response.chunks[-1].offset_ms)
+            Clock(path).replay(framing, events, ex.response.chunks.offsets_ms[-1])
             if events is not None
             else decode(ex.response.chunks, framing, path)
         )

@@ -221,7 +221,9 @@ def run_cmd(
             f"complete them with --resume --out {run_dir}",
             err=True,
         )
-    missing = print_summary(run_dir, write_report=cfg.report, quiet=quiet)
+    missing = print_summary(
+        run_dir, write_report=cfg.report, quiet=quiet, written_from=plan.written_from
+    )
     # A model or cell without one ok trial measured nothing: say so in the exit code.
     return EXIT_UNMEASURED if missing else 0
 

@@ -57,10 +57,13 @@ def progress_hook(total: int, quiet: bool) -> Iterator[ProgressHook]:
         yield hook
 
 
-def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> list[Unmeasured]:
+def print_summary(
+    run_dir: Path, write_report: bool, quiet: bool, written_from: int | None = None
+) -> list[Unmeasured]:
     """The registered summary metrics per (model, format), the models and cells that
     measured nothing (with why), and where the results and report are. Returns those
-    unmeasured models and cells (the command's exit code depends on them)."""
+    unmeasured models and cells (the command's exit code depends on them).
+    ``written_from``: where the lines this process wrote begin in the results file."""
     from toolbench.metrics import view
     from toolbench.report.metrics import fmt_with_interval
     from toolbench.report.summary_rows import summary_rows
@@ -68,7 +71,7 @@ def print_summary(run_dir: Path, write_report: bool, quiet: bool) -> list[Unmeas
     shown = view("summary")
     # The built-in rates are counted without pandas (0.4 s to import); a plugin's metric
     # in the summary without a per-row value takes the pandas table.
-    quick = summary_rows(run_dir, shown)
+    quick = summary_rows(run_dir, shown, written_from)
     if quick is not None:
         run_id, trials, cells = quick.run_id, quick.trials, quick.cells
         missing = unmeasured(quick.seen)

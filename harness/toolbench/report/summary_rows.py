@@ -63,14 +63,18 @@ def _cell(
     return CellStats(model, fmt, values, counts)
 
 
-def summary_rows(run_dir: Path, shown: tuple[str, ...]) -> SummaryRows | None:
+def summary_rows(
+    run_dir: Path, shown: tuple[str, ...], written_from: int | None = None
+) -> SummaryRows | None:
     """The cells of the ``shown`` metrics per ``(model, format)``, sorted, then the
     overall cell, as :func:`~toolbench.report.metrics.aggregate` gives them; None when a
-    shown metric has no per-row value (then the caller builds the pandas table)."""
+    shown metric has no per-row value (then the caller builds the pandas table).
+    ``written_from``: where the lines this process wrote begin (not validated again:
+    :func:`~toolbench.store.read_projected`)."""
     metrics = [registry.get_metric(name) for name in shown]
     if any(m.per_row is None for m in metrics):
         return None
-    read = read_projected(run_dir, _project)
+    read = read_projected(run_dir, _project, written_from)
     columns = trial_columns()
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row, seen in read.rows:

@@ -202,7 +202,7 @@ def _audit_json(path: Path, text: str, data: Any, values: tuple[str, ...]) -> se
     starts = iter(m.start() for m in re.finditer(r'"chunks"\s*:', text))
     for ex in exchanges:
         response = ex.get("response") if isinstance(ex, dict) else None
-        if not isinstance(response, dict) or not isinstance(response.get("chunks"), list):
+        if not isinstance(response, dict) or not isinstance(response.get("chunks"), list | dict):
             continue  # a plain exchange: its decoded strings were scanned above
         chunks = _chunks(ex)
         start = next(starts, None)
@@ -219,22 +219,29 @@ def _audit_json(path: Path, text: str, data: Any, values: tuple[str, ...]) -> se
 
 
 def _chunks(exchange: Any) -> list[tuple[bytes, float]]:
+    """A recorded stream's chunks as bytes, from either stored form (version 3's list of
+    objects, version 4's body and sizes: :mod:`toolbench.cassettes.chunk_list`); what
+    does not decode is scanned as the text it is."""
     response = exchange.get("response") if isinstance(exchange, dict) else None
     chunks = response.get("chunks") if isinstance(response, dict) else None
+    if isinstance(chunks, dict):
+        return [(_bytes_of(chunks), 0.0)]
     out: list[tuple[bytes, float]] = []
     for c in chunks if isinstance(chunks, list) else ():
-        if not isinstance(c, dict):
-            continue
-        try:
-            data = (
-                base64.b64decode(c["b64"])
-                if isinstance(c.get("b64"), str)
-                else str(c.get("text") or "").encode("utf-8")
-            )
-        except ValueError:
-            data = str(c.get("b64")).encode("utf-8")
-        out.append((data, 0.0))
+        if isinstance(c, dict):
+            out.append((_bytes_of(c), 0.0))
     return out
+
+
+def _bytes_of(stored: dict[str, Any]) -> bytes:
+    """A stored chunk's or body's bytes (``b64`` decoded, else ``text``)."""
+    try:
+        if isinstance(stored.get("b64"), str):
+            return base64.b64decode(stored["b64"])
+        return str(stored.get("text") or "").encode("utf-8")
+    except ValueError:  # base64 that does not decode, a lone surrogate in the text
+        kept = stored.get("b64") if isinstance(stored.get("b64"), str) else stored.get("text")
+        return str(kept).encode("utf-8", "surrogatepass")
 
 
 def _json_strings(data: Any) -> Iterator[str]:

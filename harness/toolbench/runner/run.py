@@ -171,6 +171,9 @@ class Plan:
     """The configuration the run executes with (a resumed run's, from its run.json)."""
     shard: Shard | None = None
     """The part of the matrix planned (with its trial count), as run.json records it."""
+    written_from: int | None = None
+    """Where this run's own lines begin in results.jsonl (bytes; set by :func:`execute_run`):
+    what a resumed run found before it is read back checked, what it wrote is not."""
 
 
 def _validate_models(
@@ -609,6 +612,7 @@ def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
             write_info(plan.run_dir, _run_info(cfg, plan))
         drop_torn_tail(results_path(plan.run_dir))
         results_path(plan.run_dir).touch()
+        plan.written_from = results_path(plan.run_dir).stat().st_size
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         # What start-up built (modules, schemas, the plan) lives as long as the run: moved
         # out of the collector's sight, a full collection no longer walks it again for
