@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from toolbench.providers.readers import cohere
 from toolbench.providers.readers.chat import Assembler
@@ -85,3 +87,39 @@ def test_cohere_finish_reasons_map_to_the_chat_ones() -> None:
     for reason, finish in cohere.FINISH.items():
         event = {"type": "message-end", "delta": {"finish_reason": reason}}
         assert cohere.assemble([(event, 0.0)]).close().finish_reason == finish
+
+
+def _step_by_step(events: list[tuple[Any, Any]]) -> Assembler:
+    """The stored events read one at a time, as :meth:`Assembler.feed_stored` read them
+    before it took runs of text deltas whole."""
+    a = Assembler()
+    for offset, data in events:
+        if type(data) is str:
+            a._text(data, float(offset))
+            a.last = float(offset)
+        elif isinstance(data, dict) and isinstance(data.get("choices"), list):
+            a.feed(data, offset)
+    return a
+
+
+_CALL = {"choices": [{"index": 0, "delta": {"tool_calls": [
+    {"index": 0, "id": "c1", "function": {"name": "f", "arguments": "{}"}}]}}]}  # fmt: skip
+_FINISH = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+           "usage": {"prompt_tokens": 3, "completion_tokens": 2}}  # fmt: skip
+_EVENT_DATA = st.one_of(
+    st.text(max_size=3),
+    st.sampled_from([_CALL, _FINISH, {"choices": "x"}, {}, None, 7, ["a"]]),
+)
+
+
+@given(st.lists(st.tuples(st.one_of(st.floats(0, 1e4), st.integers(0, 99)), _EVENT_DATA),
+                max_size=12))  # fmt: skip
+def test_stored_events_read_in_runs_as_one_at_a_time(events: list[tuple[Any, Any]]) -> None:
+    """Runs of text deltas taken whole give the reply, deltas (their offsets floats),
+    timings and issues that one event at a time gives."""
+    whole = Assembler().feed_stored(events)
+    one = _step_by_step(events)
+    assert whole.close() == one.close()
+    assert [(type(o), o, t) for o, t in whole.deltas] == [(type(o), o, t) for o, t in one.deltas]
+    assert (whole.first_token, whole.last, whole._text_since_call) == (
+        one.first_token, one.last, one._text_since_call)  # fmt: skip

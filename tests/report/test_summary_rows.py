@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from toolbench.errors import UserError
 from toolbench.metrics import Metric, register_metric, unregister_metric, view
 from toolbench.report.metrics import aggregate, load_table
 from toolbench.report.summary_rows import summary_rows
@@ -65,3 +66,25 @@ def test_only_a_rate_has_a_per_row_value() -> None:
     with pytest.raises(ValueError, match="only a rate has a per-row value"):
         Metric("toy_mean", "toy", lambda df: df["latency_s"], "latency", kind="value",
                reduce=lambda s: 0.0, unit="seconds", per_row=lambda row: 1.0)  # fmt: skip
+
+
+def test_the_lines_this_process_wrote_are_read_unchecked_and_the_earlier_checked(
+    run_dir: Path,
+) -> None:
+    """``written_from``: the lines from that byte on (what ``toolbench run`` just wrote
+    itself) give the same cells unvalidated; a line before it is still validated."""
+    shown = view("summary")
+    checked = summary_rows(run_dir, shown)
+    assert checked is not None
+    for start in (0, (run_dir / "results.jsonl").stat().st_size // 2):
+        trusted = summary_rows(run_dir, shown, written_from=start)
+        assert trusted is not None
+        assert (trusted.trials, trusted.cells, trusted.seen) == (
+            checked.trials, checked.cells, checked.seen)  # fmt: skip
+    results = run_dir / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    weird = lines[0].replace('"status":"ok"', '"status":"weird"', 1)
+    results.write_text(weird + "".join(lines[1:]))
+    assert '"status":"weird"' in results.read_text()
+    with pytest.raises(UserError, match=r"results.jsonl:1: status: "):
+        summary_rows(run_dir, shown, written_from=len(lines[0]))

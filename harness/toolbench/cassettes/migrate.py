@@ -4,11 +4,13 @@ recording format (:mod:`.recording`).
 The old layout kept a plain trial in vcrpy's YAML (``<scenario>.yaml``, request keys and
 latencies in its metadata) and a streamed one in an SSE cassette (``<scenario>.sse.json``,
 chunks with offsets); version 2 of the JSON cassette kept a stream's chunks without their
-decoded events. Each is converted exchange by exchange, with nothing re-derived but the
-events, which are read from the recorded chunks as the wire reader reads them: the
-bodies, chunks, offsets, keys and latencies are the recorded ones, so a replay gives
-what it gave before. The new file is written atomically, then the old one removed (a
-version 2 file is replaced in place); a file that cannot be converted is left as it was
+decoded events; version 3 wrote each chunk as its own object (it is read as it is; here
+it is rewritten as version 4 writes a stream, one body and its cuts, which reads faster).
+Each is converted exchange by exchange, with nothing re-derived but the events, which are
+read from the recorded chunks as the wire reader reads them: the bodies, chunks, offsets,
+keys and latencies are the recorded ones, so a replay gives what it gave before. The new
+file is written atomically, then the old one removed (a JSON file of an earlier version
+is replaced in place); a file that cannot be converted is left as it was
 and reported, and the others go on.
 """
 

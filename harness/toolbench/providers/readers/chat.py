@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import chain, compress, repeat
+from operator import is_, is_not, itemgetter
 from typing import Any
 
 from toolbench import codes
@@ -32,6 +34,7 @@ TimedDelta = TimedText
 and a frozen dataclass costs five times as much to make); the very value a streamed
 turn's record keeps (:class:`toolbench.results.TimedText`), so that no delta is copied."""
 _new = tuple.__new__
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 """Makes a :data:`TimedDelta` without the named tuple's Python-level ``__new__``."""
 
 
@@ -124,21 +127,42 @@ class Assembler:
 
     def feed_stored(self, events: list[tuple[float, Any]]) -> Assembler:
         """The decoded events a cassette keeps (``[offset_ms, data]``; a content-only
-        chunk as ``[offset_ms, text]``), read as :meth:`feed_events` reads the chunks."""
-        feed, parts, deltas = self.feed, self.parts, self.deltas
-        for offset, data in events:
-            if type(data) is str:  # _text, inlined: most of a stream's events
-                at = float(offset)
-                parts.append(data)
-                deltas.append(_new(TimedDelta, (at, data)))  # the named tuple, made in C
-                if self.first_token is None:
-                    self.first_token = at
-                if self.calls:
-                    self._text_since_call = True
-                self.last = at
-            elif isinstance(data, dict) and isinstance(data.get("choices"), list):
-                feed(data, offset)
+        chunk as ``[offset_ms, text]``), read as :meth:`feed_events` reads the chunks.
+
+        Most of a stream's events are text deltas: each run of them between two other
+        events is taken whole, its texts and deltas made by C-level calls (a Python step
+        an event was a tenth of a replayed streamed trial); what ends a run is read by
+        :meth:`feed`. A run whose offsets are not all floats takes the step by step way,
+        so a delta's offset is always the float it is written as."""
+        n = len(events)
+        datas = list(map(_SECOND, events))
+        # Where the events that are not text stand (found in C: a handful a stream).
+        others = compress(range(n), map(is_not, map(type, datas), repeat(str)))
+        start = 0
+        for stop in chain(others, (n,)):
+            if stop > start:
+                self._text_run(events[start:stop], datas[start:stop])
+            if stop < n:
+                data = datas[stop]
+                if isinstance(data, dict) and isinstance(data.get("choices"), list):
+                    self.feed(data, events[stop][0])
+            start = stop + 1
         return self
+
+    def _text_run(self, run: list[tuple[float, Any]], texts: list[str]) -> None:
+        """Consecutive content-only events (no call can start or end among them)."""
+        if not all(map(is_, map(type, map(_FIRST, run)), repeat(float))):
+            for offset, text in run:
+                self._text(text, float(offset))
+                self.last = float(offset)
+            return
+        self.parts.extend(texts)
+        self.deltas.extend(map(_new, repeat(TimedDelta), run))
+        if self.first_token is None:
+            self.first_token = run[0][0]
+        if self.calls:
+            self._text_since_call = True
+        self.last = run[-1][0]
 
     def feed(self, chunk: Any, offset_ms: float | None) -> None:
         """One chunk: ``choices[0].delta`` (content, tool_calls), ``finish_reason``, usage."""
