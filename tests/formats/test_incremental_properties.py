@@ -17,9 +17,16 @@ from hypothesis import strategies as st
 from stream_corpus import CONFORMANCE, corpus, misplaced, read_all, split_at, stream, trace
 from test_properties import FRAGMENTS
 
-from toolbench.formats.incremental import ByteReader, _holds_of
+from toolbench.formats.incremental import (
+    ByteReader,
+    DisplayPolicy,
+    MarkerReader,
+    _holds_of,
+    observe_stream,
+)
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import Brackets
+from toolbench.results import TimedText
 
 SPECS = [*builtin_format_names(), "native|xml", "xml|prompt-json", "prompt-json|react"]
 FORMATS = {spec: get_format(spec) for spec in SPECS}
@@ -199,3 +206,29 @@ def test_the_bracket_counter_jumps_as_a_character_walk_would_go(text: str, cuts:
         if got[-1] >= 0:
             break
     assert got == _brackets_by_character(chunks), chunks
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    index=st.integers(min_value=0), spec=st.sampled_from(SPECS), cuts=CUTS,
+    policy=st.sampled_from(["careful", "naive"]), soup_text=soup,
+)  # fmt: skip
+def test_runs_of_fast_chunks_are_observed_as_chunk_by_chunk(
+    index: int, spec: str, cuts: list[int], policy: DisplayPolicy, soup_text: str
+) -> None:
+    """``observe_stream`` feeds runs of chunks that go by the reader's fast path in one
+    call (:meth:`MarkerReader.feed_run`): what it reports (displayed text, leaks,
+    holdback, call timings, result) is what feeding each chunk by itself reports."""
+    reply = REPLIES[index % len(REPLIES)].text
+    for pieces in (
+        split_at(reply, [c % (len(reply) + 1) for c in cuts]),
+        split_at(soup_text, [c % (len(soup_text) + 1) for c in cuts]),
+        list(soup_text),  # a character a chunk: the one-character checks
+    ):
+        timed = [TimedText(1.5 * k, piece) for k, piece in enumerate(pieces)]
+        fmt = FORMATS[spec]
+        runs = observe_stream(fmt, timed, policy, TOOLS)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.delattr(MarkerReader, "feed_run")
+            one_by_one = observe_stream(fmt, timed, policy, TOOLS)
+        assert runs == one_by_one, (spec, pieces)
