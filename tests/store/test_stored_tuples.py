@@ -55,3 +55,11 @@ def test_the_error_field_scan_finds_what_the_pattern_finds() -> None:
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 24)))
         want = [m.span() for m in _ERROR_FIELD_TEXT.finditer(text)]
         assert [m.span() for m in _error_fields(text)] == want, text
+
+
+def test_deltas_are_written_as_the_objects_they_always_were() -> None:
+    turn = StreamTurn(deltas=[TimedText(1.0, "a"), TimedText(2.5, 'b"\n')])
+    assert '"deltas":[{"offset_ms":1.0,"text":"a"},{"offset_ms":2.5,"text":"b\\"\\n"}]' in (
+        turn.model_dump_json()
+    )
+    assert StreamTurn.model_validate_json(turn.model_dump_json()) == turn

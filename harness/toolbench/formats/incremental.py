@@ -25,11 +25,11 @@ from __future__ import annotations
 import codecs
 import operator
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, chain, pairwise
+from itertools import accumulate, chain, pairwise, repeat
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import regex
@@ -164,6 +164,17 @@ def _plan(syntax: StreamSyntax) -> _Plan:
     return made
 
 
+_CLASS_ONLY = re.compile(r"(?:\[(?:\\.|[^\]\\])*\](?:\|\[(?:\\.|[^\]\\])*\])*|\(\?!\))")
+
+
+@lru_cache(maxsize=256)
+def _class_only(pattern: str) -> bool:
+    """Whether a fast path's pattern is character classes alone (``[...]|[...]``, or the
+    never-matching ``(?!)``): then a chunk holds a match exactly when the joined text
+    holds one within it, whatever chunk comes before or after."""
+    return _CLASS_ONLY.fullmatch(pattern) is not None
+
+
 class MarkerReader:
     """The incremental reader for any :class:`StreamSyntax` (see the module docstring)."""
 
@@ -293,16 +304,32 @@ class MarkerReader:
         self._armed_at = self._fed
         return events
 
-    def feed_run(self, chunks: Sequence[str], i: int, shown: list[Event]) -> int:
+    def feed_run(
+        self,
+        chunks: Sequence[str],
+        i: int,
+        shown: list[Event],
+        whole: str | None = None,
+        ends: Sequence[int] | None = None,
+    ) -> int:
         """Feed ``chunks[i:]`` while each goes by :meth:`feed`'s fast path (nothing in it
         can begin what is looked for, nothing held back), appending the text event each
         brings to ``shown`` (none inside a region); returns the index of the first chunk
         not fed, which :meth:`feed` must take. The same bookkeeping as that fast path, in
         one loop: a replayed stream's 200 deltas, measured for display, paid a call to
-        :meth:`feed` and to :attr:`held` each (a fast chunk leaves nothing held)."""
+        :meth:`feed` and to :attr:`held` each (a fast chunk leaves nothing held).
+
+        Given the chunks joined (``whole``) and where each ends (``ends``), and when what
+        is looked for is characters alone (a class: no line start, no lookaround), one
+        search of the joined text finds the first chunk that needs the reader; the ones
+        before it are taken together."""
         fast = self._fast
         if fast is None:
             return i
+        if whole is not None and ends is not None and _class_only(fast[0].pattern):
+            pos = ends[i - 1] if i else 0
+            if pos == self._fed:
+                return self._class_run(chunks, i, shown, whole, ends, fast[0].search(whole, pos))
         search, firsts, non_ascii = fast[0].search, fast[1], fast[2]
         parts, region, fed, n = self._parts, self._region, self._fed, len(chunks)
         while i < n:
@@ -323,6 +350,34 @@ class MarkerReader:
         if fed != self._fed:
             self._fed, self._stale = fed, True
         return i
+
+    def _class_run(
+        self,
+        chunks: Sequence[str],
+        i: int,
+        shown: list[Event],
+        whole: str,
+        ends: Sequence[int],
+        found: re.Match[str] | None,
+    ) -> int:
+        """:meth:`feed_run` when one search of the joined chunks found the first
+        character that needs the reader (``found``; None: no chunk needs it)."""
+        stop = len(chunks) if found is None else bisect_right(ends, found.start(), i)
+        if stop <= i:
+            return i
+        texts = chunks[i:stop]
+        if "" in texts:  # an empty chunk brings no event: the one-by-one way
+            return self.feed_run(chunks, i, shown)
+        closes = ends[i:stop]
+        starts = [ends[i - 1] if i else 0, *closes[:-1]]
+        self._parts.extend(texts)
+        if self._region is None:
+            shown.extend(map(_tuple_new, repeat(Event), zip(
+                repeat("text"), texts, starts, closes, repeat(()), repeat(None))))  # fmt: skip
+        else:
+            self._rparts.extend(texts)
+        self._fed, self._stale = closes[-1], True
+        return stop
 
     def close(self) -> list[Event]:
         if self._result is not None:
@@ -754,10 +809,11 @@ def observe_stream(
     # Runs of chunks that go by the reader's fast path are fed in one call (a text event
     # each, nothing held: no holdback); the others one by one.
     feed_run = getattr(reader, "feed_run", None)
+    whole = "".join(texts)
     i = 0
     while i < n:
         if feed_run is not None:
-            i = feed_run(texts, i, shown)
+            i = feed_run(texts, i, shown, whole, ends)
             if i == n:
                 break
         events = feed(texts[i])
@@ -772,7 +828,7 @@ def observe_stream(
     if n:  # nothing fed: nothing to show
         take(closing, ends[-1], last_ms)
     result = reader.result
-    pieces = _joined(shown) if policy == "careful" else _naive_pieces("".join(texts), spans)
+    pieces = _joined(shown) if policy == "careful" else _naive_pieces(whole, spans)
     displayed = "".join([t for _, t in pieces])
     regions = sorted([(s.start, s.end) for s in spans] + hidden)
     leaked = _region_chars(pieces, regions) + _marker_chars(fmt, pieces, regions)
