@@ -20,9 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-MODELS = "local/smollm2-135m,local/gemma3-270m"
-STREAMED = sorted(p.stem for p in (ROOT / "cassettes/local_smollm2-135m/xml_stream").glob("*.json"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_replay_cpu import MODELS, ROOT, STREAMED
+
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 

@@ -152,9 +152,7 @@ def _delta_objects(items: list[TimedText]) -> list[dict[str, Any]]:
 
 Deltas = Annotated[
     list[TimedText],
-    StoredAsObjects(
-        TimedText, _StoredDelta, lambda t: {"offset_ms": t[0], "text": t[1]}, _delta_objects,
-    ),
+    StoredAsObjects(TimedText, _StoredDelta, _delta_objects),
 ]  # fmt: skip
 """A streamed turn's deltas (:mod:`toolbench.stored_tuples`)."""
 

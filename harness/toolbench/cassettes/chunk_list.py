@@ -29,6 +29,8 @@ from pydantic import ConfigDict, GetCoreSchemaHandler, with_config
 from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
+from toolbench.stored_tuples import columns_of, tuples_of
+
 
 class Chunk(NamedTuple):
     """One piece of a streamed body as the transport returned it, and when (ms from the
@@ -75,11 +77,10 @@ class StoredBody(TypedDict):
     b64: NotRequired[str]
 
 
-_GET = (operator.itemgetter("offset_ms"), operator.methodcaller("get", "text"),
-        operator.methodcaller("get", "b64"))  # fmt: skip
+_COLUMNS = columns_of(Chunk)
 
 
-def _in_order(offsets: Sequence[float]) -> bool:
+def in_order(offsets: Sequence[float]) -> bool:
     """Whether ``offsets`` never go backwards (compared in C: a stream has 200 of them)."""
     return all(map(operator.le, offsets, islice(offsets, 1, None)))
 
@@ -103,8 +104,7 @@ class ChunkList(Sequence[Chunk]):
     @classmethod
     def of_objects(cls, objects: list[dict[str, Any]]) -> ChunkList:
         """A version-3 list of chunk objects (made column by column in C)."""
-        columns = [map(get, objects) for get in _GET]
-        return cls(list(map(Chunk._make, zip(*columns, strict=True))))
+        return cls(tuples_of(Chunk, _COLUMNS, objects))
 
     # -- what a replay asks without cutting the body
 
@@ -129,7 +129,7 @@ class ChunkList(Sequence[Chunk]):
             return f"{where}.chunks: no body (text or b64)"
         if text is not None and b64 is not None:
             return f"{where}.chunks: a body both as text and as b64"
-        if not _in_order(offsets):
+        if not in_order(offsets):
             j = next(j for j in range(1, len(offsets)) if offsets[j] < offsets[j - 1])
             return (f"{where}.chunks.offsets_ms.{j}: events out of order"
                     " (an offset before the previous event's)")  # fmt: skip
@@ -151,7 +151,7 @@ class ChunkList(Sequence[Chunk]):
 
     def _items_problem(self, where: str) -> str | None:
         items = self._items or []
-        if _in_order(self.offsets_ms) and all(c.b64 is None for c in items):
+        if in_order(self.offsets_ms) and all(c.b64 is None for c in items):
             return None
         last = float("-inf")
         for j, chunk in enumerate(items):

@@ -26,15 +26,13 @@ from __future__ import annotations
 import json
 import operator
 import uuid
-from collections.abc import Sequence
-from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolbench.cassettes.chunk_list import Chunk as Chunk  # re-exported: its home before
-from toolbench.cassettes.chunk_list import ChunkList, error_of
+from toolbench.cassettes.chunk_list import ChunkList, error_of, in_order
 from toolbench.errors import CassetteLayoutError, CassetteUnreadableError
 
 KIND = "toolbench-cassette"
@@ -266,11 +264,6 @@ def parse(text: str | bytes, where: str) -> Recording:
     return rec
 
 
-def _in_order(offsets: Sequence[float]) -> bool:
-    """Whether ``offsets`` never go backwards (compared in C: a stream has 200 of them)."""
-    return all(map(operator.le, offsets, islice(offsets, 1, None)))
-
-
 _OFFSET = operator.itemgetter(0)
 
 
@@ -299,9 +292,10 @@ def _events_unreplayable(response: RecordedResponse, where: str) -> str | None:
         return None
     if not chunks or not 200 <= response.status < 300:
         return f"{where}.events: decoded events without a 2xx stream's chunks"
-    last, end = chunks.offsets_ms[0], chunks.offsets_ms[-1]
+    arrived = chunks.offsets_ms  # made once (a version-3 list is read to make it)
+    last, end = arrived[0], arrived[-1]
     offsets = [last, *map(_OFFSET, events), end]  # in C: a stream has 200 events
-    if _in_order(offsets):
+    if in_order(offsets):
         return None
     for j, (offset, _) in enumerate(events):
         if not last <= offset <= end:

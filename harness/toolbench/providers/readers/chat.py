@@ -34,8 +34,8 @@ TimedDelta = TimedText
 and a frozen dataclass costs five times as much to make); the very value a streamed
 turn's record keeps (:class:`toolbench.results.TimedText`), so that no delta is copied."""
 _new = tuple.__new__
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 """Makes a :data:`TimedDelta` without the named tuple's Python-level ``__new__``."""
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 @dataclass
