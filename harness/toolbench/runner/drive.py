@@ -42,7 +42,7 @@ from toolbench.formats.base import Format, RenderedRequest
 from toolbench.formats.streamed import is_streamed
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.providers.call import call
-from toolbench.results import RequestParams, TrialResult, TrialSettings, TurnRecord
+from toolbench.results import RequestParams, TrialResult, TrialScores, TrialSettings, TurnRecord
 from toolbench.runner.variants import split_variant
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
@@ -176,14 +176,19 @@ def _status(base: TrialResult, status: str, code: str, message: str) -> TrialRes
     return base
 
 
-async def run_trial(spec: TrialSpec, endpoint_for: EndpointFor) -> TrialResult:
+async def run_trial(
+    spec: TrialSpec, endpoint_for: EndpointFor, inline: Callable[[], bool] | None = None
+) -> TrialResult:
     """Run and score one trial (:func:`_run_trial`), timing the provider apart from the
     harness: ``provider_s`` sums the attempts' provider times, ``harness_s`` is the rest
     of the trial's wall time (the caller holds its concurrency slot already, so no
-    queueing is in it)."""
+    queueing is in it).
+
+    ``inline``: asked when the trial is to be scored; True scores it on the event loop
+    instead of in a worker thread (see :func:`_score`)."""
     t0 = time.perf_counter()
     recorded: list[float] = []
-    result = await _run_trial(spec, endpoint_for, recorded)
+    result = await _run_trial(spec, endpoint_for, recorded, inline)
     wall = time.perf_counter() - t0
     times = [a.provider_s for a in result.attempts]
     known = [t for t in times if t is not None]
@@ -201,8 +206,9 @@ def _conversation_options(spec: TrialSpec) -> list[str]:
 
 
 async def _run_trial(
-    spec: TrialSpec, endpoint_for: EndpointFor, recorded: list[float]
-) -> TrialResult:
+    spec: TrialSpec, endpoint_for: EndpointFor, recorded: list[float],
+    inline: Callable[[], bool] | None = None,
+) -> TrialResult:  # fmt: skip
     """Run and score one trial. Never raises (short of cancellation): whatever goes wrong
     becomes the trial's status and typed code, and the run goes on.
 
@@ -243,11 +249,7 @@ async def _run_trial(
         base.notes.extend(notes)
     base.turns = turns
     try:
-        # In a worker thread: a scenario's slow regex check (bounded, see timedregex)
-        # or a big reply's schema validation must not stall the other trials' I/O.
-        base.scores = await asyncio.to_thread(
-            score_trial, spec.scenario, spec.fmt, turns, base.settings, spec.markers
-        )
+        base.scores = await _score(spec, turns, base.settings, inline)
     except Exception as exc:  # e.g. a tool schema the validator cannot evaluate
         return _harness(base, codes.HARNESS_SCORING, exc)
     lat = [t.latency_s for t in turns]
@@ -300,6 +302,21 @@ async def _drive_streamed(
             return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
         finally:
             notes.extend(n for n in tc.notes if n not in notes)
+
+
+async def _score(
+    spec: TrialSpec, turns: list[TurnRecord], settings: TrialSettings | None,
+    inline: Callable[[], bool] | None,
+) -> TrialScores:  # fmt: skip
+    """Score a trial: in a worker thread while another trial may be waiting on a server
+    (a scenario's slow regex check, bounded by :mod:`toolbench.timedregex`, or a big
+    reply's schema validation must not stall its I/O), on the event loop when ``inline``
+    says nothing is: handing the work to a thread and back cost about 0.3 ms of CPU a
+    trial, a third of a replayed plain trial, and a replay has no I/O to protect."""
+    args = (spec.scenario, spec.fmt, turns, settings, spec.markers)
+    if inline is not None and inline():
+        return score_trial(*args)
+    return await asyncio.to_thread(score_trial, *args)
 
 
 def _blank(spec: TrialSpec) -> TrialResult:

@@ -557,15 +557,30 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         endpoint.model_params = mine
         return api, endpoint
 
+    # Trials talking to a server now: while none is, a replayed trial is scored on the
+    # event loop (no request in flight for its scoring to stall; see ``drive._score``).
+    live = 0
+
+    def quiet() -> bool:
+        return live == 0
+
+    async def live_trial(spec: TrialSpec) -> TrialResult:
+        nonlocal live
+        live += 1
+        try:
+            return await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+        finally:
+            live -= 1
+
     async def trial(spec: TrialSpec) -> TrialResult:
         replay_first = spec.record == "none" or (spec.record == "new" and spec.cassette.is_file())
         if not replay_first:
-            return await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+            return await live_trial(spec)
         first = dataclasses.replace(spec, record="none")
-        result = await run_trial(first, lambda m, f: endpoint_for(m, f, False))
+        result = await run_trial(first, lambda m, f: endpoint_for(m, f, False), quiet)
         redo = ("cassette_missing", "cassette_unreadable")
         if result.status in redo and spec.record == "new":
-            result = await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+            result = await live_trial(spec)
         return result
 
     async def one(spec: TrialSpec) -> None:

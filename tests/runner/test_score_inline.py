@@ -1,0 +1,61 @@
+"""Where a trial is scored: in a worker thread while a trial may be waiting on a server,
+on the event loop when nothing is (a replay: the thread's handoff cost a third of a
+replayed plain trial's CPU and protected no I/O)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.runner.conftest import GOOD_CALL, run_fake
+from toolbench.providers.fake import FakeServer, by_last_user
+from toolbench.runner import drive
+from toolbench.scoring import score_trial
+
+pytestmark = pytest.mark.usefixtures("openai_key")
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Patch the scorer to note, for each trial, whether it ran on the main thread."""
+    on_main: list[bool] = []
+
+    def score(*args: Any, **kwargs: Any) -> Any:
+        on_main.append(threading.current_thread() is threading.main_thread())
+        return score_trial(*args, **kwargs)
+
+    monkeypatch.setattr(drive, "score_trial", score)
+    return on_main
+
+
+def test_live_trials_are_scored_in_a_thread_and_replays_on_the_loop(
+    tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    on_main = _spy(monkeypatch)
+    replies = {"Weather in Paris?": GOOD_CALL, "Tell me a joke.": "No."}
+    with FakeServer(by_last_user(replies)) as fake:
+        assert run_fake(fake, tmp_path, scenario_file) == 0
+        assert on_main == [False, False]  # recorded: each scored beside the other's I/O
+        on_main.clear()
+        assert run_fake(fake, tmp_path, scenario_file, "--record", "none", out="again") == 0
+    assert on_main == [True, True]  # replayed: nothing waits on a server
+
+
+@pytest.mark.parametrize(
+    ("inline", "on_loop"),
+    [(None, False), (lambda: False, False), (lambda: True, True)],
+    ids=["not asked", "a trial is live", "nothing is live"],
+)
+def test_score_asks_whether_anything_is_live(
+    monkeypatch: pytest.MonkeyPatch, inline: Callable[[], bool] | None, on_loop: bool
+) -> None:
+    on_main: list[bool] = []
+    monkeypatch.setattr(drive, "score_trial", lambda *a: on_main.append(
+        threading.current_thread() is threading.main_thread()))  # fmt: skip
+    spec: Any = type("Spec", (), {"scenario": None, "fmt": None, "markers": None})()
+    asyncio.run(drive._score(spec, [], None, inline))
+    assert on_main == [on_loop]
