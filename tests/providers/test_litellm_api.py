@@ -23,6 +23,12 @@ async def complete(ep: Endpoint, req: RenderedRequest, seed: int) -> Completion:
 
 
 def test_a_hung_local_generation_fails_at_once_and_replaces_the_server() -> None:
+    # One call first: LiteLLM's import and its first request's set-up take a second or
+    # more, which inside the 0.3 s deadline timed the request out before it reached the
+    # server (this test failed when it ran first, and passed only after another test had
+    # called LiteLLM).
+    with FakeOpenAI() as warm:
+        asyncio.run(complete(Endpoint("openai/x", warm.base_url, "k-not-secret"), REQ, seed=1))
     calls: list[int] = []
     with FakeOpenAI(delay_s=2.0) as fake:
         ep = Endpoint("openai/x", fake.base_url, "k-not-secret", timeout_s=0.3,

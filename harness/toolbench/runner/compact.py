@@ -18,6 +18,7 @@ the cassette instead).
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from toolbench.results import TimedText, TrialResult, TurnRecord
@@ -40,11 +41,30 @@ def cut(text: str, cap: int) -> str:
     )
 
 
+def _over(value: Any, cap: int) -> bool:
+    """Whether any string of a JSON-like tree is longer than ``cap`` (iterative)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) > cap:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
 def cap_tree(value: Any, cap: int = COPY_CAP) -> Any:
-    """A copy of a JSON-like tree with every string cut to ``cap`` characters.
+    """``value`` itself when no string in it is longer than ``cap`` (the common case: a
+    reading walk allocates nothing), else a copy with every string cut to ``cap``
+    characters.
 
     Iterative, so a deeply nested tree (a hostile tool schema) cannot overflow the stack.
     """
+    if not _over(value, cap):
+        return value
     root: list[Any] = [value]
     stack: list[tuple[Any, Any]] = [(root, 0)]
     while stack:
@@ -63,7 +83,23 @@ def cap_tree(value: Any, cap: int = COPY_CAP) -> Any:
     return root[0]
 
 
+def _within(turn: TurnRecord) -> bool:
+    """Whether nothing of ``turn`` is over its cap (then it is written as it is)."""
+    p, reply = turn.parsed, turn.reply
+    texts = (p.content, p.raw_content, p.reasoning or "", p.final_answer or "",
+             *(e.message for e in p.errors))  # fmt: skip
+    return (
+        len(reply.text) <= REPLY_TEXT_CAP
+        and all(len(t) <= COPY_CAP for t in texts)
+        and not _over([reply.tool_calls, reply.raw_message, turn.request], COPY_CAP)
+        and not _over([c.arguments for c in p.calls], COPY_CAP)
+        and (turn.stream is None or len(turn.stream.deltas) <= DELTA_CAP)
+    )
+
+
 def _turn(turn: TurnRecord) -> TurnRecord:
+    if _within(turn):
+        return turn
     reply = turn.reply.model_copy(
         update={
             "text": cut(turn.reply.text, REPLY_TEXT_CAP),
@@ -103,8 +139,14 @@ def _merged(deltas: list[TimedText]) -> list[TimedText]:
 
 
 def compact(result: TrialResult) -> TrialResult:
-    """The trial as written to ``results.jsonl`` (see the module docstring)."""
-    update: dict[str, Any] = {"turns": [_turn(t) for t in result.turns]}
-    if result.infra_error is not None:
-        update["infra_error"] = cut(result.infra_error, ERROR_CAP)
+    """The trial as written to ``results.jsonl`` (see the module docstring): the trial
+    itself when nothing of it is over its cap (copying every turn of every trial was a
+    tenth of a replayed plain trial's CPU)."""
+    turns = [_turn(t) for t in result.turns]
+    error = result.infra_error
+    if all(map(operator.is_, turns, result.turns)) and (error is None or len(error) <= ERROR_CAP):
+        return result
+    update: dict[str, Any] = {"turns": turns}
+    if error is not None:
+        update["infra_error"] = cut(error, ERROR_CAP)
     return result.model_copy(update=update)
