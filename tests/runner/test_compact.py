@@ -110,3 +110,28 @@ def test_an_error_over_its_cap_and_a_turn_of_too_many_deltas() -> None:
     kept = out.turns[0].stream
     assert kept is not None and len(kept.deltas) == DELTA_CAP
     assert kept.deltas[-1].text == "xxx"
+
+
+def test_compact_caps_copies_and_keeps_short_trials_unchanged() -> None:
+    small = TurnRecord(
+        request={"messages": [{"role": "user", "content": "hi"}]},
+        reply=ModelReply(text="ok", raw_message={"content": "ok"}),
+        parsed=ParseResult(content="ok"),
+    )
+    base = {"run_id": "r", "toolbench_version": "0", "model": "m", "format": "xml",
+            "scenario_id": "s"}  # fmt: skip
+    short = TrialResult(**base, turns=[small])
+    assert compact(short) == short
+    big = "x" * (REPLY_TEXT_CAP + 10)
+    turn = small.model_copy(update={
+        "request": {"messages": [{"role": "assistant", "content": big}]},
+        "reply": ModelReply(text=big, raw_message={"content": big}),
+        "parsed": ParseResult(content=big, raw_content=big),
+    })  # fmt: skip
+    out = compact(TrialResult(**base, turns=[turn])).turns[0]
+    assert out.reply.text == cut(big, REPLY_TEXT_CAP)
+    assert out.reply.text.endswith(f"cut 10 of {len(big)} characters; full text in the cassette]")
+    assert out.reply.raw_message["content"] == cut(big, COPY_CAP)
+    assert out.request["messages"][0]["content"] == cut(big, COPY_CAP)
+    assert out.parsed.content == out.parsed.raw_content == cut(big, COPY_CAP)
+    assert turn.reply.text == big  # the scored trial itself is untouched
