@@ -19,7 +19,9 @@ the cassette instead).
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from toolbench.results import TimedText, TrialResult, TurnRecord
 
@@ -83,47 +85,45 @@ def cap_tree(value: Any, cap: int = COPY_CAP) -> Any:
     return root[0]
 
 
-def _within(turn: TurnRecord) -> bool:
-    """Whether nothing of ``turn`` is over its cap (then it is written as it is)."""
-    p, reply = turn.parsed, turn.reply
-    texts = (p.content, p.raw_content, p.reasoning or "", p.final_answer or "",
-             *(e.message for e in p.errors))  # fmt: skip
-    return (
-        len(reply.text) <= REPLY_TEXT_CAP
-        and all(len(t) <= COPY_CAP for t in texts)
-        and not _over([reply.tool_calls, reply.raw_message, turn.request], COPY_CAP)
-        and not _over([c.arguments for c in p.calls], COPY_CAP)
-        and (turn.stream is None or len(turn.stream.deltas) <= DELTA_CAP)
-    )
+M = TypeVar("M", bound=BaseModel)
+
+
+def _updated(model: M, update: dict[str, Any]) -> M:
+    """``model`` itself when every value of ``update`` is the one it holds already
+    (:func:`cut` and :func:`cap_tree` give back what they did not cut), else a copy with
+    them: a trial with nothing over its caps is written as it is, not copied (copying
+    every turn of every trial was a tenth of a replayed plain trial's CPU)."""
+    if all(value is getattr(model, name) for name, value in update.items()):
+        return model
+    return model.model_copy(update=update)
+
+
+def _same(items: list[Any], old: list[Any]) -> list[Any]:
+    """``old`` when ``items`` are its own objects (none of them cut), else ``items``."""
+    return old if all(map(operator.is_, items, old)) else items
 
 
 def _turn(turn: TurnRecord) -> TurnRecord:
-    if _within(turn):
-        return turn
-    reply = turn.reply.model_copy(
-        update={
-            "text": cut(turn.reply.text, REPLY_TEXT_CAP),
-            "tool_calls": cap_tree(turn.reply.tool_calls),
-            "raw_message": cap_tree(turn.reply.raw_message),
-        }
-    )
-    p = turn.parsed
-    parsed = p.model_copy(
-        update={
-            "content": cut(p.content, COPY_CAP),
-            "raw_content": cut(p.raw_content, COPY_CAP),
-            "reasoning": None if p.reasoning is None else cut(p.reasoning, COPY_CAP),
-            "final_answer": None if p.final_answer is None else cut(p.final_answer, COPY_CAP),
-            "errors": [
-                e.model_copy(update={"message": cut(e.message, COPY_CAP)}) for e in p.errors
-            ],
-            "calls": [c.model_copy(update={"arguments": cap_tree(c.arguments)}) for c in p.calls],
-        }
-    )
+    r, p = turn.reply, turn.parsed
+    reply = _updated(r, {
+        "text": cut(r.text, REPLY_TEXT_CAP),
+        "tool_calls": cap_tree(r.tool_calls),
+        "raw_message": cap_tree(r.raw_message),
+    })  # fmt: skip
+    errors = [_updated(e, {"message": cut(e.message, COPY_CAP)}) for e in p.errors]
+    calls = [_updated(c, {"arguments": cap_tree(c.arguments)}) for c in p.calls]
+    parsed = _updated(p, {
+        "content": cut(p.content, COPY_CAP),
+        "raw_content": cut(p.raw_content, COPY_CAP),
+        "reasoning": None if p.reasoning is None else cut(p.reasoning, COPY_CAP),
+        "final_answer": None if p.final_answer is None else cut(p.final_answer, COPY_CAP),
+        "errors": _same(errors, p.errors),
+        "calls": _same(calls, p.calls),
+    })  # fmt: skip
     update: dict[str, Any] = {"request": cap_tree(turn.request), "reply": reply, "parsed": parsed}
     if turn.stream is not None and len(turn.stream.deltas) > DELTA_CAP:
         update["stream"] = turn.stream.model_copy(update={"deltas": _merged(turn.stream.deltas)})
-    return turn.model_copy(update=update)
+    return _updated(turn, update)
 
 
 DELTA_CAP = 10_000
@@ -140,13 +140,8 @@ def _merged(deltas: list[TimedText]) -> list[TimedText]:
 
 def compact(result: TrialResult) -> TrialResult:
     """The trial as written to ``results.jsonl`` (see the module docstring): the trial
-    itself when nothing of it is over its cap (copying every turn of every trial was a
-    tenth of a replayed plain trial's CPU)."""
-    turns = [_turn(t) for t in result.turns]
-    error = result.infra_error
-    if all(map(operator.is_, turns, result.turns)) and (error is None or len(error) <= ERROR_CAP):
-        return result
-    update: dict[str, Any] = {"turns": turns}
-    if error is not None:
-        update["infra_error"] = cut(error, ERROR_CAP)
-    return result.model_copy(update=update)
+    itself when nothing of it is over its cap."""
+    update: dict[str, Any] = {"turns": _same([_turn(t) for t in result.turns], result.turns)}
+    if result.infra_error is not None:
+        update["infra_error"] = cut(result.infra_error, ERROR_CAP)
+    return _updated(result, update)
