@@ -219,6 +219,40 @@ def test_a_cassette_is_written_whole_with_its_mode_and_no_temporary_left(
     assert fresh.read_text() == "{}"
 
 
+@pytest.mark.parametrize("where", ["e.json", "rel/e.json"])
+def test_a_cassette_at_a_relative_path_is_written_beside_it(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolbench.cassettes import persist
+
+    monkeypatch.chdir(tmp_path)
+    persist.write_atomically(Path(where), "{}", 0o644)
+    assert (tmp_path / where).read_text() == "{}"
+    assert [p.name for p in (tmp_path / where).parent.iterdir()] == ["e.json"]
+
+
+def test_the_results_file_stays_open_for_a_run_and_each_line_is_written_whole(
+    tmp_path: Path,
+) -> None:
+    from toolbench.results import TrialResult
+    from toolbench.store import ResultsAppender, append_result, iter_results
+
+    path = tmp_path / "results.jsonl"
+
+    def trial(sample: int) -> TrialResult:
+        return TrialResult(run_id="r", toolbench_version="0", model="m", format="f",
+                           scenario_id="s", sample=sample, started_at="t", cassette="c",
+                           status="ok")  # fmt: skip
+
+    append_result(path, trial(0))
+    with ResultsAppender(path) as out:
+        out.append(trial(1))
+        # On disk as soon as it is appended: a kill now loses no finished trial.
+        assert [r.sample for r in iter_results(path)] == [0, 1]
+        out.append(trial(2))
+    assert [r.sample for r in iter_results(path)] == [0, 1, 2]
+
+
 @pytest.mark.parametrize("record", ["all", "new"])
 def test_the_replay_hook_is_asked_only_where_a_recording_may_answer(
     record: cassettes.RecordOption, fake: FakeOpenAI, tmp_path: Path,

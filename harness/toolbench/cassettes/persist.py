@@ -3,6 +3,7 @@ aside."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import tempfile
@@ -91,19 +92,20 @@ _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 _temp_serial = itertools.count()
 
 
-def _open_temp(path: Path, mode: int) -> tuple[int, str]:
-    """A new temporary file beside ``path`` (never one that exists: ``O_EXCL``), named
-    by this process and a counter rather than :func:`tempfile.mkstemp`'s random letters,
-    and opened without Python's file object: a live trial saves one cassette, and that
-    machinery cost more than the write. A name left by a killed process with the same id
-    is stepped over."""
+def _open_temp(target: str, mode: int) -> tuple[int, str]:
+    """A new temporary file beside the file ``target`` (never one that exists:
+    ``O_EXCL``), named by this process and a counter rather than
+    :func:`tempfile.mkstemp`'s random letters, and opened without Python's file object: a
+    live trial saves one cassette, and that machinery cost more than the write. A name
+    left by a killed process with the same id is stepped over."""
+    folder, sep, name = target.rpartition(os.sep)
     for _ in range(100):
-        tmp = f"{path.parent}{os.sep}.{path.name}.{os.getpid()}-{next(_temp_serial)}.tmp"
+        tmp = f"{folder}{sep}.{name}.{os.getpid()}-{next(_temp_serial)}.tmp"
         try:
             return os.open(tmp, _TEMP_FLAGS, mode), tmp
         except FileExistsError:
             continue
-    return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    return tempfile.mkstemp(dir=folder or sep or ".", prefix=f".{name}.", suffix=".tmp")
 
 
 def write_atomically(path: Path, text: str, mode: int) -> None:
@@ -112,15 +114,17 @@ def write_atomically(path: Path, text: str, mode: int) -> None:
 
     The temporary name does not end in ``.yaml`` or ``.json``: one left by a kill is never
     taken for a cassette. ``mode``: the file's permissions (set exactly, whatever the
-    umask). Any failure is a :class:`~toolbench.errors.CassetteWriteError`.
+    umask). Any failure is a :class:`~toolbench.errors.CassetteWriteError`. The path is
+    handled as text: :mod:`pathlib`'s parts were 7% of the CPU of a live trial's save.
     """
     data = text.encode("utf-8")
+    target = os.fspath(path)
     try:
         try:  # the folder made only when missing: a live trial saves one cassette
-            fd, tmp = _open_temp(path, mode)
+            fd, tmp = _open_temp(target, mode)
         except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = _open_temp(path, mode)
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            fd, tmp = _open_temp(target, mode)
         try:
             try:
                 os.fchmod(fd, mode)  # exactly, whatever the umask is now
@@ -129,9 +133,10 @@ def write_atomically(path: Path, text: str, mode: int) -> None:
                     view = view[os.write(fd, view) :]
             finally:
                 os.close(fd)
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
             raise
     except OSError as exc:
         raise CassetteWriteError(f"cannot write cassette {path}: {exc.strerror or exc}") from None

@@ -440,6 +440,7 @@ class LiteLLMAPI:
 
     def __init__(self, settings: ProviderSettings) -> None:
         self.settings = settings
+        self._live_keys: dict[str, str | None] = {}
 
     def preflight(self, model: str, record: str) -> None:
         """An unknown provider prefix, or a key the provider needs and the environment
@@ -462,11 +463,20 @@ class LiteLLMAPI:
         api_base = self.settings.api_base_for(model)
         if live:
             warm()  # once: LiteLLM's first-call imports are not the provider's time
-        key = None if live else REPLAY_KEY
-        if live and keyless(model, api_base) and missing_key(model):
-            key = NO_KEY  # a keyless OpenAI-compatible server (vLLM, llama.cpp, LM Studio)
+        key = self._live_key(model, api_base) if live else REPLAY_KEY
         timeout = self.settings.timeout_s or DEFAULT_TIMEOUT_S
         return Endpoint(model, api_base, key, timeout_s=timeout)
+
+    def _live_key(self, model: str, api_base: str | None) -> str | None:
+        """The key a live request to ``model`` sends: :data:`NO_KEY` for a keyless
+        OpenAI-compatible server (vLLM, llama.cpp, LM Studio) when the environment has
+        none, else None (the SDK reads the environment's). Asked once per model of a
+        run (an instance serves one run, whose environment does not change): LiteLLM's
+        check of the environment cost a live trial 0.1 ms."""
+        if model not in self._live_keys:
+            need = keyless(model, api_base) and missing_key(model)
+            self._live_keys[model] = NO_KEY if need else None
+        return self._live_keys[model]
 
     async def send(self, endpoint: Endpoint, request: dict[str, Any]) -> Any:
         return await send(endpoint, request)

@@ -79,7 +79,7 @@ from toolbench.scoring.leakage import (
     marker_texts,
 )
 from toolbench.store import (
-    append_result,
+    ResultsAppender,
     drop_torn_tail,
     iter_results,
     read_info,
@@ -600,11 +600,11 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
                 result = await trial(spec)
             except Exception as exc:  # run_trial never raises; this is the last net
                 result = harness_result(spec, exc)
-        append_result(res_file, compact(result))
+        results.append(compact(result))
         on_result(result)
 
     try:
-        with router():
+        with router(), ResultsAppender(res_file) as results:
             outcomes = await asyncio.gather(*(one(s) for s in plan.specs), return_exceptions=True)
     finally:
         providers.close()

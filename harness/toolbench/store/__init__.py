@@ -21,6 +21,7 @@ from toolbench.store.reader import (
 from toolbench.store.schema import CURRENT as SCHEMA_VERSION
 from toolbench.store.writer import (
     NewResults,
+    ResultsAppender,
     append_result,
     copy_info,
     drop_torn_tail,
@@ -32,6 +33,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "NewResults",
     "Projected",
+    "ResultsAppender",
     "append_result",
     "copy_info",
     "drop_torn_tail",
