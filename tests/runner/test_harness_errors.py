@@ -181,6 +181,13 @@ def test_scoring_runs_off_the_event_loop_thread(
     event loop (every other trial's I/O) goes on meanwhile."""
     import threading
 
+    # Both scenarios with a pattern of the author's (else scored on the loop: quick).
+    text = scenario_file.read_text(encoding="utf-8")
+    answer = "      final_answer: {regex: 'x*'}\n"
+    text = text.replace("arguments: {city: Paris}", "arguments: {city: {regex: 'Par.*'}}")
+    text = text.replace("      no_call: true\n", "      no_call: true\n" + answer)
+    scenario_file.write_text(text)
+
     from toolbench.scoring import score_trial
 
     threads: list[threading.Thread] = []

@@ -15,7 +15,7 @@ import asyncio
 import hashlib
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,6 +115,10 @@ class TrialSpec:
 EndpointFor = Callable[[str, Format], Awaitable[tuple[ModelAPI, Endpoint]]]
 """The provider kind serving a (model, format) and the endpoint it calls."""
 
+OnLoop = Callable[[Sequence[TurnRecord]], bool]
+"""Asked with a trial's turns when it is to be scored: True scores it on the event loop
+(see :func:`_score`)."""
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -177,15 +181,15 @@ def _status(base: TrialResult, status: str, code: str, message: str) -> TrialRes
 
 
 async def run_trial(
-    spec: TrialSpec, endpoint_for: EndpointFor, inline: Callable[[], bool] | None = None
+    spec: TrialSpec, endpoint_for: EndpointFor, inline: OnLoop | None = None
 ) -> TrialResult:
     """Run and score one trial (:func:`_run_trial`), timing the provider apart from the
     harness: ``provider_s`` sums the attempts' provider times, ``harness_s`` is the rest
     of the trial's wall time (the caller holds its concurrency slot already, so no
     queueing is in it).
 
-    ``inline``: asked when the trial is to be scored; True scores it on the event loop
-    instead of in a worker thread (see :func:`_score`)."""
+    ``inline``: asked, with the trial's turns, when it is to be scored; True scores it on
+    the event loop instead of in a worker thread (see :func:`_score`)."""
     t0 = time.perf_counter()
     recorded: list[float] = []
     result = await _run_trial(spec, endpoint_for, recorded, inline)
@@ -207,7 +211,7 @@ def _conversation_options(spec: TrialSpec) -> list[str]:
 
 async def _run_trial(
     spec: TrialSpec, endpoint_for: EndpointFor, recorded: list[float],
-    inline: Callable[[], bool] | None = None,
+    inline: OnLoop | None = None,
 ) -> TrialResult:  # fmt: skip
     """Run and score one trial. Never raises (short of cancellation): whatever goes wrong
     becomes the trial's status and typed code, and the run goes on.
@@ -306,15 +310,17 @@ async def _drive_streamed(
 
 async def _score(
     spec: TrialSpec, turns: list[TurnRecord], settings: TrialSettings | None,
-    inline: Callable[[], bool] | None,
+    inline: OnLoop | None,
 ) -> TrialScores:  # fmt: skip
     """Score a trial: in a worker thread while another trial may be waiting on a server
     (a scenario's slow regex check, bounded by :mod:`toolbench.timedregex`, or a big
     reply's schema validation must not stall its I/O), on the event loop when ``inline``
-    says nothing is: handing the work to a thread and back cost about 0.3 ms of CPU a
-    trial, a third of a replayed plain trial, and a replay has no I/O to protect."""
+    says so: when nothing is waiting on a server (a replay), or when this trial's
+    scoring is known to be quick (:mod:`toolbench.scoring.quick`). Handing the work to a
+    thread and back cost a replayed plain trial a third of its CPU, a live trial 0.2 ms
+    and seven context switches."""
     args = (spec.scenario, spec.fmt, turns, settings, spec.markers)
-    if inline is not None and inline():
+    if inline is not None and inline(turns):
         return score_trial(*args)
     return await asyncio.to_thread(score_trial, *args)
 

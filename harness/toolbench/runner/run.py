@@ -55,9 +55,15 @@ from toolbench.providers.llama_server import server_chat_template
 from toolbench.providers.local_models import DEFAULT_MODELS
 from toolbench.providers.registry import DEFAULT_KIND, Providers, api_class, kind_of, kinds
 from toolbench.redaction import redact, redact_uri, register_url_secrets
-from toolbench.results import RunInfo, Shard, TrialResult
+from toolbench.results import RunInfo, Shard, TrialResult, TurnRecord
 from toolbench.runner.compact import compact
-from toolbench.runner.drive import TrialSpec, cassette_path, harness_result, run_trial
+from toolbench.runner.drive import (
+    OnLoop,
+    TrialSpec,
+    cassette_path,
+    harness_result,
+    run_trial,
+)
 from toolbench.runner.lock import RunLock
 from toolbench.runner.model_params import (
     API_BASE,
@@ -78,6 +84,7 @@ from toolbench.scoring.leakage import (
     installed_markers,
     marker_texts,
 )
+from toolbench.scoring.quick import replies_are_short, scenario_scores_quickly
 from toolbench.store import (
     ResultsAppender,
     drop_torn_tail,
@@ -557,18 +564,28 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         endpoint.model_params = mine
         return api, endpoint
 
-    # Trials talking to a server now: while none is, a replayed trial is scored on the
-    # event loop (no request in flight for its scoring to stall; see ``drive._score``).
+    # Trials talking to a server now: while none is, a trial is scored on the event loop
+    # (no request in flight for its scoring to stall; see ``drive._score``); while one
+    # is, only a trial whose scoring is known to be quick is.
     live = 0
+    quick: dict[int, bool] = {}  # by scenario (the plan holds each for the whole run)
 
-    def quiet() -> bool:
-        return live == 0
+    def on_loop(spec: TrialSpec) -> OnLoop:
+        def ask(turns: Sequence[TurnRecord]) -> bool:
+            if live == 0:
+                return True
+            known = quick.get(id(spec.scenario))
+            if known is None:
+                known = quick[id(spec.scenario)] = scenario_scores_quickly(spec.scenario)
+            return known and replies_are_short(turns)
+
+        return ask
 
     async def live_trial(spec: TrialSpec) -> TrialResult:
         nonlocal live
         live += 1
         try:
-            return await run_trial(spec, lambda m, f: endpoint_for(m, f, True))
+            return await run_trial(spec, lambda m, f: endpoint_for(m, f, True), on_loop(spec))
         finally:
             live -= 1
 
@@ -577,7 +594,7 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         if not replay_first:
             return await live_trial(spec)
         first = dataclasses.replace(spec, record="none")
-        result = await run_trial(first, lambda m, f: endpoint_for(m, f, False), quiet)
+        result = await run_trial(first, lambda m, f: endpoint_for(m, f, False), on_loop(spec))
         redo = ("cassette_missing", "cassette_unreadable")
         if result.status in redo and spec.record == "new":
             result = await live_trial(spec)

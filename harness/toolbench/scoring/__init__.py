@@ -5,7 +5,8 @@ definitions live in the module docstrings: :mod:`.core` (:func:`score_trial`),
 :mod:`.scorer` (registered scorers, their named values, replacing one), :mod:`.builtin`
 (the built-in scorers, in order): :mod:`.parsing`, :mod:`.accuracy` (with :mod:`.calls`,
 :mod:`.matchers` and :mod:`.answer`), :mod:`.schema`, :mod:`.stop`, :mod:`.leakage`,
-:mod:`.retry`, :mod:`.fallback` and :mod:`.stream` (the streaming measurements).
+:mod:`.retry`, :mod:`.fallback` and :mod:`.stream` (the streaming measurements);
+:mod:`.quick` says which trials score quickly enough for the runner's event loop.
 """
 
 from toolbench.scoring.core import effective_turns, score_trial
