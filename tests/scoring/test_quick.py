@@ -89,3 +89,10 @@ def test_replies_are_short_counts_text_and_arguments_over_all_turns(
     turns: list[Any], short: bool
 ) -> None:
     assert replies_are_short(turns) is short
+
+
+def test_a_scenario_json_cannot_hold_keeps_the_thread() -> None:
+    built = scenario({"calls": [CITY]})
+    assert built.expect.calls is not None
+    built.expect.calls[0].arguments["city"].exact = object()  # built in code, not JSON
+    assert scenario_scores_quickly(built) is False

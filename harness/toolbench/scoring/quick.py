@@ -59,7 +59,11 @@ def scenario_scores_quickly(scenario: Scenario) -> bool:
     owners = (str(getattr(s.score, "__module__", "")) for s in all_scorers())
     if not all(owner.startswith("toolbench.") for owner in owners):
         return False
-    return not _has_pattern(scenario.model_dump(mode="json", exclude_none=True))
+    try:
+        data = scenario.model_dump(mode="json", exclude_none=True)
+    except Exception:  # a scenario built in code with a value JSON cannot hold: the thread
+        return False
+    return not _has_pattern(data)
 
 
 def replies_are_short(turns: Sequence[TurnRecord]) -> bool:
