@@ -446,11 +446,19 @@ def redact_data(data: Any, values: list[str] | None = None) -> Any:
     """JSON-like ``data`` with every known secret removed from its decoded strings (keys
     and values). A server may escape any character of a JSON string (``\\u0073k-...``,
     ``\\/``): a search of the encoded bytes misses what a decoder, and the cassette
-    serializer, then writes in clear. Returns ``data`` itself when nothing changed."""
+    serializer, then writes in clear. Returns ``data`` itself when nothing changed.
+
+    Screened first on ``data`` written as JSON (:func:`json_may_hold`): one C pass and a
+    substring search per form, where the walk searches every key and string for every
+    form (a live trial's kept reply: 0.1 ms). Data JSON cannot write is walked."""
     vals = secret_values() if values is None else values
     if not vals:
         return data
-    return _redact_data(data, vals)
+    try:
+        text = json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return _redact_data(data, vals)
+    return _redact_data(data, vals) if json_may_hold(text, vals) else data
 
 
 def _redact_data(data: Any, values: list[str]) -> Any:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolbench import redaction
 from toolbench.redaction import (
@@ -67,3 +69,34 @@ def test_environment_secrets_follow_the_environment(monkeypatch: pytest.MonkeyPa
     assert "second-secret-value-0002" in values and "first-secret-value-0001" not in values
     monkeypatch.delenv("MY_SERVICE_API_KEY")
     assert "second-secret-value-0002" not in secret_values()
+
+
+_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",))
+_TEXT = st.text(_CHARS, max_size=40)
+_SECRET = st.text(st.sampled_from('sk-Ab9"\\/\n\t\x01é€😀<&% +'), min_size=8, max_size=20)
+
+
+@st.composite
+def _planted(draw: st.DrawFn) -> tuple[object, list[str]]:
+    """JSON-like data, some of whose keys and strings hold one of the secrets (in clear,
+    between any characters: quotes, backslashes, control characters, emoji)."""
+    secrets = draw(st.lists(_SECRET, min_size=1, max_size=2, unique=True))
+    text = st.one_of(_TEXT, st.builds(lambda a, s, b: a + s + b, _TEXT,
+                                      st.sampled_from(secrets), _TEXT))  # fmt: skip
+    leaf = st.one_of(st.none(), st.booleans(), st.integers(), text)
+    def nest(kids: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+        return st.one_of(st.lists(kids, max_size=4), st.dictionaries(text, kids, max_size=4))
+
+    data = draw(st.recursive(leaf, nest, max_leaves=12))
+    return data, secrets
+
+
+@settings(max_examples=400, deadline=None)
+@given(_planted())
+def test_redact_data_s_screen_misses_no_secret_the_walk_finds(
+    planted: tuple[object, list[str]],
+) -> None:
+    data, secrets = planted
+    values = sorted(secrets, key=len, reverse=True)
+    assert redaction.redact_data(data, values) == redaction._redact_data(data, values)
+    assert redaction.redact_data(data, []) is data
