@@ -40,6 +40,8 @@ class TrialCassette:
     last_replayed: bool = False
     last_provider_s: float | None = None
     """The provider's time of the last live exchange: request written to last byte."""
+    values: list[str] | None = None
+    """The known secret values, found once for the trial (None: found when needed)."""
     _recorded_at: int | None = None
 
     LATENCY_KEY = LATENCY_KEY
@@ -107,7 +109,7 @@ class TrialCassette:
             return
         # Redacted as the recorded body was: the reply read live may hold a key the
         # server echoed, which the body written beside it no longer holds.
-        self._set_at(READ_KEY, redact_data(read))
+        self._set_at(READ_KEY, redact_data(read, self.values))
         self.cassette._metadata[CAPABILITIES_KEY] = capabilities
 
     def kept_capabilities(self) -> dict[str, Any] | None:

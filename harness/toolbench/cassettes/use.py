@@ -93,7 +93,7 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         if record == "none":
             raise CassetteMissingError(f"no cassette {path}")
     values = secret_values()  # once per trial, not once per request hook
-    tc = TrialCassette(path=path, cassette=None)
+    tc = TrialCassette(path=path, cassette=None, values=values)
     if record == "none":  # read without vcrpy; opened as vcrpy's if a request reaches HTTP
         tc.cassette = ReplayOnlyCassette.open(path, lambda: _vcr_cassette(path, record, tc, values))
     else:
