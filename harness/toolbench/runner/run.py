@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import gc
 import math
 import os
 import platform
@@ -56,6 +55,7 @@ from toolbench.providers.local_models import DEFAULT_MODELS
 from toolbench.providers.registry import DEFAULT_KIND, Providers, api_class, kind_of, kinds
 from toolbench.redaction import redact, redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult, TurnRecord
+from toolbench.runner.collector import run_collector
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import (
     OnLoop,
@@ -646,15 +646,8 @@ def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
         results_path(plan.run_dir).touch()
         plan.written_from = results_path(plan.run_dir).stat().st_size
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        # What start-up built (modules, schemas, the plan) lives as long as the run: moved
-        # out of the collector's sight, a full collection no longer walks it again for
-        # each trial's short-lived objects (a replayed stream's cassette: twice as slow).
-        # Given back after the run, so that a process running several runs frees them.
-        gc.freeze()
-        try:
+        with run_collector():  # see runner/collector.py: why, and what is given back
             asyncio.run(_execute(cfg, plan, on_result))
-        finally:
-            gc.unfreeze()
     finally:
         lock.release()
     return plan.run_dir
