@@ -12,11 +12,14 @@ divided by its trials:
 - ``httpx``: the bare posts alone (no toolbench), the HTTP client's own share.
 
 toolbench's own CPU per trial is ``bare - httpx``; LiteLLM's share (with the OpenAI SDK
-it drives) is ``litellm - bare``. LiteLLM's import and first-call imports happen before
-any clock, and every kind is run once before the rounds. The machine is shared: each
-round runs the three kinds back to back in a turning order, and the spread of the rounds
-is printed (least, median, most), with the load average before and after and what
-creating one file costs here (a recorded trial creates one).
+it drives) is ``litellm - bare``. toolbench's own is also split into user CPU (its Python)
+and system CPU (the kernel's work beyond httpx's own sockets: the cassette file a recorded
+trial creates, the results line): creating one file costs this VM's disk 0.01 to 0.8 ms of
+system CPU from one minute to the next, a swing of its own beside the Python's.
+LiteLLM's import and first-call imports happen before any clock, and every kind is run
+once before the rounds. The machine is shared: each round runs the three kinds back to
+back in a turning order, and the spread of the rounds is printed (least, median, most),
+with the load average before and after and what creating one file costs here.
 Run: ``python benchmarks/bench_live_cpu.py [--trials 400] [--rounds 5]``.
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -68,10 +72,22 @@ system, as a run does (``cassettes/``, ``runs/``). The system's ``/tmp`` here co
 benchmark in ``/tmp`` counted as toolbench's own."""
 
 
+def _cpu() -> tuple[float, float]:
+    """This process's CPU seconds so far, every thread's: (user + system, system)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime, ru.ru_stime
+
+
+def _since(start: tuple[float, float]) -> tuple[float, float]:
+    now = _cpu()
+    return now[0] - start[0], now[1] - start[1]
+
+
 def run_trials(
     trials: int, concurrency: int, base_url: str, kind: str, where: Path | None = None
-) -> tuple[float, int]:
-    """CPU seconds of this process for one run of ``trials``, and the trials ok."""
+) -> tuple[tuple[float, float], int]:
+    """CPU seconds of this process for one run of ``trials`` (total, of it system), and
+    the trials ok."""
     from toolbench.providers import registry
     from toolbench.providers.litellm_api import LiteLLMAPI
     from toolbench.runner.run import RunConfig, execute_run, plan_run
@@ -90,9 +106,9 @@ def run_trials(
         )  # fmt: skip
         plan = plan_run(cfg)
         done: list[Any] = []
-        c0 = time.process_time()
+        c0 = _cpu()
         execute_run(cfg, plan, done.append)
-        cpu = time.process_time() - c0
+        cpu = _since(c0)
     bad = [r for r in done if r.status != "ok"]
     if bad:
         print(f"{kind}: {len(bad)} not ok, e.g. {bad[0].status} {bad[0].error_code} "
@@ -100,8 +116,9 @@ def run_trials(
     return cpu, len(done) - len(bad)
 
 
-def bare_posts(trials: int, concurrency: int, base_url: str) -> float:
-    """CPU seconds of ``trials`` httpx posts of the same request, ``concurrency`` at once."""
+def bare_posts(trials: int, concurrency: int, base_url: str) -> tuple[float, float]:
+    """CPU seconds of ``trials`` httpx posts of the same request, ``concurrency`` at once
+    (total, of it system)."""
     import httpx
 
     body = {"model": "bench", "messages": [{"role": "user", "content": "Weather in Paris?"}],
@@ -126,9 +143,9 @@ def bare_posts(trials: int, concurrency: int, base_url: str) -> float:
             await asyncio.gather(*(one() for _ in range(trials)))
 
     dropped: list[int] = []
-    c0 = time.process_time()
+    c0 = _cpu()
     asyncio.run(go())
-    cpu = time.process_time() - c0
+    cpu = _since(c0)
     if dropped:
         print(f"httpx posts: {len(dropped)} connection(s) dropped by the server, asked again")
     return cpu
@@ -154,13 +171,17 @@ def file_create_cpu(where: Path, n: int = 200) -> float:
 KINDS = ("litellm", "bare", "httpx")
 
 
-def one_round(kind: str, trials: int, concurrency: int, base_url: str, where: Path) -> float:
-    """CPU milliseconds a trial (a request, for ``httpx``) of one run of ``kind``."""
+def one_round(
+    kind: str, trials: int, concurrency: int, base_url: str, where: Path
+) -> tuple[float, float]:
+    """CPU milliseconds a trial (a request, for ``httpx``) of one run of ``kind``: total,
+    and of it system CPU (the kernel's work: sockets, and a recorded trial's file)."""
     if kind == "httpx":
-        return bare_posts(trials, concurrency, base_url) / trials * 1000
-    cpu, ok = run_trials(trials, concurrency, base_url, kind, where)
-    assert ok == trials, f"{kind}: {ok} of {trials} ok"
-    return cpu / trials * 1000
+        cpu = bare_posts(trials, concurrency, base_url)
+    else:
+        cpu, ok = run_trials(trials, concurrency, base_url, kind, where)
+        assert ok == trials, f"{kind}: {ok} of {trials} ok"
+    return cpu[0] / trials * 1000, cpu[1] / trials * 1000
 
 
 def main() -> None:
@@ -177,6 +198,7 @@ def main() -> None:
     litellm_api.warm()
     load_before = os.getloadavg()
     per: dict[str, list[float]] = {k: [] for k in KINDS}
+    system: dict[str, list[float]] = {k: [] for k in KINDS}
     with fake_server() as (base_url, _pid):
         for kind in KINDS:  # warm every path (imports, first-call caches, the pool)
             one_round(kind, 16, args.concurrency, base_url, args.dir)
@@ -184,8 +206,10 @@ def main() -> None:
             # Each round runs the three kinds back to back, in an order that turns each
             # round: a slow spell of the machine falls on every kind alike.
             for kind in KINDS[r % 3 :] + KINDS[: r % 3]:
-                per[kind].append(one_round(kind, args.trials, args.concurrency, base_url,
-                                           args.dir))  # fmt: skip
+                total, kernel = one_round(kind, args.trials, args.concurrency, base_url,
+                                          args.dir)  # fmt: skip
+                per[kind].append(total)
+                system[kind].append(kernel)
     creating = file_create_cpu(args.dir)
     load_after = os.getloadavg()
 
@@ -194,6 +218,8 @@ def main() -> None:
                 f"most {max(xs):.2f}")  # fmt: skip
 
     own = [b - h for b, h in zip(per["bare"], per["httpx"], strict=True)]
+    own_system = [b - h for b, h in zip(system["bare"], system["httpx"], strict=True)]
+    own_user = [o - k for o, k in zip(own, own_system, strict=True)]
     lite = [a - b for a, b in zip(per["litellm"], per["bare"], strict=True)]
 
     def load(xs: tuple[float, float, float]) -> str:
@@ -208,6 +234,9 @@ def main() -> None:
     print(f"CPU / request, httpx posts alone: {spread(per['httpx'])} ms")
     print(f"toolbench's own (bare - httpx)  : {spread(own)} ms a round (aim <= 2); "
           f"least bare - least httpx {min(per['bare']) - min(per['httpx']):.2f} ms")  # fmt: skip
+    print(f"  of it user CPU (Python)       : {spread(own_user)} ms a round")
+    print(f"  of it system CPU (the kernel) : {spread(own_system)} ms a round (beyond "
+          "httpx's own sockets: the cassette file, the results line)")  # fmt: skip
     print(f"LiteLLM + SDK (litellm - bare)  : {spread(lite)} ms a round")
     print(
         f"creating one file here          : {creating:.3f} ms CPU (a recorded trial "
