@@ -6,8 +6,9 @@ trial or form cycles. With the interpreter's default threshold (a young collecti
 700 net allocations) a live trial paid for about a dozen young collections, each walking
 what was in flight for the other fifteen trials at that moment and promoting it, only for
 the next collection to walk it again: paired rounds of 400 live trials (concurrency 16,
-``benchmarks/bench_live_cpu.py``'s bare kind) cost a median 0.29 and 0.53 ms of CPU a
-trial more with the default than with a young threshold of 10,000.
+``benchmarks/bench_live_cpu.py``'s bare kind; eight pairs, three times) cost a median
+0.53, 0.29 and 0.14 ms of CPU a trial more with the default than with a young threshold
+of 10,000.
 
 What start-up built (modules, schemas, the plan) lives as long as the run: it is moved out
 of the collector's sight (``gc.freeze``), so a full collection no longer walks it again for
