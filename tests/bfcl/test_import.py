@@ -50,7 +50,7 @@ def test_imports_every_category_and_reports_skips(tmp_path: Path) -> None:
     ) in text
     assert validate_paths([tmp_path / "out"]) == []
     by_id = {sc.id: sc for sc in load_scenarios([tmp_path / "out"])}
-    assert by_id["simple_python_0"].tools[0].name == "geometry_area_circle"
+    assert by_id["simple_python_0"].tools[0].name == "geometry.area_circle"  # as BFCL names it
     assert by_id["parallel_0"].expect.order == "any"
     assert by_id["live_irrelevance_1-0-0"].expect.no_call
     assert by_id["live_simple_0-0-0"].messages[0].role == "system"
@@ -79,25 +79,26 @@ def test_v3_layout(tmp_path: Path) -> None:
 
 # (name, what the imported scenario should say about BFCL-shaped calls)
 VERDICTS = [
-    ("simple_python_0", [{"geometry_area_circle": {"radius": 5}}], True),  # int for float
-    ("simple_python_0", [{"geometry_area_circle": {"radius": 5.0, "units": "M."}}], True),
-    ("simple_python_0", [{"geometry_area_circle": {"radius": 5.0, "units": "km"}}], False),
-    ("simple_python_0", [{"geometry.area_circle": {"radius": 5.0}}], False),  # dotted name
-    ("simple_python_1", [{"plot_point": {"xy": [1, 2], "label": "a"}}], True),
+    ("simple_python_0", [{"geometry.area_circle": {"radius": 5}}], True),  # int for float
+    ("simple_python_0", [{"geometry.area_circle": {"radius": 5.0, "units": "M."}}], True),
+    ("simple_python_0", [{"geometry.area_circle": {"radius": 5.0, "units": "km"}}], False),
+    # the provider-safe spelling is native's to map back, not a name the scenario offers
+    ("simple_python_0", [{"geometry_area_circle": {"radius": 5.0}}], False),
+    ("simple_python_1", [{"plot.point": {"xy": [1, 2], "label": "a"}}], True),
     # integer items given as floats: BFCL's type_error:nested (bfcl-eval 2026.3.23 says so)
-    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2], "label": "a"}}], False),
-    ("simple_python_1", [{"plot_point": {"xy": [1.0, 2.0], "label": "a"}}], False),
-    ("simple_python_1", [{"plot_point": {"xy": [True, 2], "label": "a"}}], False),
-    ("simple_python_1", [{"plot_point": {"xy": [1, 2], "label": 1}}], False),  # any = str
-    ("simple_python_1", [{"plot_point": {"xy": [1, 2], "style": {"color": "Red"}}}], False),
+    ("simple_python_1", [{"plot.point": {"xy": [1.0, 2], "label": "a"}}], False),
+    ("simple_python_1", [{"plot.point": {"xy": [1.0, 2.0], "label": "a"}}], False),
+    ("simple_python_1", [{"plot.point": {"xy": [True, 2], "label": "a"}}], False),
+    ("simple_python_1", [{"plot.point": {"xy": [1, 2], "label": 1}}], False),  # any = str
+    ("simple_python_1", [{"plot.point": {"xy": [1, 2], "style": {"color": "Red"}}}], False),
     (
         "simple_python_1",
-        [{"plot_point": {"xy": [1, 2], "label": "A", "style": {"color": "Red"}}}],
+        [{"plot.point": {"xy": [1, 2], "label": "A", "style": {"color": "Red"}}}],
         True,
     ),
     (
         "simple_python_1",
-        [{"plot_point": {"xy": [1, 2], "label": "A", "style": {"color": "red", "x": 1}}}],
+        [{"plot.point": {"xy": [1, 2], "label": "A", "style": {"color": "red", "x": 1}}}],
         False,
     ),
     ("multiple_0", [{"get_weather": {"city": "rome"}}], True),
@@ -299,3 +300,33 @@ def test_irrelevance_verdict_is_the_trials_no_call_correct(
     scores = score_trial(sc, get_format("xml"), [record])
     assert verdict(sc, calls, attempted=attempted) is ok
     assert scores.get("no_call_correct") is ok
+
+
+SHARED_BFCL = Path(__file__).resolve().parents[3] / "shared" / "bfcl"
+
+
+@pytest.mark.skipif(not SHARED_BFCL.is_dir(), reason="../shared/bfcl is not beside the checkout")
+def test_the_whole_bfcl_import_loads(tmp_path: Path) -> None:
+    """A file toolbench writes, toolbench reads: every file of the real import passes the
+    scenario loader (answer alternatives sharing one object once came out as YAML aliases,
+    which the loader refuses), and dotted names come through as BFCL writes them."""
+    report = import_bfcl(SHARED_BFCL, tmp_path / "out")
+    assert sum(report.counts.values()) > 3000
+    assert validate_paths([tmp_path / "out"]) == []
+    text = "".join(p.read_text() for p in (tmp_path / "out").iterdir())
+    assert "*id0" not in text and "&id0" not in text
+    names = {t.name for sc in load_scenarios([tmp_path / "out"]) for t in sc.tools}
+    dotted = {n for n in names if "." in n}
+    assert len(dotted) > 100 and "math.factorial" in names and "math_factorial" not in names
+
+
+def test_shared_values_are_written_in_full_not_as_aliases(tmp_path: Path) -> None:
+    from toolbench.bfcl.importer import _dump
+    from toolbench.scenarios.yamlfile import read_yaml
+
+    shared = ["a", "b"]
+    data = [{"any_of": [shared, shared], "x": {"y": shared}}]
+    text = _dump(data)
+    assert "&" not in text and "*" not in text
+    (tmp_path / "s.yaml").write_text(text)
+    assert read_yaml(tmp_path / "s.yaml") == data  # the loader refuses aliases

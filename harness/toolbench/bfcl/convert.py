@@ -14,8 +14,10 @@ The matchers reproduce BFCL's AST checker (``bfcl_eval/eval_checker/ast_eval``):
   ``dict_checker`` does (``True == 1``);
 * ``""`` among the answers: the argument may be left out.
 
-Function names with dots are written with underscores, as BFCL shows them to models that
-do not accept dots (its ``underscore_to_dot`` models) and as its checker then expects.
+Function names are kept as BFCL writes them, dots included (``math.gcd``): BFCL shows
+prompt-mode models the original names and its checker expects them back. Providers whose
+tool APIs refuse dots get provider-safe names from the ``native`` format, which maps the
+calls back (:mod:`toolbench.formats.tool_names`), as BFCL's ``underscore_to_dot`` does.
 """
 
 from __future__ import annotations
@@ -71,11 +73,6 @@ class SkipEntry(Exception):
 
 class BadInput(UserError):
     """A BFCL file that is not what BFCL writes (one line naming file and line)."""
-
-
-def tool_name(name: str) -> str:
-    """The name as BFCL shows it to models without dots in names."""
-    return name.replace(".", "_")
 
 
 def scenario_id(raw: str) -> str:

@@ -33,7 +33,6 @@ from toolbench.bfcl.convert import (
     arg_matcher,
     json_schema,
     scenario_id,
-    tool_name,
 )
 from toolbench.scenarios.model import Scenario
 from toolbench.scenarios.toolschema import schema_problem
@@ -66,7 +65,18 @@ SKIPPED_CATEGORIES = {
 """Single-turn categories not imported, with the reason. Anything else (multi_turn_*,
 memory, web_search, format_sensitivity, exec_*, rest, sql...) needs state or execution."""
 
-_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Writes every value in full, never as an anchor and alias: toolbench's scenario
+    loader refuses aliases (alias bombs), and a converted entry may hold one object in two
+    places (an answer alternative shared by two matchers), which a plain dumper would
+    write as ``&id001`` ... ``*id001``. A file toolbench writes, toolbench reads."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+_DUMPER: Any = _Dumper
 _FILE_BUDGET = MAX_FILE_BYTES - 64 * 1024
 
 
@@ -148,7 +158,7 @@ def _tools(functions: list[Any]) -> list[dict[str, Any]]:
             raise SkipEntry(f"function '{f.get('name')}': {problem}")
         tools.append(
             {
-                "name": tool_name(str(f["name"])),
+                "name": str(f["name"]),
                 "description": str(f.get("description", "")),
                 "parameters": params,
             }
@@ -180,7 +190,7 @@ def _expected(answers: Any, functions: list[Any], where: str) -> list[dict[str, 
             if param not in props:
                 raise SkipEntry(f"answer names parameter '{param}' that '{name}' does not have")
             matchers[param] = arg_matcher(param, alts, props[param], param in required)
-        calls.append({"name": tool_name(name), "arguments": matchers})
+        calls.append({"name": name, "arguments": matchers})
     return calls
 
 
@@ -196,9 +206,9 @@ def entry_scenario(
     for f in functions:
         if not isinstance(f, dict) or not isinstance(f.get("name"), str) or not f["name"]:
             raise BadInput(f"{where}: every function needs a 'name'")
-    names = [tool_name(f["name"]) for f in functions]
+    names = [f["name"] for f in functions]
     if len(set(names)) != len(names):
-        raise SkipEntry("two functions have the same name once dots become underscores")
+        raise SkipEntry("two functions have the same name")
     expect: dict[str, Any]
     if cat in NO_CALL:
         expect = {"no_call": True}

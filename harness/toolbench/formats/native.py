@@ -56,6 +56,7 @@ from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
 from toolbench.formats.strict import drop_optional_nulls, strict_schema, why_not_strict
 from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
+from toolbench.formats.tool_names import name_map, name_problem
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
@@ -171,6 +172,9 @@ class Native(Format):
         return self.name + (":" + ",".join(parts) if parts else "")
 
     def refuses(self, tools: Sequence[ToolDef]) -> str | None:
+        problem = name_problem(tools)
+        if problem is not None:
+            return problem
         choice = self.knobs.tool_choice
         if choice is not None and choice not in CHOICE_WORDS:
             names = [t.name for t in tools]
@@ -184,9 +188,9 @@ class Native(Format):
         return None
 
     def notes(self, tools: Sequence[ToolDef]) -> list[str]:
+        out = name_map(tools).notes()
         if not self.knobs.strict:
-            return []
-        out = []
+            return out
         for t in tools:
             changes = strict_schema(t.parameters)[1]
             if changes:
@@ -199,21 +203,23 @@ class Native(Format):
             out.insert(0, {"role": "system", "content": DEFAULT_SYSTEM})
         params: dict[str, Any] = {}
         o = self.knobs
+        names = name_map(tools)
         if tools and o.tool_choice is not None:
-            forced = {"type": "function", "function": {"name": o.tool_choice}}
+            forced = {"type": "function", "function": {"name": names.to_provider(o.tool_choice)}}
             params["tool_choice"] = o.tool_choice if o.tool_choice in CHOICE_WORDS else forced
         if tools and o.parallel is not None:
             params["parallel_tool_calls"] = o.parallel
         return RenderedRequest(
             messages=out,
-            tools=[self._tool(t) for t in tools] or None,
+            tools=[self._tool(t, names.to_provider(t.name)) for t in tools] or None,
             tool_choice="auto" if tools else None,
             params=params,
             api=o.api,
         )
 
-    def _tool(self, tool: ToolDef) -> dict[str, Any]:
+    def _tool(self, tool: ToolDef, sent_as: str) -> dict[str, Any]:
         entry = tool.openai()
+        entry["function"]["name"] = sent_as
         if self.knobs.strict and why_not_strict(tool.parameters) is None:
             fn = entry["function"]
             entry["function"] = {**fn, "parameters": strict_schema(tool.parameters)[0],
@@ -228,6 +234,7 @@ class Native(Format):
 
     def _parse_reply(self, reply: ModelReply, tools: Sequence[ToolDef] | None) -> ParseResult:
         col = CallCollector()
+        names = name_map(tools or ())
         for i, tc in enumerate(reply.tool_calls):
             where = f"tool_calls[{i}]"
             fn = tc.get("function") if isinstance(tc, dict) else None
@@ -235,8 +242,12 @@ class Native(Format):
                 col.fail(codes.CALL_BAD_SHAPE, f"{where}: no 'function' object")
                 continue
             call_id = tc.get("id")
+            call = {k: fn.get(k) for k in ("name", "arguments") if k in fn}
+            name = call.get("name")
+            if isinstance(name, str):
+                call["name"] = names.from_provider(name.strip())
             col.add_object(
-                {k: fn.get(k) for k in ("name", "arguments") if k in fn},
+                call,
                 name_keys=("name",),
                 where=where,
                 call_id=call_id if isinstance(call_id, str) and call_id else None,

@@ -7,7 +7,10 @@ Run outside toolbench's environment dependencies (see README.md beside this file
 ``BFCL_EVAL_SRC`` is the folder holding the unpacked ``bfcl_eval`` package (the wheel
 unzipped, no dependencies installed): only ``ast_checker`` and what it imports are loaded;
 ``bfcl_eval.constants.model_config`` (which imports every model handler) is replaced by a
-stub whose models all have ``underscore_to_dot`` (dots in names shown as underscores).
+stub whose models are all prompt-mode ones without ``underscore_to_dot``: function names
+are shown and expected as BFCL's data writes them, dots included (``math.gcd``), as
+toolbench imports them; the native format's provider-safe renaming is its own, undone
+before scoring.
 Every ``--every``-th entry of each category is kept (1 = all; the committed corpus uses 8).
 """
 
@@ -37,7 +40,7 @@ def load_checker(src: Path) -> Any:
     stub = types.ModuleType("bfcl_eval.constants.model_config")
 
     class _Cfg:
-        underscore_to_dot = True
+        underscore_to_dot = False
 
     class _All(dict[str, Any]):
         def __missing__(self, key: str) -> Any:
@@ -155,12 +158,9 @@ def perturb_dict(d: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def cases(entry: dict[str, Any], answer: list[dict[str, Any]]) -> list[tuple[str, Any]]:
-    def name(n: str) -> str:
-        return n.replace(".", "_")
-
-    base = [{name(n): first_values(a, False)} for call in answer for n, a in call.items()]
+    base = [{n: first_values(a, False)} for call in answer for n, a in call.items()]
     out: list[tuple[str, Any]] = [("answer", base)]
-    mini = [{name(n): first_values(a, True)} for call in answer for n, a in call.items()]
+    mini = [{n: first_values(a, True)} for call in answer for n, a in call.items()]
     if mini != base:
         out.append(("missing_optional", mini))
     # Every alternative of every argument of the first call.
@@ -170,22 +170,22 @@ def cases(entry: dict[str, Any], answer: list[dict[str, Any]]) -> list[tuple[str
             if alt == "":
                 continue
             c = copy.deepcopy(base)
-            c[0][name(fname)][k] = alt
+            c[0][fname][k] = alt
             out.append((f"alternative:{k}:{i}", c))
-    args0 = base[0][name(fname)]
+    args0 = base[0][fname]
     for k, v in args0.items():
         for label, new in perturb_value(v):
             c = copy.deepcopy(base)
-            c[0][name(fname)][k] = new
+            c[0][fname][k] = new
             out.append((f"{label}:{k}", c))
         c = copy.deepcopy(base)
-        del c[0][name(fname)][k]
+        del c[0][fname][k]
         out.append((f"missing:{k}", c))
     c = copy.deepcopy(base)
-    c[0][name(fname)]["zz_extra"] = 1
+    c[0][fname]["zz_extra"] = 1
     out.append(("extra_argument", c))
     c = copy.deepcopy(base)
-    c[0] = {name(fname) + "_x": args0}
+    c[0] = {fname + "_x": args0}
     out.append(("wrong_name", c))
     if len(base) > 1:
         out.append(("swapped_order", list(reversed(base))))
