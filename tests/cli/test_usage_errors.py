@@ -100,6 +100,8 @@ def scratch(d: Path) -> None:
         "good.yaml": GOOD,
         "openobj.yaml": with_tool("{type: object, properties: {x: {type: object}}}"),
         "patprops.yaml": with_tool("{type: object, properties: {}, patternProperties: {a: {}}}"),
+        "clash.yaml": GOOD.replace("{ref: t}", "{name: f}, {name: math.gcd}, {name: math_gcd}"),
+        "longname.yaml": GOOD.replace("{ref: t}", "{name: f}, {name: ns." + "x" * 70 + "}"),
     }
     files["bomb.yaml"] = alias_bomb()
     for name, text in files.items():
@@ -342,6 +344,19 @@ CASES: dict[str, tuple[list[str], str]] = {
          "native:strict,tool_choice=g", "--scenarios", "s/good.yaml"],
         "error: --formats: native:strict,tool_choice=g: scenario 'good': offers no tool 'g'"
         " (it offers: f)",
+    ),
+    # issue 34: native sends provider-safe names; a renaming it cannot undo is refused
+    "native-name-clash": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats", "xml,native",
+         "--scenarios", "s/clash.yaml"],
+        "error: --formats: native: scenario 'good': tools 'math.gcd' and 'math_gcd' both"
+        " become 'math_gcd' in the provider-safe form ([A-Za-z0-9_-]) native sends",
+    ),
+    "native-name-too-long": (
+        ["run", "--models", "openai/x", "--record", "none", "--formats", "native",
+         "--scenarios", "s/longname.yaml"],
+        f"error: --formats: native: scenario 'good': tool 'ns.{'x' * 70}': name of 73"
+        " characters; provider tool APIs accept at most 64",
     ),
     "native-tool-choice-bad-name": (
         ["run", "--models", "openai/x", "--record", "none", "--formats",
