@@ -72,3 +72,30 @@ def system_prompt(fmt: Format, messages: Sequence[Message] = USER_Q) -> tuple[Re
     req = fmt.render(TOOLS, messages)
     assert req.messages[0]["role"] == "system"
     return req, req.messages[0]["content"]
+
+
+NAMESPACED = ("github.create_issue", "fs/read_file", "weather-forecast", "mcp__gh__list-issues")
+"""Tool names as MCP servers and OpenAPI-derived tool lists write them (issue 34): every
+format reads them back exactly as the tool list offered them."""
+
+
+def named_tool(name: str) -> ToolDef:
+    """A tool called ``name`` that takes one string ``title``."""
+    return ToolDef(
+        name=name,
+        description="A namespaced tool.",
+        parameters={"type": "object", "properties": {"title": {"type": "string"}}},
+    )
+
+
+def check_name_read_back(fmt: Format, reply: str, name: str) -> None:
+    """``reply`` calls ``name`` with ``{"title": "x"}``: offered, the call is read with that
+    exact name (no unknown-tool code); not offered, it is still that call, coded
+    ``call.unknown_tool`` (never a silent no-call)."""
+    offered = fmt.parse(reply, [named_tool(name)])
+    assert calls_of(offered) == [(name, {"title": "x"})], offered
+    assert "call.unknown_tool" not in offered.codes()
+    other = fmt.parse(reply, TOOLS)
+    assert calls_of(other) == [(name, {"title": "x"})], other
+    assert "call.unknown_tool" in other.codes()
+    assert other.attempted

@@ -8,12 +8,15 @@ from typing import Any
 
 import pytest
 from fmt_helpers import (
+    NAMESPACED,
     TOOLS,
     ParseCase,
     calls_of,
     case_ids,
+    check_name_read_back,
     check_parse,
     check_sanitize,
+    named_tool,
     system_prompt,
 )
 
@@ -172,7 +175,12 @@ CASES: list[ParseCase] = [
     ),
     # issue 20 (real Hermes replies): a call without its opening tag is read, repaired
     ("call_without_opening_tag", W + '\n{"name": "search", "arguments": {"q": "x"}}\n</tool_call>', [*PARIS, ("search", {"q": "x"})], "repaired", "", [codes.CALL_LENIENT], []),
-    ("stray_close_after_prose_object_is_text", W + '\nSee {"a": 1}</tool_call>', PARIS, "strict", 'See {"a": 1}', [], [codes.STOP_TEXT_AFTER_CALL]),
+    ("stray_close_after_prose_object_is_text", W + '\nSee {"a": 1}</tool_call>', PARIS, "repaired", 'See {"a": 1}', [codes.CALL_LENIENT], [codes.STOP_TEXT_AFTER_CALL]),
+    # issue 34: a </tool_call> that closes no block is read past, never strict nor visible
+    ("stray_close_between_blocks", W + "\n</tool_call>\n" + tc("search", {"q": "x"}), [*PARIS, ("search", {"q": "x"})], "repaired", "", [codes.CALL_LENIENT], []),
+    ("doubled_close", W + "</tool_call>", PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("stray_close_before_the_call", "</tool_call>\n" + W, PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("stray_close_without_calls_is_prose", "Done.</tool_call>", [], "no_call", "Done.", [], []),
     # an object with a name and other keys: a call only if those keys are the tool's parameters
     ("arguments_beside_the_name", '<tool_call>\n{"name": "get_weather", "city": "Paris"}\n</tool_call>', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
     ("keys_not_parameters_not_a_call", '<tool_call>\n{"name": "get_weather", "colour": "red"}\n</tool_call>', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
@@ -448,3 +456,9 @@ def test_continue_conversation() -> None:
             "<tool_response>\nnone\n</tool_response>",
         },
     ]
+
+
+@pytest.mark.parametrize("name", NAMESPACED)
+def test_namespaced_names_read_back_exactly(name: str) -> None:
+    check_name_read_back(F, tc(name, {"title": "x"}), name)
+    assert F.parse(tc(name, {"title": "x"}), [named_tool(name)]).status == "strict"

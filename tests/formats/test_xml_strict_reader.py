@@ -36,13 +36,15 @@ def strict_calls(reply: str) -> list[Call] | None:
     A block is ``<tool_call>``, optional whitespace, one JSON value (where it ends is the
     JSON's business: a ``</tool_call>`` inside a string is not the closing tag), optional
     whitespace, ``</tool_call>``. The value is an object with exactly a non-empty string
-    ``name`` and an object ``arguments``. Text outside blocks (stray closing tags
-    included) is text, it holds no call.
+    ``name`` and an object ``arguments``. Text outside blocks is text, it holds no call;
+    a ``</tool_call>`` in it closes nothing, so the reply is not strictly well formed.
     """
     text = _THINK.sub("", reply) if "</think>" in reply else reply
     calls: list[Call] = []
     pos = 0
     while (start := text.find(OPEN, pos)) >= 0:
+        if CLOSE in text[pos:start]:
+            return None  # a closing tag left over before this block
         at = _skip_space(text, start + len(OPEN))
         try:
             obj, end = _JSON.raw_decode(text, at)
@@ -64,7 +66,7 @@ def strict_calls(reply: str) -> list[Call] | None:
             return calls  # the documented exception: the final block left unclosed
         else:
             return None
-    return calls
+    return None if calls and CLOSE in text[pos:] else calls
 
 
 _JSON = json.JSONDecoder()
@@ -107,6 +109,7 @@ BLOCK = st.sampled_from(
         '<tool_call>{"name": "_error", "message": "boom"}</tool_call>',
         '<tool_call>{"name": "f", "description": "d", "parameters": {}}</tool_call>',
         "<tool_call>[1, 2]</tool_call>",
+        "\n</tool_call>\n",
     ]
 )
 PROSE = st.sampled_from(["", "\n", "Let me check. ", "Done.", "<think>hm</think>", " {x} "])

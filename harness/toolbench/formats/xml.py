@@ -12,8 +12,9 @@ A call's payload ends where its JSON ends (:mod:`toolbench.formats.tagged`): a
 call (prose, chat tokens, an invented ``<tool_response>``) is text after the call,
 exactly as if the tag had been there. Readings that need leniency (several objects or
 prose inside one block, a doubled or missing tag, a JSON list, a call whose opening tag
-is missing before its ``</tool_call>``) are ``repaired`` with code ``call.lenient``, and a
-reply in which one block failed to decode is not strict. An unclosed ``<tool_call>``
+is missing before its ``</tool_call>``, a ``</tool_call>`` that closes no block) are
+``repaired`` with code ``call.lenient``, and a reply in which one block failed to decode
+is not strict. An unclosed ``<tool_call>``
 followed by prose is ``call.stray_tag`` (the prose stays visible), not a truncated call.
 At most :data:`~toolbench.formats.dialect.MAX_CALLS` call blocks are read per reply, as
 in the dialects; from the next block on the reply is not read (nor shown as content).
@@ -113,8 +114,10 @@ class Xml(PromptedFormat):
             cuts.cut(block.start, self._read_call(body, block, col))
         orphans.read(cuts, len(body))
         raw = cuts.finish()
+        if col.calls and CLOSE in raw:
+            _stray_close(col)
         if cuts.last_end is not None:
-            col.check_text_after(body[cuts.last_end :])
+            col.check_text_after(body[cuts.last_end :].replace(CLOSE, ""))  # a tag: no text
             if RESP_OPEN in raw[len(cuts.kept[0]) :]:  # outside the calls, after the first
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
@@ -227,6 +230,16 @@ class _Orphans:
             if len(self.col.calls) > before:
                 self.col.issue(codes.CALL_LENIENT, "a call without its opening <tool_call>")
                 cuts.cut(span.start, m.end())
+
+
+def _stray_close(col: CallCollector) -> None:
+    """A ``</tool_call>`` that closes no block (between complete blocks, doubled, or in
+    the prose around them) is not Hermes' syntax: a strict reader finds a tag left over.
+    The calls are read as before, but the reply is ``repaired`` with ``call.lenient``;
+    the tag is never visible text."""
+    for call in col.calls:
+        call.repaired = True
+    col.issue(codes.CALL_LENIENT, "a </tool_call> that closes no <tool_call> block")
 
 
 _END_OF_TURN = re.compile(r"\s*+(?:<\|im_end\|>|<\|endoftext\|>|<\|eot_id\|>)?+\s*+")
