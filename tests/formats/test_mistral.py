@@ -4,7 +4,16 @@
 from __future__ import annotations
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    NAMESPACED,
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    case_ids,
+    check_name_read_back,
+    check_parse,
+    check_sanitize,
+)
 from templates import render
 
 from toolbench import codes
@@ -50,7 +59,33 @@ CASES: list[ParseCase] = [
     ("v3_bare_word_beside_a_call", '[TOOL_CALLS] [{"name": invalid, "arguments": {}}, {"name": "search", "arguments": {"q": "x",}}]', [("search", {"q": "x"})], "repaired", "", [codes.CALL_MISSING_NAME, codes.JSON_REPAIRED], []),
     ("v3_single_quoted_name_kept", "[TOOL_CALLS] [{'name': 'search', 'arguments': {'q': 'x'}}]", [("search", {"q": "x"})], "repaired", "", [codes.JSON_REPAIRED], []),
     ("object_bare_word_name", '[TOOL_CALLS]{"name": search, "arguments": {}}', [], "failed", "", [codes.CALL_MISSING_NAME], []),
+    # issue 34: [/TOOL_CALLS] ends the list and is never visible; an extra closing bracket belongs to the call
+    ("closing_token", W + "[/TOOL_CALLS]", PARIS, "strict", "", [], []),
+    ("closing_token_then_text", W + "[/TOOL_CALLS] Done.", PARIS, "strict", "Done.", [], AFTER),
+    ("v3_closing_token", '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] [/TOOL_CALLS]', PARIS, "strict", "", [], []),
+    ("object_closing_token", '[TOOL_CALLS]{"name": "get_weather", "arguments": {"city": "Paris"}}[/TOOL_CALLS]', PARIS, "strict", "", [], []),
+    ("closing_token_between_calls", W + '[/TOOL_CALLS][TOOL_CALLS]search[ARGS]{"q": "x"}[/TOOL_CALLS]', BOTH, "strict", "", [], []),
+    ("stray_closing_token_in_prose", "Sure [/TOOL_CALLS] thing.", [], "no_call", "Sure  thing.", [], []),
+    ("extra_brace", W + "}", PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
+    ("extra_brace_then_next_call", W + '}[TOOL_CALLS]search{"q": "x"}', BOTH, "repaired", "", [codes.JSON_REPAIRED], []),
+    ("v3_extra_brace", '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]}', PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
+    ("extra_brace_then_text", W + "} Done.", PARIS, "repaired", "Done.", [codes.JSON_REPAIRED], AFTER),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", NAMESPACED)
+@pytest.mark.parametrize(
+    "template",
+    [
+        '[TOOL_CALLS]{name}[ARGS]{{"title": "x"}}',
+        '[TOOL_CALLS]{name}{{"title": "x"}}',
+        '[TOOL_CALLS] [{{"name": "{name}", "arguments": {{"title": "x"}}}}]',
+        '[TOOL_CALLS]{name}[CALL_ID]c1[ARGS]{{"title": "x"}}',
+    ],
+    ids=["v11", "v11_no_args_token", "v3", "v11_call_id"],
+)
+def test_namespaced_names_read_back_exactly(template: str, name: str) -> None:
+    check_name_read_back(F, template.format(name=name), name)
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))

@@ -13,6 +13,12 @@ The prompt describes the tools and the v11 syntax, as Mistral Small 3.2's templa
 results go back as ``[TOOL_RESULTS]id[TOOL_CONTENT]result[/TOOL_RESULTS]``. A call whose
 name is missing (``[TOOL_CALLS]{...}`` with only arguments) is read as the reference does
 (an attempt) and reported ``call.missing_name``. ``[THINK]...[/THINK]`` is reasoning.
+
+Two slips around a call are read past rather than shown: ``[/TOOL_CALLS]`` after the calls
+(the closing token Ollama's Mistral template and other servers write; Mistral's own
+tokenizer has none) ends the call list and is never visible text; a ``}`` or ``]`` right
+after a call's JSON that closes nothing (``{"city": "Paris"}}``) belongs to the call, which
+is then ``repaired``, and the calls after it are still read.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
 CALLS = "[TOOL_CALLS]"
+CALLS_END = "[/TOOL_CALLS]"
 ARGS = "[ARGS]"
 CALL_ID = "[CALL_ID]"
 RESULTS = "[TOOL_RESULTS]"
@@ -46,10 +53,14 @@ RESULTS_END = "[/TOOL_RESULTS]"
 THINK = "[THINK]"
 THINK_END = "[/THINK]"
 _SPECIALS = (
-    CALLS, ARGS, CALL_ID, RESULTS, CONTENT, RESULTS_END, THINK, THINK_END,
+    CALLS, CALLS_END, ARGS, CALL_ID, RESULTS, CONTENT, RESULTS_END, THINK, THINK_END,
     "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[INST]", "[/INST]",
 )  # fmt: skip
-_NAME = re.compile(r"[A-Za-z_][\w.\-]*+")
+_NAME = re.compile(r"[^\W\d][\w.\-/:]*+")
+"""A tool name: a letter or ``_``, then word characters, dots, hyphens, slashes and colons
+(MCP and OpenAPI names such as ``github.create_issue``, ``fs/read_file``)."""
+_OVERCLOSED = re.compile(r"\s*+[}\]]++")
+"""Closing brackets right after a call's JSON value, which closed nothing."""
 _ID = re.compile(r"[A-Za-z0-9_\-]*+")
 _DECODER = json.JSONDecoder()
 
@@ -166,7 +177,15 @@ def _read_calls(body: str, i: int, col: DialectCollector) -> int:
         pos, more = _read_one(body, pos, col)
         if doubled:
             col.lenient(before, f"doubled {CALLS}, read leniently")
+        read = len(col.calls) > before and body[pos - 1] in "}]"
+        extra = _OVERCLOSED.match(body, pos) if read else None
+        if extra is not None:  # {"city": "x"}} : the JSON closed one bracket too many
+            pos = extra.end()
+            col.lenient(before, "a closing bracket after the call's JSON closes nothing")
         nxt = skip_space(body, pos)
+        if body.startswith(CALLS_END, nxt):  # the list's closing token, where it is written
+            pos = nxt + len(CALLS_END)
+            nxt = skip_space(body, pos)
         if not more or not body.startswith(CALLS, nxt):
             return pos
         pos = nxt
