@@ -4,7 +4,16 @@
 from __future__ import annotations
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    NAMESPACED,
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    case_ids,
+    check_name_read_back,
+    check_parse,
+    check_sanitize,
+)
 from templates import render
 
 from toolbench import codes
@@ -33,7 +42,8 @@ CASES: list[ParseCase] = [
     ("text_after", W + " Done.", PARIS, "strict", "Done.", [], AFTER),
     ("dsml_v32", DSML, [("get_weather", {"city": "Paris", "days": 3})], "strict", "", [], []),
     ("dsml_v4_tool_calls", '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="search">\n<｜DSML｜parameter name="q" string="true">x</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>', [("search", {"q": "x"})], "strict", "", [], []),
-    ("repaired", f'{B}{CB}get_weather{S}{{"city": "Paris",}}{CE}{E}', PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
+    # issue 34: arguments are strict JSON, as every reference parser decodes them
+    ("json_needing_repair_refused", f'{B}{CB}get_weather{S}{{"city": "Paris",}}{CE}{E}', [], "failed", "", [codes.JSON_DECODE_FAILED], []),
     ("cut_after_sep", f"{B}{CB}get_weather{S}", [], "failed", "", [codes.CALL_TRUNCATED], []),
     ("cut_mid_json", f'{B}{CB}get_weather{S}{{"city": "Pa', [], "failed", "", [codes.CALL_TRUNCATED], []),
     ("no_separator", f"{B}{CB}get_weather{CE}{E}", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
@@ -43,7 +53,20 @@ CASES: list[ParseCase] = [
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
     # issue 20: a name that runs into its fence or JSON is split (repaired), other text is no name
     ("r1_name_into_fence", f'{B}{CB}function{S}get_weather```json\n{{"city": "Paris"}}\n```{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
-    ("r1_name_into_json", f'{B}{CB}function{S}get_weather{{"city": "Paris"}}{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    # issue 34: the V3 form needs its fence and its type word, as the reference parsers do
+    ("r1_name_into_json_without_fence", f'{B}{CB}function{S}get_weather{{"city": "Paris"}}{CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("r1_no_fence", f'{B}{CB}function{S}get_weather\n{{"city": "Paris"}}{CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("r1_fence_not_closed", f'{B}{CB}function{S}get_weather\n```json\n{{"city": "Paris"}}{CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("r1_cut_inside_fence_complete_json", f'{B}{CB}function{S}get_weather\n```json\n{{"city": "Paris"}}', PARIS, "strict", "", [], []),
+    ("r1_cut_inside_fence", f'{B}{CB}function{S}get_weather\n```json\n{{"city": "Pa', [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("r1_unquoted_keys", f'{B}{CB}function{S}get_weather\n```json\n{{city: Paris}}\n```{CE}{E}', [], "failed", "", [codes.JSON_DECODE_FAILED], []),
+    ("r1_bad_call_beside_good", f'{B}{CB}function{S}search\n```json\n{{invalid json}}\n```{CE}{CB}function{S}get_weather\n```json\n{{"city": "Paris"}}\n```{CE}{E}', PARIS, "repaired", "", [codes.JSON_DECODE_FAILED], []),
+    ("r1_other_type_word", f'{B}{CB}not_function{S}get_weather\n```json\n{{"city": "Paris"}}\n```{CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("r1_empty_type_word", f'{B}{CB}{S}get_weather```json\n{{"city": "Paris"}}\n```{CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("r1_no_name", f'{B}{CB}function{S}{{"city": "Paris"}}{CE}{E}', [], "failed", "", [codes.CALL_MISSING_NAME], []),
+    ("r1_name_padded", f'{B}{CB}function{S}  get_weather  \n```json\n{{"city": "Paris"}}\n```{CE}{E}', PARIS, "strict", "", [], []),
+    ("r1_fence_without_newlines", f'{B}{CB}function{S}get_weather```json{{"city": "Paris"}}```{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("v31_fenced_arguments", f'{B}{CB}get_weather{S}```json\n{{"city": "Paris"}}\n```{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
     ("v31_name_into_fence", f'{B}{CB}get_weather```json{S}{{"city": "Paris"}}{CE}{E}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
     ("v31_name_into_json_no_args", f'{B}{CB}search{{"q": "x"}}{S}{CE}{E}', [("search", {"q": "x"})], "repaired", "", [codes.CALL_LENIENT], []),
     ("name_with_prose_is_no_name", f'{B}{CB}call get_weather please{S}{{"city": "Paris"}}{CE}{E}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
@@ -58,6 +81,20 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
+
+
+@pytest.mark.parametrize("name", NAMESPACED)
+@pytest.mark.parametrize(
+    "template",
+    [
+        f'{B}{CB}{{name}}{S}{{{{"title": "x"}}}}{CE}{E}',
+        f'{B}{CB}function{S}{{name}}\n```json\n{{{{"title": "x"}}}}\n```{CE}{E}',
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="{name}">\n<｜DSML｜parameter name="title" string="true">x</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+    ],
+    ids=["v31", "v3_r1", "dsml"],
+)
+def test_namespaced_names_read_back_exactly(template: str, name: str) -> None:
+    check_name_read_back(F, template.format(name=name), name)
 
 
 @pytest.mark.parametrize(

@@ -172,28 +172,85 @@ def _section_end(body: str, b: int, stop: int) -> int:
 
 _NAME = re.compile(r"[\w.:/-]++")
 """A tool name: word characters, dots, colons, slashes, hyphens (MCP and namespaced names)."""
+V3_TYPE = "function"
+"""The type word before the separator in the V3 / R1 form; the templates write no other."""
+FENCE = "```"
+_V3_SHAPE = re.compile(r"[\w.:/-]++\s*+```")
+"""What follows the separator in the V3 form: a name, then its fence."""
 
 
 def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> None:
+    """One call: ``head`` before the separator, ``rest`` after it.
+
+    A head of ``function`` is the V3 / R1 form (the name follows the separator); any other
+    head is the V3.1 form's name. A V3 body (a name, then its fence) after any head but
+    ``function`` (``not_function``, nothing) is ``call.bad_shape``, as llama.cpp and Ollama
+    refuse it: the type word's place never gives the name.
+    """
     head = head.strip()
-    if head == "function":  # V3 / R1: the name follows the separator, then a json fence
-        name_line, _, args_text = rest.partition("\n")
-        args_text = _unfence(args_text)
-    else:
-        name_line, args_text = head, rest
-    name, glued = _split_name(name_line.strip())
+    body = rest.lstrip()
+    if head == V3_TYPE:
+        _read_v3_body(body, unclosed, col)
+        return
+    if _V3_SHAPE.match(body):
+        col.issue(codes.CALL_BAD_SHAPE, f"type {head[:40]!r} where DeepSeek writes '{V3_TYPE}'")
+        return
+    name, glued = _split_name(head)
     if name is None:
-        col.fail(codes.CALL_BAD_SHAPE, f"{name_line.strip()[:60]!r} is not a tool name")
+        col.fail(codes.CALL_BAD_SHAPE, f"{head[:60]!r} is not a tool name")
         return
+    since = len(col.calls)
+    why = ""
     if glued is not None:  # the arguments ran into the name: read them leniently
-        args_text = _unfence(glued) if not args_text.strip() else args_text
-        since = len(col.calls)
-        _add_call(name, args_text.strip(), unclosed, col)
-        if len(col.calls) > since:
-            col.calls[-1].repaired = True
-            col.issue(codes.CALL_LENIENT, f"'{name}': the arguments run into the name")
-        return
+        why = "the arguments run into the name"
+        args_text = _unfence(body or glued)
+    elif body.startswith(FENCE):
+        why = "a ```json fence around V3.1 arguments"
+        args_text = _unfence(body)
+    else:
+        args_text = body
     _add_call(name, args_text.strip(), unclosed, col)
+    if why and len(col.calls) > since:
+        col.calls[-1].repaired = True
+        col.issue(codes.CALL_LENIENT, f"'{name}': {why}")
+
+
+def _read_v3_body(body: str, unclosed: bool, col: DialectCollector) -> None:
+    """``name`` then a ```json fence holding the arguments (V3 / R1).
+
+    The fence is the syntax here: the reference parsers (vLLM, SGLang, llama.cpp, Ollama)
+    find the arguments by it, and refuse a body without it, so a name followed by bare
+    JSON or by nothing is ``call.bad_shape``. A fence that runs into the name
+    (``get_weather```json``) is split there and ``repaired``. A fence left open is
+    ``call.bad_shape`` before the call's end token, and truncation when the reply ends
+    inside it (complete JSON there is read: a stop sequence ate the rest).
+    """
+    m = _NAME.match(body)
+    if m is None:
+        col.issue(codes.CALL_MISSING_NAME, f"no tool name after '{V3_TYPE}'")
+        return
+    name = m.group()
+    after = body[m.end() :]
+    fenced = after.lstrip()
+    if not fenced.startswith(FENCE):
+        if not fenced and unclosed:
+            col.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+        elif fenced[:1] in ("{", ""):
+            col.issue(codes.CALL_BAD_SHAPE, f"'{name}': arguments without their ```json fence")
+        else:
+            col.issue(codes.CALL_BAD_SHAPE, f"{body.strip()[:60]!r} is not a tool name")
+        return
+    inner = fenced[len(FENCE) :].removeprefix("json").rstrip()
+    if inner.endswith(FENCE):
+        inner = inner[: -len(FENCE)]
+    elif not unclosed:
+        col.issue(codes.CALL_BAD_SHAPE, f"'{name}': the ```json fence is not closed")
+        return
+    since = len(col.calls)
+    _add_call(name, inner.strip(), unclosed, col)
+    if after[:1] == "`" and len(col.calls) > since:  # no space between name and fence
+        col.calls[-1].repaired = True
+        col.issue(codes.CALL_LENIENT, f"'{name}': the fence runs into the name")
 
 
 def _split_name(text: str) -> tuple[str | None, str | None]:
@@ -208,12 +265,15 @@ def _split_name(text: str) -> tuple[str | None, str | None]:
     tail = text[m.end() :]
     if not tail:
         return m.group(), None
-    if tail.lstrip().startswith(("```", "{")):
+    if tail.lstrip().startswith((FENCE, "{")):
         return m.group(), tail
     return None, None
 
 
 def _add_call(name: str, args_text: str, unclosed: bool, col: DialectCollector) -> None:
+    """The call's arguments are strict JSON: DeepSeek's reference parsers decode them with
+    a strict decoder and drop the call otherwise, so JSON that needs repair (unquoted keys,
+    a trailing comma) is ``json.decode_failed``, not a repaired call."""
     if not name:
         col.issue(codes.CALL_MISSING_NAME, "a call has no tool name")
         return
@@ -223,14 +283,14 @@ def _add_call(name: str, args_text: str, unclosed: bool, col: DialectCollector) 
             return
         col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
         return
-    col.add_json_call(name, args_text, cut_at_end=unclosed)
+    col.add_json_call(name, args_text, cut_at_end=unclosed, repair=False)
 
 
 def _unfence(text: str) -> str:
     """The JSON inside a ```json fence (string operations: a lazy regex is quadratic here)."""
     text = text.strip()
-    if text.startswith("```"):
+    if text.startswith(FENCE):
         text = text[3:].removeprefix("json")
-    if text.endswith("```"):
+    if text.endswith(FENCE):
         text = text[:-3]
     return text.strip()

@@ -370,15 +370,26 @@ class DialectCollector(CallCollector):
         return self.budget.decode(text)
 
     def add_json_call(
-        self, name: str, args_text: str, *, cut_at_end: bool = False, call_id: str | None = None
+        self,
+        name: str,
+        args_text: str,
+        *,
+        cut_at_end: bool = False,
+        call_id: str | None = None,
+        repair: bool = True,
     ) -> None:
         """Add a call whose arguments are JSON text (the families that write ``name`` then
         a JSON object: DeepSeek, Kimi K2, harmony): strict, else repaired within the
         budget. ``cut_at_end``: the reply ended inside these arguments, so arguments that
-        are not yet valid JSON are a truncated call, not a repairable one."""
+        are not yet valid JSON are a truncated call, not a repairable one. ``repair=False``:
+        the family's reference parsers refuse JSON that needs repair, so it is
+        ``json.decode_failed`` and no call."""
         strict = loads_strict(args_text)
         if cut_at_end and not strict.ok:
             self.issue(codes.CALL_TRUNCATED, f"the reply ended inside the call to '{name}'")
+            return
+        if not repair and not strict.ok:
+            self.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': not valid JSON")
             return
         got = strict if strict.ok else self.budget.repair(args_text)
         if not got.ok:
