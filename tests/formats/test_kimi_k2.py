@@ -4,7 +4,16 @@
 from __future__ import annotations
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    NAMESPACED,
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    case_ids,
+    check_name_read_back,
+    check_parse,
+    check_sanitize,
+)
 from templates import render
 
 from toolbench import codes
@@ -42,7 +51,31 @@ CASES: list[ParseCase] = [
     ("hallucinated_return", W + "## Return of functions.get_weather:0\n21C", PARIS, "strict", "", [], [*AFTER, codes.STOP_HALLUCINATED_RESULT]),
     ("unknown_tool", f"{S}{C}functions.fly:0{A}{{}}{CE}{SE}", [("fly", {})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
+    # issue 34: the id frames the name; a bare counter or an id without :index names no tool
+    ("bare_counter", f'{S}{C}functions.0{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_MISSING_NAME], []),
+    ("bare_number", f'{S}{C}0{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_MISSING_NAME], []),
+    ("colon_counter", f'{S}{C}functions.:3{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_MISSING_NAME], []),
+    ("punctuation_id", f'{S}{C}:::0{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_MISSING_NAME], []),
+    ("client_style_id", f'{S}{C}call_3{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("uuid_id", f'{S}{C}0b3d1c2e-4f5a-6b7c-8d9e-0f1a2b3c4d5e{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("non_digit_index", f'{S}{C}functions.get_weather:abc{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("offered_name_without_index", f'{S}{C}functions.get_weather{A}{{"city": "Paris"}}{CE}{SE}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("bad_id_beside_good_call", f'{S}{C}functions.0{A}{{"q": "x"}}{CE}{C}functions.get_weather:1{A}{{"city": "Paris"}}{CE}{SE}', PARIS, "repaired", "", [codes.CALL_MISSING_NAME], []),
+    ("large_counter", f'{S}{C}functions.get_weather:17{A}{{"city": "Paris"}}{CE}{SE}', PARIS, "strict", "", [], []),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [*NAMESPACED, "math.gcd", "server:tool"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        f'{S}{C}functions.{{name}}:0{A}{{{{"title": "x"}}}}{CE}{SE}',
+        f'{S}{C}{{name}}:2{A}{{{{"title": "x"}}}}{CE}{SE}',
+    ],
+    ids=["prefixed", "bare"],
+)
+def test_namespaced_names_read_back_exactly(template: str, name: str) -> None:
+    check_name_read_back(F, template.format(name=name), name)
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))

@@ -51,7 +51,6 @@ _SPECIALS = (
     SECTION, SECTION_END, CALL, ARGS, CALL_END, "<|im_end|>", "<|im_system|>", "<|im_middle|>",
     "<|im_user|>", "<|im_assistant|>", *_K3_TOKENS,
 )  # fmt: skip
-_ID = re.compile(r"\s*+(?:functions\.)?+([^\s:<]*+)(?::\d++)?+\s*+$")
 
 
 def call_text(name: str, arguments: dict[str, Any]) -> str:
@@ -118,7 +117,7 @@ class KimiK2(DialectFormat):
         col = DialectCollector()
         cuts = Cutter(body)
         if CALL in body:
-            _read_k2(body, col, cuts)
+            _read_k2(body, tools, col, cuts)
         if "<|open|>call" in body:
             _read_k3(body, tools, col, cuts)
         if not col.attempted and SECTION in body:
@@ -136,7 +135,9 @@ class KimiK2(DialectFormat):
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=reasoning)
 
 
-def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
+def _read_k2(
+    body: str, tools: Sequence[ToolDef] | None, col: DialectCollector, cuts: Cutter
+) -> None:
     args_find = NextFinder(body, ARGS)
     end_find = NextFinder(body, CALL_END)
     pos = 0
@@ -165,7 +166,8 @@ def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
         else:
             args_text = body[a + len(ARGS) : inner_end]
             before = len(col.calls)
-            _read_call(body[b + len(CALL) : a], args_text, e < 0 and limit == len(body), col)
+            at_end = e < 0 and limit == len(body)
+            _read_call(body[b + len(CALL) : a], args_text, at_end, tools, col)
             if doubled:
                 col.lenient(before, f"doubled {CALL}, read leniently")
                 doubled = False
@@ -179,18 +181,50 @@ def _read_k2(body: str, col: DialectCollector, cuts: Cutter) -> None:
         pos = max(end, b + len(CALL))
 
 
-def _read_call(call_id: str, args_text: str, at_end: bool, col: DialectCollector) -> None:
-    """One call; ``at_end``: it has no end token and runs to the end of the reply."""
-    m = _ID.match(call_id)
-    name = m.group(1) if m else ""
-    if not name:
-        col.issue(codes.CALL_MISSING_NAME, f"call id {call_id.strip()!r} names no tool")
+def _read_call(
+    call_id: str,
+    args_text: str,
+    at_end: bool,
+    tools: Sequence[ToolDef] | None,
+    col: DialectCollector,
+) -> None:
+    """One call; ``at_end``: it has no end token and runs to the end of the reply.
+
+    The call id is ``functions.NAME:INDEX`` (the ``functions.`` prefix optional): the tool
+    name is everything between them, dots and colons included (``functions.math.gcd:0``
+    is ``math.gcd``). An id that is only a counter (``functions.0``, ``3``, ``:0``) names
+    no tool: ``call.missing_name``, never a call named ``0``, and no name is guessed from
+    the arguments. An id without its ``:INDEX`` (``get_weather``, ``call_3``, a UUID,
+    ``name:abc``) is not the template's syntax: it is read only when it is exactly a tool
+    the request offered (``repaired``, ``call.lenient``), else ``call.bad_shape``.
+    """
+    written = call_id.strip()
+    name, indexed = _split_id(written)
+    if not any(ch.isalnum() for ch in name) or name.isdigit():
+        col.issue(codes.CALL_MISSING_NAME, f"call id {written[:60]!r} names no tool")
+        return
+    offered = any(t.name == name for t in tools or ())
+    if not indexed and not offered:
+        col.issue(codes.CALL_BAD_SHAPE, f"call id {written[:60]!r} is not functions.name:index")
         return
     args_text = args_text.strip()
     if not args_text:
         col.issue(codes.CALL_TRUNCATED, f"the call to '{name}' has no arguments")
         return
-    col.add_json_call(name, args_text, cut_at_end=at_end, call_id=call_id.strip())
+    since = len(col.calls)
+    col.add_json_call(name, args_text, cut_at_end=at_end, call_id=written)
+    if not indexed and len(col.calls) > since:
+        col.calls[-1].repaired = True
+        col.issue(codes.CALL_LENIENT, f"call id {written[:60]!r} has no :index")
+
+
+def _split_id(written: str) -> tuple[str, bool]:
+    """``(name, whether a :INDEX counter ended the id)`` for a call id as written."""
+    rest = written.removeprefix("functions.")
+    name, colon, index = rest.rpartition(":")
+    if colon and index.isascii() and index.isdigit():
+        return name, True
+    return rest, False
 
 
 def _read_k3(
