@@ -4,7 +4,18 @@
 from __future__ import annotations
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    NAMESPACED,
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    calls_of,
+    case_ids,
+    check_name_read_back,
+    check_parse,
+    check_sanitize,
+    named_tool,
+)
 from templates import render
 
 from toolbench import codes
@@ -44,6 +55,45 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
+
+
+@pytest.mark.parametrize("name", [*NAMESPACED, "math.gcd", "functions_helper"])
+def test_namespaced_names_read_back_exactly(name: str) -> None:
+    reply = f'<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{{"title": "x"}}<|call|>'
+    check_name_read_back(F, reply, name)
+    assert F.parse(reply, [named_tool(name)]).status == "strict"
+
+
+def _to(recipient: str) -> str:
+    return (
+        f'<|channel|>commentary to={recipient} <|constrain|>json<|message|>{{"title": "x"}}<|call|>'
+    )
+
+
+# issue 34: a recipient outside ``functions`` is resolved against the offered tools
+# (recipient, offered tool names, calls read, status, codes)
+RECIPIENTS = [
+    ("api.users.create", ["api.users.create"], ["api.users.create"], "repaired", [codes.CALL_LENIENT]),
+    ("api.users.create", ["users.create", "create"], ["users.create"], "repaired", [codes.CALL_LENIENT]),
+    ("tools.calculator.add", ["add", "search"], ["add"], "repaired", [codes.CALL_LENIENT]),
+    ("api.users.create", ["get_weather"], [], "failed", [codes.CALL_UNKNOWN_TOOL]),
+    ("browser.search", ["search"], ["search"], "repaired", [codes.CALL_LENIENT]),
+    ("container.exec", ["get_weather"], [], "failed", [codes.CALL_UNKNOWN_TOOL]),
+    ("functions.math.gcd", ["math.gcd", "gcd"], ["math.gcd"], "strict", []),
+    ("functions.math.gcd", ["gcd"], ["math.gcd"], "strict", [codes.CALL_UNKNOWN_TOOL]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("recipient", "offered", "names", "status", "errors"), RECIPIENTS)
+def test_recipients_resolve_against_the_offered_tools(
+    recipient: str, offered: list[str], names: list[str], status: str, errors: list[str]
+) -> None:
+    got = F.parse(_to(recipient), [named_tool(n) for n in offered])
+    assert calls_of(got) == [(n, {"title": "x"}) for n in names]
+    assert got.status == status
+    assert got.codes() == errors
+    assert got.attempted
+    assert F.parse(_to(recipient)).attempted  # no tool list: still an attempt, never silent
 
 
 def test_analysis_is_reasoning() -> None:

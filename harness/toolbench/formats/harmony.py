@@ -4,9 +4,12 @@ A reply is a run of messages, each a header, ``<|message|>`` and a body ended by
 ``<|end|>``, ``<|call|>``, ``<|return|>`` or the next ``<|start|>``. The header names the
 channel (``analysis`` is reasoning, ``final`` and a plain ``commentary`` are visible text)
 and, for a tool call, the recipient ``to=functions.<name>`` (before or after the channel,
-as llama.cpp accepts); the body of a call is its JSON arguments. A recipient outside the
-``functions`` namespace (``container.exec``, ``python``) is a built-in tool that was not
-offered: an attempt, reported ``call.unknown_tool``. The prompt renders the tools as the
+as llama.cpp accepts); the body of a call is its JSON arguments. ``functions.NAME`` names
+the tool ``NAME`` whole (``functions.math.gcd`` is ``math.gcd``); a recipient outside the
+``functions`` namespace is resolved against the offered tools (``api.users.create`` reads
+an offered ``api.users.create`` or ``users.create``, ``repaired``), and one that names no
+offered tool (the built-in ``container.exec``, ``python``) is an attempt reported
+``call.unknown_tool``. The prompt renders the tools as the
 template's TypeScript ``namespace functions``; a result goes back as the template renders a
 ``tool`` message, ``<|start|>functions.name to=assistant<|channel|>commentary<|message|>``.
 """
@@ -184,7 +187,7 @@ class Harmony(DialectFormat):
             if START + "functions." in header:  # a message *from* a tool: made up
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
             elif recipient and recipient != "assistant":
-                _read_call(recipient, body, col)
+                _read_call(recipient, body, tools, col)
             elif channel == "analysis":
                 thoughts.append(body)
             elif col.calls or col.attempted:
@@ -220,17 +223,55 @@ def _last(pattern: re.Pattern[str], header: str) -> str | None:
     return found
 
 
-def _read_call(recipient: str, body: str, col: DialectCollector) -> None:
+def _read_call(
+    recipient: str, body: str, tools: Sequence[ToolDef] | None, col: DialectCollector
+) -> None:
+    """One message addressed to a tool: its recipient names the tool, its body is the JSON
+    arguments.
+
+    ``functions.NAME`` is the namespace the template declares the tools in: the name is
+    everything after it, dots included (``functions.math.gcd`` calls ``math.gcd``). Any
+    other recipient is resolved against the tools the request offered: the offered tool
+    it names whole (``api.users.create``), else the longest offered name it ends with
+    after a namespace (``users.create``, ``create``); such a call is ``repaired`` with
+    ``call.lenient`` (the template addresses tools as ``functions.``). A recipient that
+    names no offered tool (gpt-oss's built-in ``browser.search``, ``python``,
+    ``container.exec``, or any tool when the request listed none) is an attempt coded
+    ``call.unknown_tool``.
+    """
     col.attempted = True
-    if not recipient.startswith("functions."):
-        col.issue(codes.CALL_UNKNOWN_TOOL, f"call to '{recipient}', a tool that was not offered")
-        return
-    name = recipient.removeprefix("functions.")
+    if recipient.startswith("functions."):
+        name, why = recipient.removeprefix("functions."), ""
+    else:
+        found = _offered(recipient, tools)
+        if found is None:
+            col.issue(
+                codes.CALL_UNKNOWN_TOOL, f"call to '{recipient}', a tool that was not offered"
+            )
+            return
+        name, why = found, f"'{recipient}' addressed outside the functions namespace"
+    since = len(col.calls)
     args_text = body.strip()
     if not args_text:
         col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="call")
-        return
-    col.add_json_call(name, args_text)
+    else:
+        col.add_json_call(name, args_text)
+    if why and len(col.calls) > since:
+        col.calls[-1].repaired = True
+        col.issue(codes.CALL_LENIENT, why)
+
+
+def _offered(recipient: str, tools: Sequence[ToolDef] | None) -> str | None:
+    """The offered tool a recipient outside ``functions`` names: itself, or its longest
+    dotted suffix (a namespace dropped), or None."""
+    names = {t.name for t in tools or ()}
+    rest: str | None = recipient
+    while rest:
+        if rest in names:
+            return rest
+        _, dot, after = rest.partition(".")
+        rest = after if dot else None
+    return None
 
 
 def _cut_open_header(rest: str, col: DialectCollector) -> str:
