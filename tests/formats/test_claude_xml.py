@@ -4,7 +4,16 @@
 from __future__ import annotations
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    NAMESPACED,
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    case_ids,
+    check_name_read_back,
+    check_parse,
+    check_sanitize,
+)
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
@@ -43,6 +52,19 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
+
+
+@pytest.mark.parametrize("name", [*NAMESPACED, "math.gcd"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        '<function_calls>\n<invoke name="{name}">\n<parameter name="title">x</parameter>\n</invoke>\n</function_calls>'
+    ],
+    ids=["invoke"],
+)
+def test_namespaced_names_read_back_exactly(template: str, name: str) -> None:
+    """issue 34: a name is whatever the tool list offered, read back exactly."""
+    check_name_read_back(F, template.format(name=name), name)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    NAMESPACED,
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    case_ids,
+    check_name_read_back,
+    check_parse,
+    check_sanitize,
+)
 from templates import render
 
 from toolbench import codes
@@ -57,6 +66,21 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
+
+
+@pytest.mark.parametrize("name", [*NAMESPACED, "math.gcd"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        '{{"name": "{name}", "parameters": {{"title": "x"}}}}',
+        '<|python_tag|>{{"name": "{name}", "arguments": {{"title": "x"}}}}',
+        '<function={name}>{{"title": "x"}}</function>',
+    ],
+    ids=["json", "python_tag", "function_tag"],
+)
+def test_namespaced_names_read_back_exactly(template: str, name: str) -> None:
+    """issue 34: a name is whatever the tool list offered, read back exactly."""
+    check_name_read_back(F, template.format(name=name), name)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    NAMESPACED,
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    case_ids,
+    check_name_read_back,
+    check_parse,
+    check_sanitize,
+)
 from templates import render
 
 from toolbench import codes
@@ -61,6 +70,20 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
+
+
+@pytest.mark.parametrize("name", [*NAMESPACED, "math.gcd"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "<tool_call>\n<function={name}>\n<parameter=title>\nx\n</parameter>\n</function>\n</tool_call>",
+        "<function={name}>\n<parameter=title>\nx\n</parameter>\n</function>",
+    ],
+    ids=["tool_call", "bare_function"],
+)
+def test_namespaced_names_read_back_exactly(template: str, name: str) -> None:
+    """issue 34: a name is whatever the tool list offered, read back exactly."""
+    check_name_read_back(F, template.format(name=name), name)
 
 
 S_INT: dict[str, Any] = {"type": "integer"}
