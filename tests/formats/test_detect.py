@@ -112,10 +112,32 @@ def test_names_agree_with_the_parser_vllm_documents(
         ("nvidia/Llama-3.1-Nemotron-70B-Instruct", "llama3-json"),
         ("bedrock/us.meta.llama3-2-3b-instruct-v1:0", "pythonic"),
         ("hf.co/bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M", "xml"),
+        # issue 34: Llama 3.0 (and 1, 2) has no tool-call format; Bedrock writes 3.1 as 3-1
+        ("meta-llama/Meta-Llama-3-8B-Instruct", DEFAULT_FORMAT),
+        ("openrouter/meta-llama/llama-3-70b-instruct", DEFAULT_FORMAT),
+        ("ollama/llama3:70b", DEFAULT_FORMAT),
+        ("bedrock/meta.llama3-8b-instruct-v1:0", DEFAULT_FORMAT),
+        ("meta-llama/Llama-2-7b-chat-hf", DEFAULT_FORMAT),
+        ("bedrock/meta.llama3-1-70b-instruct-v1:0", "llama3-json"),
+        ("bedrock/us.meta.llama3-3-70b-instruct-v1:0", "llama3-json"),
+        ("groq/llama-3.3-70b-versatile", "llama3-json"),
+        # issue 34: Deep Cogito's templates write DeepSeek's tokens, whatever the base model
+        ("deepcogito/cogito-v2.1-671B", "deepseek"),
+        ("ollama/cogito:14b", "deepseek"),
+        ("deepcogito/cogito-v1-preview-llama-8B", "deepseek"),
     ],
 )
 def test_names_are_matched_on_tokens_not_substrings(model: str, expected: str) -> None:
     assert detect_format(model).format == expected
+
+
+@pytest.mark.parametrize("model", ["meta-llama/Meta-Llama-3-8B-Instruct", "ollama/llama3"])
+def test_a_family_without_a_tool_format_is_named_not_defaulted(model: str) -> None:
+    """Llama 3.0 is a known family: prompt-json because its template has no tool syntax,
+    said in the reason, and not reported as an unknown model."""
+    got = detect_format(model)
+    assert (got.format, got.default) == (DEFAULT_FORMAT, False)
+    assert "Llama 3.0 and earlier have no tool-call format" in got.reason
 
 
 def test_unknown_model_falls_back_to_the_documented_default_and_says_so() -> None:

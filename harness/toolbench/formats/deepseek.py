@@ -59,6 +59,9 @@ class DeepSeek(DialectFormat):
     test_cases = "test_deepseek"
     name_patterns = (
         NamePattern(50, "deepseek", "DeepSeek writes <｜tool▁calls▁begin｜> (or DSML) blocks"),
+        NamePattern(
+            50, "cogito", "Deep Cogito's template writes DeepSeek's <｜tool▁calls▁begin｜>"
+        ),
     )
     template_tokens = (("tool▁calls▁begin",), ("｜DSML｜",))
     template_rank = 40

@@ -18,12 +18,16 @@ their base families (``Hermes-3-Llama-3.1``, ``DeepSeek-R1-Distill-Qwen``, ``Lla
 
 * ``gpt oss`` -> ``harmony`` (gpt-oss speaks harmony channels);
 * ``xlam`` -> ``prompt-json`` (xLAM writes bare JSON call lists); ``toolace`` -> ``pythonic``;
-* ``hermes`` -> ``xml``; ``deepseek`` -> ``deepseek`` (R1 distills keep DeepSeek's tokens);
+* ``hermes`` -> ``xml``; ``deepseek`` and ``cogito`` -> ``deepseek`` (R1 distills and Deep
+  Cogito keep DeepSeek's tokens);
 * ``qwen 3 coder``, ``qwen 3.5``, ``qwen 3 next``, ``nemotron 3``, ``step 3.5`` ->
   ``qwen3-coder`` (Qwen3-Coder's ``<function=...>`` XML, reused by those templates);
 * ``qwen``, ``qwq``, ``granite 4``, ``smollm`` -> ``xml`` (Hermes ``<tool_call>``);
 * ``kimi``, ``moonshot`` -> ``kimi-k2``;
-* ``llama 4``, ``llama 3.2``, ``olmo 3`` -> ``pythonic``; any other ``llama`` -> ``llama3-json``;
+* ``llama 4``, ``llama 3.2``, ``olmo 3`` -> ``pythonic``; ``llama 3.1``, ``llama 3.3`` and an
+  unversioned ``llama`` -> ``llama3-json``; Llama 1, 2 and 3.0 (``Meta-Llama-3-8B``,
+  ``ollama/llama3``) have no tool-call format: ``prompt-json``, saying so
+  (:data:`NO_TOOL_FORMAT`);
 * ``mistral``, ``mixtral``, ``ministral``, ``magistral``, ``devstral``, ``codestral``,
   ``pixtral``, ``nemo`` -> ``mistral`` (``nemotron`` is not ``nemo``);
 * ``claude`` -> ``claude-xml``.
@@ -39,6 +43,18 @@ from functools import lru_cache
 
 DEFAULT_FORMAT = "prompt-json"
 """The fallback: plain JSON in the prompt needs no model-specific syntax."""
+
+NO_TOOL_FORMAT: tuple[tuple[int, str, str], ...] = (
+    (
+        105,  # after Llama 3.2 / 4 (pythonic, 100), before any other llama (llama3-json, 110)
+        "llama (?:[0-2]|3(?! [13](?![^ ])))(?![^ ])",  # Bedrock's llama3-1 is 3.1, not 3.0
+        "Llama 3.0 and earlier have no tool-call format in their chat template",
+    ),
+)
+"""(rank, pattern, why) for families whose chat template has no tool-call syntax: a name
+of theirs gets :data:`DEFAULT_FORMAT` with the reason (a known family, not an unknown
+model), not a dialect their template never taught them. Ranked among the formats' own
+patterns."""
 
 
 def name_patterns() -> tuple[tuple[str, str, str], ...]:
@@ -63,6 +79,7 @@ def _declared() -> tuple[list[tuple[int, str, str, str]], list[tuple[int, tuple[
         cls = format_class(fmt)
         names += [(p.rank, p.pattern, fmt, p.why) for p in cls.name_patterns]
         templates += [(cls.template_rank, tuple(t), fmt) for t in cls.template_tokens]
+    names += [(rank, p, DEFAULT_FORMAT, why) for rank, p, why in NO_TOOL_FORMAT]
     names.sort(key=lambda n: (n[0], n[2]))
     templates.sort(key=lambda t: (t[0], t[2]))
     return names, templates

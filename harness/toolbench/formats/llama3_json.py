@@ -55,7 +55,7 @@ class Llama3Json(DialectFormat):
     name = "llama3-json"
     test_cases = "test_llama3_json"
     name_patterns = (
-        NamePattern(110, "llama", "Llama 3.x writes JSON calls and reads results as ipython"),
+        NamePattern(110, "llama", "Llama 3.1 / 3.3 write JSON calls and read results as ipython"),
     )
     template_tokens = (("<|python_tag|>",),)
     template_rank = 100
