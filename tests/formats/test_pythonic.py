@@ -17,6 +17,7 @@ F = Pythonic()
 W = "[get_weather(city='Paris')]"
 PARIS = [("get_weather", {"city": "Paris"})]
 NOT_LITERAL = [codes.ARGS_NOT_LITERAL]
+LENIENT = [codes.CALL_LENIENT]
 
 CONTRACT = (ShotsOptions, Requirements())
 """This format's contract row (options model, requirements): its ``Format.test_cases``
@@ -28,10 +29,10 @@ CASES: list[ParseCase] = [
     ("single", W, PARIS, "strict", "", [], []),
     ("two_calls", "[get_weather(city=\"Paris\", days=2), search(q='x')]", [("get_weather", {"city": "Paris", "days": 2}), ("search", {"q": "x"})], "strict", "", [], []),
     ("no_args", "[search()]", [("search", {})], "strict", "", [], []),
-    ("literals", "[get_weather(city='Paris', days=-3, unit=None, x=[1, (2, 3)], y={'a': True}, z=null)]", [("get_weather", {"city": "Paris", "days": -3, "unit": None, "x": [1, [2, 3]], "y": {"a": True}, "z": None})], "strict", "", [], []),
+    ("literals", "[get_weather(city='Paris', days=-3, unit=None, x=[1, (2, 3)], y={'a': True}, z=None)]", [("get_weather", {"city": "Paris", "days": -3, "unit": None, "x": [1, [2, 3]], "y": {"a": True}, "z": None})], "strict", "", [], []),
     ("python_start", "<|python_start|>" + W + "<|python_end|>", PARIS, "strict", "", [], []),
     ("olmo_lines", "<function_calls>get_weather(city='Paris')\nsearch(q='x')</function_calls>", [*PARIS, ("search", {"q": "x"})], "strict", "", [], []),
-    ("prose_before", "Let me look. " + W, PARIS, "strict", "Let me look.", [], []),
+    ("prose_before", "Let me look. " + W, PARIS, "repaired", "Let me look.", LENIENT, []),
     ("prose_after", W + " done", PARIS, "strict", "done", [], [codes.STOP_TEXT_AFTER_CALL]),
     ("missing_close", "[get_weather(city='Paris')", PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
     ("truncated", "[get_weather(city='Par", [], "failed", "", [codes.CALL_TRUNCATED], []),
@@ -45,7 +46,7 @@ CASES: list[ParseCase] = [
     ("deep", "[get_weather(city=" + "[" * 5000 + "]" * 5000 + ")]", [], "failed", "", [codes.CALL_TOO_DEEP], []),
     ("not_chain", "[get_weather(city=" + "not " * 3000 + "1)]", [], "failed", "", NOT_LITERAL, []),
     ("minus_chain", "[get_weather(days=" + "- " * 3000 + "1)]", [], "failed", "", NOT_LITERAL, []),
-    ("method_name_is_text", "[os.system(cmd='x')]", [], "no_call", "[os.system(cmd='x')]", [], []),
+    ("dotted_unknown_name_is_a_call", "[os.system(cmd='x')]", [("os.system", {"cmd": "x"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("markdown_link", "See [the docs](https://x.y) for more.", [], "no_call", "See [the docs](https://x.y) for more.", [], []),
     ("unknown_tool", "[fly(to='Mars')]", [("fly", {"to": "Mars"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),

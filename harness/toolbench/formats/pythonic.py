@@ -1,30 +1,44 @@
 """``pythonic``: Llama 3.2 / Llama 4 style call lists, ``[get_weather(city="Paris"), f()]``.
 
-Calls are read with Python's ``ast`` and never evaluated: only keyword arguments whose
-values are literals (strings, numbers, ``True``/``False``/``None`` and the JSON spellings
-``true``/``false``/``null``, lists, tuples, dicts with string keys, a sign on a number) are
-accepted. A lambda, a name, an attribute access, a call inside the arguments or any other
-expression refuses the call with ``args.not_literal``.
+How one call list's text is read (with ``ast``, never evaluated; tool names as the tool
+list offered them, dotted, slashed or hyphenated; the lenient readings) is
+:mod:`toolbench.formats.pycalls`. This module finds where a reply's calls are, and
+decides by where they are whether the reading is ``strict``. The rules, one each
+(docs/dialects.md keeps the table):
 
-``ast.parse`` recurses on nesting, so a 10,000-deep expression would raise
-``RecursionError`` or ``MemoryError`` inside it; the region is first checked in one linear
-pass (length, bracket depth, sign runs) and refused with ``call.too_deep`` before any
-parsing, and anything ``ast`` still raises is caught.
-
-Tool names with hyphens (MCP's ``weather-forecast``) and argument names that are Python
-keywords (``from``, ``class``) are read too, through stand-in identifiers (see
-:func:`_protect_names`).
-
-Wrappers the reference parsers accept are read too: Llama 4's
-``<|python_start|>...<|python_end|>`` and Olmo 3's ``<function_calls>...</function_calls>``
-(one call per line).
+* **Wrappers** the reference parsers accept mark a call wherever they are: Llama 4's
+  ``<|python_start|>...<|python_end|>`` and Olmo 3's ``<function_calls>...
+  </function_calls>`` (one call per line). Calls inside one without their list are
+  ``repaired``.
+* **A bare list** is strict only at the start of the reply (after whitespace and this
+  format's special tokens): that is the syntax the template asks for ("you SHOULD NOT
+  include any other text"). A list after a sentence or inside a code fence is read,
+  ``repaired`` with ``call.lenient``: the list carries no marker of its own, so finding
+  it inside prose is a lenient search. Text after the list stays visible and is signalled
+  (``stop.text_after_call``), as in every format.
+* **Several lists** in one reply are all read (``repaired``) and all cut from the visible
+  text, so no fragment of one is shown. At most ``MAX_CALLS`` lists are read.
+* **A list inside a subscript** (``d[f(x)]``, a ``[`` right after a word or a closing
+  bracket) is code, not a call list.
+* **Calls without their list** (``get_weather(city="Paris")``) are read, ``repaired``,
+  where nothing else can be meant: every callee is a tool the request offered and the
+  calls fill their own line or an inline code span (``print(x)``, ``x = f(a=1)`` and a
+  mention inside a sentence stay text); or the whole reply (inside a code fence or not)
+  is calls, the first with a keyword argument, whatever their names (an unoffered name
+  is then ``call.unknown_tool``, never a silent no-call). Without a tool list only the
+  second applies. A failed reading of calls without their list counts as an attempt
+  only when the first call has a keyword argument (``f(a=...)``), else it is text.
+* **A hypothetical call in prose that declines** ("I will not call anything, but it would
+  be ``[f(a=1)]``") is read like any list after text: toolbench does not read intent
+  from prose, and an application that extracts call lists (as SGLang's parser does)
+  would run it. The trial therefore counts a call (``repaired``).
+* **Quotes that do not pair up**: a list that closes only when quotes are ignored was not
+  cut off; it is ``call.bad_shape``, never ``call.truncated``.
 """
 
 from __future__ import annotations
 
-import ast
 import json
-import keyword
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,35 +46,51 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import NamePattern, ParseResult, ToolCall
-from toolbench.formats.dialect import DialectCollector, DialectFormat
+from toolbench.formats.dialect import MAX_CALLS, DialectCollector, DialectFormat, NextFinder
+from toolbench.formats.pycalls import (
+    MAX_CHARS,
+    MAX_DEPTH,
+    NAME,
+    Refused,
+    blind_close,
+    match_bracket,
+    python_literal,
+    read_list,
+)
 from toolbench.formats.streamsyntax import Region as StreamRegion
 from toolbench.formats.streamsyntax import StreamSyntax, literal, tag, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "Pythonic", "Refused", "call_text", "python_literal"]
+
 PY_START = "<|python_start|>"
 PY_END = "<|python_end|>"
 OLMO_OPEN = "<function_calls>"
 OLMO_CLOSE = "</function_calls>"
-MAX_CHARS = 64_000
-"""A call list longer than this is refused unread (``call.too_deep``)."""
-MAX_DEPTH = 24
-"""Deepest bracket nesting accepted in a call list (an argument nested 20 levels is plenty)."""
-_LIST_START = re.compile(r"\[\s*+[A-Za-z_][\w\-]*+\s*+\(")
-# A call list where a user would see it: at the start of a line or after a space or a tag
-# (code such as ``d[f(x)]`` is not one), opening with a keyword argument: ``[f(a=``. An
-# empty ``[f()]`` is too common in ordinary code to count as this format's syntax.
-_LEAK = re.compile(r"(?<![^\s>])\[\s*+[A-Za-z_][\w\-]*+\(\s*+[A-Za-z_][\w\-]*+\s*+=")
+_LIST_START = re.compile(r"(?<![\w)\]])\[(?:\s*+\[){0,3}+\s*+(['\"]?)" + NAME + r"\s*+\(")
+# A call list: "[" (up to three more for a nested list), an optional quote (calls written
+# as strings), a tool name, "(". Not right after a word or a closing bracket (a subscript).
+_STREAM_NAME = r"[^\W\d](?:[\w\-.:/]|\\_){0,63}"
+_STREAM_LIST = r"(?<![\w)\]])\[(?:\s{0,8}\[){0,3}\s{0,8}['\"]?" + _STREAM_NAME + r"\s{0,8}\("
+_LEAK = re.compile(
+    r"(?<![^\s>`])\[(?:\s*+\[){0,3}+\s*+['\"]?" + NAME + r"\(\s*+[^\W\d][\w\-]*+\s*+="
+)
+# A call list where a user would see it: at the start of a line or after a space, a tag or
+# a backtick (code such as ``d[f(x)]`` is not one), opening with a keyword argument:
+# ``[f(a=``. An empty ``[f()]`` is too common in ordinary code to count as this syntax.
+_BARE = re.compile(r"(?:^[ \t]*+|(?<=`))(" + NAME + r")[ \t]*+\(", re.M)
+"""A call without its list where one may stand: at the start of a line, or in inline code."""
+_NEXT_CALL = re.compile(r"[ \t]*+[,;][ \t]*+(" + NAME + r")[ \t]*+\(")
+_CALL_HEAD = re.compile(NAME + r"[ \t]*+\(\s*+(?:[^\W\d][\w\-]*+\s*+=(?!=)|\))")
+"""The start of a call with a keyword argument, or with none: ``f(a=`` or ``f()``."""
 _SPECIALS = (PY_START, PY_END, "<|python_tag|>", OLMO_OPEN, OLMO_CLOSE, "<|eom|>", "<|eot|>")
-_JSON_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False}
+_SEPARATORS = frozenset(" \t\r\n,;")
 
-
-class Refused(Exception):
-    """A call list that must not be read: carries the typed code and the reason."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+AFTER_TEXT = "a call list after other text, read where it stands"
+IN_CODE = "a call list inside a code fence or inline code"
+SEVERAL = "several call lists in one reply, all read"
+BARE = "calls written without the surrounding list"
 
 
 def call_text(name: str, arguments: dict[str, Any]) -> str:
@@ -109,7 +139,7 @@ class Pythonic(DialectFormat):
             tag(PY_START, PY_END),
             tag(OLMO_OPEN, OLMO_CLOSE),
             StreamRegion(open=literal("<|python_tag|>"), close_pattern=r"<\|eom\|>|<\|eot\|>"),
-            StreamRegion(open=r"\[\s{0,8}[A-Za-z_][\w\-]{0,40}\s{0,8}\(", close="balanced"),
+            StreamRegion(open=_STREAM_LIST, close="balanced"),
             tokens(*_SPECIALS),
         )
     )
@@ -151,10 +181,14 @@ class Pythonic(DialectFormat):
         body = split.text
         col = DialectCollector()
         cuts = Cutter(body)
-        region = _find_region(body)
-        if region is not None:
-            _read_region(body, region, col)
-            cuts.cut(region.cut_start, region.cut_end)
+        offered = None if tools is None else frozenset(t.name for t in tools)
+        noted: set[str] = set()
+        for region in _find_regions(body, offered):
+            why = _position(body, region, bool(col.attempted))
+            if not _read_region(body, region, col, why, noted):
+                continue  # calls written as strings, or without a list, that are not calls
+            start, end = _with_backticks(body, region.cut_start, region.cut_end, cuts.pos)
+            cuts.cut(start, end)
         raw = cuts.finish()
         if cuts.last_end is not None:
             col.check_text_after(body[cuts.last_end :])
@@ -169,294 +203,286 @@ def _flat(tool: ToolDef) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Region:
-    """Where the call list is: the text to read and the span to cut from the visible text."""
+    """Where calls are: the text to read and the span to cut from the visible text."""
 
     start: int
     end: int
     cut_start: int
     cut_end: int
-    lines: bool = False
-    """Olmo 3: one call per line instead of a bracketed list."""
+    kind: str = "list"
+    """``list`` (a bare call list), ``wrapper`` (inside Llama 4's or Olmo 3's tags),
+    ``lines`` (Olmo 3: one call per line), ``bare`` (calls without their list)."""
     closed: bool = True
+    strings: bool = False
+    """Opens like a list of strings (``['f(x=1)'``): not a call unless it reads as calls."""
+    quotes: bool = False
+    """Closes only when quotes are ignored: a string's quotes do not pair up."""
+    attempt: bool = True
+    """Calls without their list: whether a failed reading is still a call attempt."""
+    parts: tuple[tuple[int, int], ...] = ()
+    """Calls without their list: the span of each call."""
 
 
-def _find_region(body: str) -> Region | None:
-    i = body.find(OLMO_OPEN)
-    if i >= 0:
-        start = i + len(OLMO_OPEN)
-        j = body.find(OLMO_CLOSE, start)
-        end = j if j >= 0 else len(body)
-        cut_end = j + len(OLMO_CLOSE) if j >= 0 else len(body)
-        bracketed = body[start:end].lstrip().startswith("[")
-        return Region(start, end, i, cut_end, lines=not bracketed, closed=j >= 0 or bracketed)
-    i = body.find(PY_START)
-    if i >= 0:
-        start = i + len(PY_START)
-        j = body.find(PY_END, start)
-        end = j if j >= 0 else len(body)
-        return Region(start, end, i, j + len(PY_END) if j >= 0 else len(body))
-    m = _LIST_START.search(body)
-    if m is None:
-        return None
-    close = _match_bracket(body, m.start())
-    if close is None:
-        return Region(m.start(), len(body), m.start(), len(body), closed=False)
-    return Region(m.start(), close, m.start(), close)
+class _Search:
+    """A pattern's first match at or after a position that only grows: searched again
+    only once the position passes the last match, so all the searches of a reply scan
+    it about once (a search per region from its start would be quadratic)."""
+
+    __slots__ = ("_done", "_match", "pattern", "text")
+
+    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
+        self.pattern = pattern
+        self.text = text
+        self._match: re.Match[str] | None = None
+        self._done = False
+
+    def at(self, pos: int) -> re.Match[str] | None:
+        m = self._match
+        if not self._done or (m is not None and m.start() < pos):
+            m = self._match = self.pattern.search(self.text, pos)
+            self._done = True
+        return m
 
 
-# One token: a run of plain characters, a (possibly unclosed) Python string, or a bracket.
-_TOKEN = re.compile(r"""[^'"()\[\]{}]++|'(?:[^'\\\n]|\\.)*+'?|"(?:[^"\\\n]|\\.)*+"?|[()\[\]{}]""")
-_KEYWORD = re.compile(r"\b(?:lambda|not|and|or|if|else|for|in|is|await|yield)\b")
-_OPERATOR = re.compile(r"[^\w\s=,:.+\-]")
-_ATTRIBUTE = re.compile(r"\.\s*+[A-Za-z_]")
-_SIGN = re.compile(r"[+\-]")
+def _find_regions(body: str, offered: frozenset[str] | None) -> list[Region]:
+    """Every place calls are written, in order, none overlapping; at most ``MAX_CALLS``.
 
-
-def _match_bracket(text: str, start: int) -> int | None:
-    """End (exclusive) of the bracket opened at ``start``, skipping Python strings.
-
-    Looks at most :data:`MAX_CHARS` characters, so a reply of a million unclosed brackets
-    costs a bounded amount of work (the list is then refused as too long or truncated).
-    """
-    depth = 0
-    for m in _TOKEN.finditer(text, start, min(len(text), start + MAX_CHARS)):
-        c = m.group()
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                return m.end()
-    return None
-
-
-def _check_shape(src: str) -> None:
-    """Refuse, in one linear pass, anything but literals before ``ast.parse`` sees it.
-
-    ``ast.parse`` recurses on nesting and on chains (``1+1+...``, ``f()()...``, ``not not
-    ...``), so a 10,000-long one raises inside it. Literals need none of that: brackets up
-    to :data:`MAX_DEPTH`, a sign only in front of a number, no operator, keyword,
-    attribute or call inside the arguments.
-    """
-    if len(src) > MAX_CHARS:
-        raise Refused(codes.CALL_TOO_DEEP, f"call list longer than {MAX_CHARS} characters")
-    depth = 0
-    last = ""  # the last non-space character outside strings
-    for m in _TOKEN.finditer(src):
-        c = m.group()
-        if c in "([{":
-            if c == "(" and (last == ")" or (depth >= 2 and (last.isalnum() or last == "_"))):
-                raise Refused(codes.ARGS_NOT_LITERAL, "argument is a call, not a literal")
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise Refused(codes.CALL_TOO_DEEP, f"call list nested deeper than {MAX_DEPTH}")
-            last = c
-        elif c in ")]}":
-            depth -= 1
-            last = c
-        elif c[0] in "'\"":
-            last = '"'
-        else:
-            _check_plain(c)
-            last = c.rstrip()[-1:] or last
-
-
-def _check_plain(code: str) -> None:
-    """Code outside strings and brackets: only names, numbers, ``=``, ``,``, ``:`` and signs."""
-    op = _OPERATOR.search(code)
-    if op:
-        raise Refused(codes.ARGS_NOT_LITERAL, f"operator {op.group()!r} is not part of a literal")
-    if _ATTRIBUTE.search(code):
-        raise Refused(codes.ARGS_NOT_LITERAL, "argument is an attribute access, not a literal")
-    kw = _KEYWORD.search(code)
-    if kw:
-        raise Refused(codes.ARGS_NOT_LITERAL, f"'{kw.group()}' is not part of a literal")
-    for sign in _SIGN.finditer(code):
-        before, after = _neighbours(code, sign.start())
-        if (before and before not in "=,:eE") or not (after.isdigit() or after == "."):
-            raise Refused(codes.ARGS_NOT_LITERAL, "an operator is not part of a literal")
-
-
-def _neighbours(code: str, i: int) -> tuple[str, str]:
-    """The nearest non-space characters before and after ``code[i]`` ("" at either end).
-
-    Each whitespace run is walked only from the signs on its two sides, so all the signs
-    of a text together cost linear time (a regex with ``\\s*`` on both sides does not).
-    """
-    j = i - 1
-    while j >= 0 and code[j].isspace():
-        j -= 1
-    k = i + 1
-    while k < len(code) and code[k].isspace():
-        k += 1
-    return (code[j] if j >= 0 else ""), (code[k] if k < len(code) else "")
-
-
-def _read_region(body: str, region: Region, col: DialectCollector) -> None:
-    col.attempted = True
-    if region.end - region.start > MAX_CHARS:
-        col.fail(codes.CALL_TOO_DEEP, f"call list longer than {MAX_CHARS} characters, not read")
-        return
-    src = body[region.start : region.end].strip()
-    if not src:
-        col.fail(
-            codes.CALL_TRUNCATED if not region.closed else codes.CALL_BAD_SHAPE, "empty call list"
-        )
-        return
-    repaired = False
-    if region.lines:
-        src = "[" + ",".join(line for line in src.splitlines() if line.strip()) + "]"
-    elif not region.closed or (src.startswith("[") and not src.endswith("]")):
-        if _match_bracket(src, 0) is not None or not src.endswith(")"):
-            col.fail(codes.CALL_TRUNCATED, "the reply ended inside the call list")
-            return
-        src += "]"  # every call complete, only the closing bracket is missing
-        repaired = True
-    elif not src.startswith("["):
-        src = "[" + src + "]"
-    try:
-        src, names = _protect_names(src)
-        _check_shape(src)
-        calls = [
-            (names.get(n, n), {names.get(k, k): v for k, v in a.items()})
-            for n, a in _calls_from(src)
-        ]
-    except Refused as exc:
-        col.fail(exc.code, str(exc))
-        return
-    except Exception as exc:  # SyntaxError, RecursionError, MemoryError...: never raise
-        col.fail(codes.CALL_BAD_SHAPE, f"not a Python call list ({type(exc).__name__})")
-        return
-    if repaired:
-        col.issue(codes.JSON_REPAIRED, "call list without its closing ']', read after repair")
-    for name, args in calls:
-        col.calls.append(ToolCall(name=name, arguments=args, repaired=repaired))
-
-
-_CALLEE = re.compile(r"[A-Za-z_][\w\-]*+\s*+$")
-_KEYWORD_NAME = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\s*+[=(]")
-"""A Python keyword written as a callee or an argument name: only then are stand-ins needed
-(besides hyphens)."""
-_KWARG = re.compile(r"(^|,)(\s*+)([A-Za-z_][\w\-]*+)(\s*+=)(?!=)")
-
-
-def _protect_names(src: str) -> tuple[str, dict[str, str]]:
-    """Stand-ins for names that are not Python identifiers, and the names they stand for.
-
-    Tool names may carry hyphens (MCP's ``weather-forecast``) and parameters may be
-    Python keywords (``from``, ``class``); models write them as they are, and ``ast``
-    cannot parse them. In one pass over the text outside strings, a callee right inside
-    the list (before ``(``) and a keyword-argument name right inside a call (before ``=``)
-    that is not an identifier is replaced by a stand-in identifier; the code is still
-    parsed, never evaluated, and the stand-ins are mapped back after reading.
-    """
-    names: dict[str, str] = {}
-    if "-" not in src and not _KEYWORD_NAME.search(src):
-        return src, names  # every name is an identifier already (the common case)
-    stand_ins: dict[str, str] = {}
-    tag = "_tb_"
-    while tag in src:
-        tag = "_" + tag
-
-    def stand_in(name: str) -> str:
-        if name.isidentifier() and not keyword.iskeyword(name):
-            return name
-        if name not in stand_ins:
-            stand_ins[name] = f"{tag}{len(stand_ins)}"
-            names[stand_ins[name]] = name
-        return stand_ins[name]
-
-    def kwarg(m: re.Match[str]) -> str:
-        return m.group(1) + m.group(2) + stand_in(m.group(3)) + m.group(4)
-
-    out: list[str] = []
-    stack: list[str] = []
-    tokens = [m.group() for m in _TOKEN.finditer(src)]
-    for i, c in enumerate(tokens):
-        if c in "([{":
-            stack.append(c)
-        elif c in ")]}":
-            if stack:
-                stack.pop()
-        elif c[0] not in "'\"":
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if stack == ["["] and nxt == "(" and (m := _CALLEE.search(c)):
-                name = m.group().rstrip()
-                c = c[: m.start()] + stand_in(name) + c[m.start() + len(name) :]
-            elif stack == ["[", "("]:
-                c = _KWARG.sub(kwarg, c)
-        out.append(c)
-    return "".join(out), names
-
-
-def _calls_from(src: str) -> list[tuple[str, dict[str, Any]]]:
-    tree = ast.parse(src, mode="eval")
-    node = tree.body
-    if not isinstance(node, ast.List):
-        raise Refused(codes.CALL_BAD_SHAPE, "a call list must be [f(...), ...]")
-    out: list[tuple[str, dict[str, Any]]] = []
-    for item in node.elts:
-        if not isinstance(item, ast.Call) or not isinstance(item.func, ast.Name):
-            raise Refused(codes.CALL_BAD_SHAPE, "each item must be a call of a plain name")
-        if item.args:
-            raise Refused(codes.CALL_BAD_SHAPE, f"'{item.func.id}' has positional arguments")
-        args: dict[str, Any] = {}
-        for kw in item.keywords:
-            if kw.arg is None:
-                raise Refused(codes.ARGS_NOT_LITERAL, "**kwargs is not a literal")
-            args[kw.arg] = _literal(kw.value, 0)
-        out.append((item.func.id, args))
+    An unclosed region runs to the end of the reply, so it is the last one."""
+    out: list[Region] = []
+    olmo, python = NextFinder(body, OLMO_OPEN), NextFinder(body, PY_START)
+    lists, bare = _Search(_LIST_START, body), _Search(_BARE, body)
+    pos = 0
+    while len(out) < MAX_CALLS:
+        found = [(at, kind) for at, kind in ((olmo.at(pos), 0), (python.at(pos), 1)) if at >= 0]
+        m = lists.at(pos)
+        if m is not None:
+            found.append((m.start(), 2))
+        first, kind = min(found, default=(len(body), -1))
+        region = _bare_line(body, bare, pos, first, offered) if offered else None
+        if region is None:
+            if kind < 0:
+                break
+            region = _wrapped(body, first, kind == 0) if kind < 2 else _bracketed(body, first, m)
+        out.append(region)
+        if not region.closed:
+            break
+        pos = max(region.cut_end, pos + 1)
+    if not out and (whole := _whole_bare(body)) is not None:
+        out.append(whole)
     return out
 
 
-def python_literal(text: str) -> tuple[bool, Any]:
-    """``(ok, value)`` of one Python literal written as text (``{'key': 'value'}``,
-    ``[1, True, None]``): the same checks as a call's arguments (length, depth, no
-    operator, name or call), read with ``ast`` and never evaluated; never raises."""
-    src = text.strip()
-    if not src or len(src) > MAX_CHARS:
-        return False, None
-    try:
-        _check_shape(src)
-        return True, _literal(ast.parse(src, mode="eval").body, 0)
-    except Exception:  # Refused, SyntaxError, RecursionError...: not a literal
-        return False, None
+def _wrapped(body: str, i: int, olmo: bool) -> Region:
+    """The calls inside Olmo 3's or Llama 4's tags (unclosed: to the end of the reply)."""
+    open_tag, close_tag = (OLMO_OPEN, OLMO_CLOSE) if olmo else (PY_START, PY_END)
+    start = i + len(open_tag)
+    j = body.find(close_tag, start)
+    end = j if j >= 0 else len(body)
+    cut_end = j + len(close_tag) if j >= 0 else len(body)
+    if not olmo:
+        return Region(start, end, i, cut_end, "wrapper")
+    bracketed = body[start:end].lstrip().startswith("[")
+    kind = "wrapper" if bracketed else "lines"
+    return Region(start, end, i, cut_end, kind, closed=j >= 0 or bracketed)
 
 
-def _literal(node: ast.expr, depth: int) -> Any:
-    """The value of a literal node; anything that would need evaluation is refused."""
-    if depth > MAX_DEPTH:
-        raise Refused(codes.CALL_TOO_DEEP, "argument nested too deeply")
-    if isinstance(node, ast.Constant) and isinstance(
-        node.value, (str, int, float, bool, type(None))
-    ):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
-        return _JSON_NAMES[node.id]
-    if isinstance(node, ast.Name) and node.id == "None":  # pragma: no cover - a Constant
+def _bracketed(body: str, start: int, m: re.Match[str] | None) -> Region:
+    """A call list from its ``[`` to the bracket that closes it."""
+    strings = bool(m is not None and m.group(1))
+    close = match_bracket(body, start)
+    if close is not None:
+        return Region(start, close, start, close, strings=strings)
+    blind = blind_close(body, start)
+    if blind is not None:
+        return Region(start, blind, start, blind, strings=strings, quotes=True)
+    return Region(start, len(body), start, len(body), closed=False, strings=strings)
+
+
+def _unescaped(name: str) -> str:
+    return name.replace("\\_", "_")
+
+
+def _bare_line(
+    body: str, search: _Search, pos: int, limit: int, offered: frozenset[str]
+) -> Region | None:
+    """The first calls without their list before ``limit`` that fill their own line or
+    an inline code span, every callee an offered tool (None: none).
+
+    A candidate whose brackets were scanned and that is not one is passed over as a
+    whole, so no text is scanned twice."""
+    at = pos
+    while (m := search.at(at)) is not None and m.start(1) < limit:
+        at = m.end()
+        if _unescaped(m.group(1)) not in offered:
+            continue
+        start = m.start(1)
+        line_end = body.find("\n", start)
+        line_end = len(body) if line_end < 0 else line_end
+        parts: list[tuple[int, int]] = []
+        call = start
+        while len(parts) < MAX_CALLS:
+            close = match_bracket(body, call, line_end)
+            if close is None:
+                break
+            parts.append((call, close))
+            nxt = _NEXT_CALL.match(body, close, line_end)
+            if nxt is None or _unescaped(nxt.group(1)) not in offered:
+                break
+            call = nxt.start(1)
+        attempt = _CALL_HEAD.match(body, start) is not None
+        if not parts or len(parts) == MAX_CALLS:
+            if line_end == len(body) and attempt and not parts:  # cut off mid-call
+                return Region(start, line_end, start, line_end, "bare", closed=False)
+            at = max(at, line_end)
+            continue
+        end = parts[-1][1]
+        tail = body[end:line_end]
+        tick = start > 0 and body[start - 1] == "`"
+        if tail.strip(" \t\r;`") and not (tick and tail.startswith("`")):
+            at = max(at, end)
+            continue
+        attempt = attempt or _alone(body, start, end)
+        return Region(start, end, start, end, "bare", attempt=attempt, parts=tuple(parts))
+    return None
+
+
+_FENCE_OPEN = re.compile(r"\s*+(?:```[\w+-]*+)?+\s*+")
+
+
+def _alone(body: str, start: int, end: int) -> bool:
+    """Whether the text from ``start`` to ``end`` is the whole reply but for whitespace
+    and a code fence (or inline code) around it."""
+    return (
+        _FENCE_OPEN.fullmatch(body, 0, start) is not None or body[:start].strip(" \t\r\n`") == ""
+    ) and body[end:].strip(" \t\r\n`;") == ""
+
+
+def _whole_bare(body: str) -> Region | None:
+    """Calls without their list that make up the whole reply (a code fence around them
+    allowed), the first with a keyword argument or none; separated by commas, semicolons
+    or line breaks. Their names need not be offered."""
+    start, end = _skip(body, 0), len(body.rstrip())
+    if body.startswith("```", start):
+        line = body.find("\n", start)
+        if line < 0:
+            return None
+        start = _skip(body, line)
+        if body.endswith("```", 0, end):
+            end = len(body[: end - 3].rstrip())
+    if start >= end or _CALL_HEAD.match(body, start) is None:
         return None
+    parts: list[tuple[int, int]] = []
+    call = start
+    while len(parts) < MAX_CALLS:
+        close = match_bracket(body, call, end)
+        if close is None:
+            if parts:
+                return None
+            return Region(start, len(body), start, len(body), "bare", closed=False)
+        parts.append((call, close))
+        call = _skip(body, close, _SEPARATORS)
+        if call >= end:
+            return Region(start, close, start, close, "bare", parts=tuple(parts))
+        if _CALL_HEAD.match(body, call) is None and not _BARE.match(body, call):
+            return None
+    return None
+
+
+def _skip(text: str, pos: int, chars: frozenset[str] | None = None) -> int:
+    """The first position at or after ``pos`` holding neither whitespace nor ``chars``."""
+    n = len(text)
+    while pos < n and (text[pos].isspace() or (chars is not None and text[pos] in chars)):
+        pos += 1
+    return pos
+
+
+def _position(body: str, region: Region, later: bool) -> list[str]:
+    """Why where these calls stand makes their reading lenient (empty: it does not)."""
+    why = [BARE] if region.kind == "bare" else []
+    if later:
+        why.append(SEVERAL)
+    elif region.kind == "list":
+        before = body[: region.start]
+        for special in _SPECIALS:
+            before = before.replace(special, "")
+        before = before.rstrip()
+        if before:
+            last_line = before.rsplit("\n", 1)[-1].lstrip()
+            why.append(IN_CODE if last_line.startswith("```") or before[-1] == "`" else AFTER_TEXT)
+    return why
+
+
+def _with_backticks(body: str, start: int, end: int, floor: int) -> tuple[int, int]:
+    """The cut widened over the backticks of an inline code span that holds only the
+    calls (a fence is left to :func:`~toolbench.formats.text.tidy`, which drops it empty)."""
     if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, (ast.USub, ast.UAdd))
-        and isinstance(node.operand, ast.Constant)
-        and isinstance(node.operand.value, (int, float))
-        and not isinstance(node.operand.value, bool)
+        start - 1 >= floor
+        and end < len(body)
+        and body[start - 1] == "`"
+        and body[end] == "`"
+        and not body.startswith("``", start - 2)
+        and not body.startswith("``", end)
     ):
-        value = node.operand.value
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_literal(e, depth + 1) for e in node.elts]
-    if isinstance(node, ast.Dict):
-        out: dict[str, Any] = {}
-        for k, v in zip(node.keys, node.values, strict=True):
-            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-                raise Refused(codes.ARGS_NOT_LITERAL, "dict keys must be strings")
-            out[k.value] = _literal(v, depth + 1)
-        return out
-    what = {
-        ast.Lambda: "a lambda",
-        ast.Attribute: "an attribute access",
-        ast.Call: "a call",
-        ast.Name: "a variable name",
-    }.get(type(node), type(node).__name__)
-    raise Refused(codes.ARGS_NOT_LITERAL, f"argument is {what}, not a literal")
+        return start - 1, end + 1
+    return start, end
+
+
+def _read_region(
+    body: str, region: Region, col: DialectCollector, why: list[str], noted: set[str]
+) -> bool:
+    """Add the calls of one region (or its failure); False when it is not a call at all
+    (a list of strings that are not calls, calls without their list with no keyword)."""
+    if region.end - region.start > MAX_CHARS:
+        col.fail(codes.CALL_TOO_DEEP, f"call list longer than {MAX_CHARS} characters, not read")
+        return True
+    src = body[region.start : region.end].strip()
+    counts = region.attempt and not region.strings
+    if region.quotes:
+        if not counts:
+            return False
+        col.fail(codes.CALL_BAD_SHAPE, "the quotes of a string in the call list do not pair up")
+        return True
+    if not src:
+        col.fail(codes.CALL_TRUNCATED if not region.closed else codes.CALL_BAD_SHAPE, "no call")
+        return True
+    closing = False
+    if region.kind == "lines":
+        src = "[" + ",".join(line for line in src.splitlines() if line.strip()) + "]"
+    elif region.parts:
+        src = "[" + ", ".join(body[a:b] for a, b in region.parts) + "]"
+    elif not region.closed and region.kind == "bare":
+        col.fail(codes.CALL_TRUNCATED, "the reply ended inside a call")
+        return True
+    elif not region.closed or (src.startswith("[") and not src.endswith("]")):
+        if not counts:
+            return False
+        if match_bracket(src, 0) is not None or not src.endswith(")"):
+            col.fail(codes.CALL_TRUNCATED, "the reply ended inside the call list")
+            return True
+        src += "]"  # every call complete, only the closing bracket is missing
+        closing = True
+    elif not src.startswith("["):
+        src = "[" + src + "]"
+        why = [*why, BARE]
+    try:
+        reading = read_list(src)
+    except Refused as exc:
+        if counts:
+            col.fail(exc.code, str(exc))
+        return counts
+    except Exception as exc:  # SyntaxError, RecursionError, MemoryError...: never raise
+        if counts:
+            col.fail(codes.CALL_BAD_SHAPE, f"not a Python call list ({type(exc).__name__})")
+        return counts
+    col.attempted = True
+    if closing:
+        col.issue(codes.JSON_REPAIRED, "call list without its closing ']', read after repair")
+    reasons = [*why, *reading.lenient]
+    for reason in reasons:
+        if reason not in noted:
+            noted.add(reason)
+            col.issue(codes.CALL_LENIENT, reason)
+    repaired = closing or bool(reasons)
+    for name, args in reading.calls:
+        col.calls.append(ToolCall(name=name, arguments=args, repaired=repaired))
+    return True
