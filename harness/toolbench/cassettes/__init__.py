@@ -35,7 +35,12 @@ from toolbench.cassettes.route import (
     router,
     set_stream_route,
 )
-from toolbench.cassettes.scrub import scrub_headers, scrub_request, scrub_response
+from toolbench.cassettes.scrub import (
+    scrub_body_data,
+    scrub_headers,
+    scrub_request,
+    scrub_response,
+)
 from toolbench.cassettes.serializer import RecordingSerializer
 from toolbench.cassettes.use import DEFAULT_CASSETTES, RecordOption, record_command, use_cassette
 
@@ -65,6 +70,7 @@ __all__ = [
     "reply_fault",
     "reset_stream_route",
     "router",
+    "scrub_body_data",
     "scrub_headers",
     "scrub_request",
     "scrub_response",

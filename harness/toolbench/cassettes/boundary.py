@@ -23,6 +23,7 @@ from typing import Any, Literal
 import httpx
 
 from toolbench.cassettes.match import echo_equivalent
+from toolbench.redaction import json_may_hold, redact_data, secret_values
 
 ReplayMode = Literal["boundary", "full"]
 REPLAY_MODES: tuple[ReplayMode, ...] = ("boundary", "full")
@@ -59,10 +60,24 @@ def request_key(request: dict[str, Any]) -> str:
     messages, tools, sampling parameters; key order ignored). Recorded with each
     exchange, it lets a replay find the exchange without predicting the provider's
     HTTP request. The address is not in it: the cassette's path already names the
-    model, and the embedded server's port changes every run."""
-    canon = json.dumps(echo_equivalent(request), sort_keys=True, separators=(",", ":"),
-                       ensure_ascii=False, default=str)  # fmt: skip
+    model, and the embedded server's port changes every run.
+
+    Computed on the request as its cassette records it, redacted: a request that holds
+    a secret (a key in ``--model-param``'s ``extra_body``; a key a server echoed into a
+    reply that the next turn sends back, redacted when that reply is replayed) has the
+    same key at record and replay time, plain or streamed, whatever the secret's value
+    then. A request that holds none (the screen finds no form of one: one substring
+    search a form) is hashed as it is."""
+    canon = _canon(request)
+    values = secret_values()
+    if values and json_may_hold(canon, values):
+        canon = _canon(redact_data(request, values))
     return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def _canon(request: dict[str, Any]) -> str:
+    return json.dumps(echo_equivalent(request), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False, default=str)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,9 @@ class TrialCassette:
     """What happened to the cassette that the trial should report (moved aside, ...)."""
     current_path: str = ""
     """URL path of the exchange in flight (the recording decision depends on it)."""
+    current_post: bool = False
+    """The exchange in flight is a POST: a model's call (a GET a library makes on the
+    way, a file it downloads, is no attempt anything claims)."""
     last_fault: str | None = None
     """Why the last response was not a complete reply (None: it was one)."""
     last_replayed: bool = False
@@ -43,6 +46,10 @@ class TrialCassette:
     values: list[str] | None = None
     """The known secret values, found once for the trial (None: found when needed)."""
     _recorded_at: int | None = None
+    _unconfirmed: int | None = None
+    """The index of a 2xx exchange recorded this trial that no successful attempt has
+    claimed yet (:meth:`remember_key`): dropped when another model request begins (the
+    attempt is retried) or the trial ends with an error (:meth:`drop_unconfirmed`)."""
 
     LATENCY_KEY = LATENCY_KEY
     REQUEST_KEYS = REQUEST_KEYS
@@ -57,6 +64,9 @@ class TrialCassette:
         return self.cassette
 
     def begin(self, request: httpx.Request) -> tuple[int, int]:
+        self.current_post = request.method == "POST"
+        if self.current_post:  # the attempt that recorded it failed: this one asks again
+            self.drop_unconfirmed()
         self.current_path = request.url.path
         self.last_fault, self.last_replayed, self._recorded_at = None, False, None
         return self.played(), len(self.cassette.data)
@@ -66,11 +76,33 @@ class TrialCassette:
         self.last_replayed = self.played() > before[0]
         self._recorded_at = before[1] if len(self.cassette.data) > before[1] else None
         self.last_fault = reply_fault(status, content, self.current_path)
+        if self._recorded_at is not None and self.current_post and 200 <= status < 300:
+            self._unconfirmed = self._recorded_at
+
+    def drop_unconfirmed(self) -> None:
+        """Drop the 2xx exchange recorded this trial that no attempt claimed as its
+        answer (:meth:`remember_key` claims it).
+
+        A cassette holds only the exchange that answered. A reply the recording rule
+        (:func:`~toolbench.cassettes.faults.recordable`) let through can still fail its
+        attempt (the sender raised on it, the reply carried no message): vcrpy has
+        recorded it, and the attempt's retry would be answered from it, as would every
+        later ``--record new`` or ``none``. Whatever failed, a model's exchange (a POST)
+        not claimed before the next one (a retry), or before the trial ended with an
+        error (:func:`~toolbench.cassettes.use.use_cassette`), is not kept."""
+        at, self._unconfirmed = self._unconfirmed, None
+        if at is None or self.cassette is None or at >= len(self.cassette.data):
+            return
+        self._recorded_at = at
+        self.forget_last()
 
     def forget_last(self) -> None:
         """Drop the interaction the last exchange recorded (a fault the trial did not act on)."""
         if self._recorded_at is not None:
             del self.cassette.data[self._recorded_at :]
+            self.cassette.dirty = True
+            if self._unconfirmed is not None and self._unconfirmed >= self._recorded_at:
+                self._unconfirmed = None
             for name in (self.REQUEST_KEYS, READ_KEY):
                 values = self.cassette._metadata.get(name)
                 if isinstance(values, list):
@@ -78,7 +110,10 @@ class TrialCassette:
             self._recorded_at = None
 
     def remember_key(self, key: str) -> None:
-        """Record toolbench's request ``key`` with the interaction the last exchange recorded."""
+        """Record toolbench's request ``key`` with the interaction the last exchange
+        recorded: the attempt succeeded, and the exchange is the one that answered."""
+        if self._unconfirmed == self._recorded_at:
+            self._unconfirmed = None
         self._set_at(self.REQUEST_KEYS, key)
 
     def _set_at(self, name: str, value: Any) -> None:

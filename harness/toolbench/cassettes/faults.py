@@ -4,13 +4,17 @@ refusal the trial may act on); the protocol checks of each provider's reply shap
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolbench.cassettes.recording import Recording
 
 
 def reply_fault(status: int, content: bytes, path: str) -> str | None:
     """Why a response is not a complete, well-formed reply (None when it is one).
 
-    Any reply must be 2xx with a JSON object body; a chat completion (its path ends in
+    Any reply must be 2xx with a JSON object body that is not an error object
+    (:func:`error_object`); a chat completion (its path ends in
     ``/chat/completions``, or its body has ``choices``) also needs a non-empty
     ``choices`` list whose first entry has a ``message`` object. An HTML page, an empty
     body or ``{}`` with status 200 is a provider fault, never a model's answer.
@@ -24,6 +28,9 @@ def reply_fault(status: int, content: bytes, path: str) -> str | None:
         return "empty body" if not head else f"body is not JSON ({head!r}...)"
     if not isinstance(data, dict):
         return "body is not a JSON object"
+    error = error_object(data)
+    if error is not None:
+        return f"HTTP {status} carrying an error object ({error})"
     protocol_fault = _protocol_fault(data, path.rstrip("/"))
     if protocol_fault is not None:
         return protocol_fault
@@ -35,6 +42,41 @@ def reply_fault(status: int, content: bytes, path: str) -> str | None:
         if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
             return "chat completion whose first choice has no message"
     return None
+
+
+REPLY_FIELDS = ("choices", "candidates", "content", "message", "output")
+"""Top-level fields that carry a reply (OpenAI chat, Gemini, Anthropic, Ollama, the
+Responses API): a body holding one with a value is read as a reply, whatever else it
+says."""
+
+
+def error_object(data: dict[str, Any]) -> str | None:
+    """What a 2xx JSON body says failed, when it is a provider's error object rather than
+    a reply (None: it is no error object).
+
+    Providers send their failure signals with status 200 too: Anthropic an ``{"type":
+    "error", "error": {...}}`` body (``overloaded_error``), OpenAI-compatible gateways
+    and Gemini an ``{"error": {...}}`` body, Ollama ``{"error": "..."}``. Such a body is
+    the provider's fault, never the model's answer: it is not recorded (a retry or a
+    later ``--record new`` asks the server again) and no recorded one is replayed. The
+    rule is the shape, not a provider's wording: ``type`` ``"error"``, or a non-empty
+    ``error`` field in a body that carries no reply field (:data:`REPLY_FIELDS`); a
+    Responses API body (``object: response``) is judged by its own rule. The text says the error's
+    type and message, cut short. The status-shaped wording (``HTTP 200 ...``,
+    :func:`reply_fault`) leaves its classification to the sender's exception, as for a
+    4xx or 5xx that carried the same object.
+    """
+    error = data.get("error")
+    typed = data.get("type") == "error"
+    if not typed and (not error or data.get("object") == "response"):
+        return None  # a Responses API body: its own rule (_responses_fault)
+    if not typed and any(data.get(k) for k in REPLY_FIELDS):
+        return None
+    if isinstance(error, dict):
+        kind = error.get("type") or error.get("status") or error.get("code")
+        parts = [str(p) for p in (kind, error.get("message")) if p not in (None, "")]
+        return ": ".join(parts)[:200] or "an error"
+    return str(error)[:200] if error else "an error"
 
 
 ANTHROPIC_BLOCKS = frozenset({"text", "tool_use", "server_tool_use", "thinking",
@@ -117,3 +159,21 @@ def recordable(response: dict[str, Any], path: str) -> bool:
     if isinstance(body, str):
         body = body.encode("utf-8")
     return reply_fault(status, body or b"", path) is None
+
+
+def answered(recording: Recording) -> Recording:
+    """``recording`` without the plain 2xx exchanges whose body is a provider's error
+    object (:func:`error_object`), which a toolbench before this rule recorded as
+    replies: such an exchange is never replayed (``--record none`` then reports the
+    request missing, ``--record new`` asks the server again and saves the cassette
+    without it). The recording itself when it holds none (the common case: a dict look-up
+    an exchange)."""
+    exchanges = recording.exchanges
+    keep = [ex for ex in exchanges if not _recorded_error(ex.response.status, ex.response.body)]
+    if len(keep) == len(exchanges):
+        return recording
+    return recording.model_copy(update={"exchanges": keep})
+
+
+def _recorded_error(status: int, body: Any) -> bool:
+    return 200 <= status < 300 and type(body) is dict and error_object(body) is not None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.cassettes import recording as rec
+from toolbench.cassettes.faults import answered
 from toolbench.cassettes.persist import cassette_text
 from toolbench.cassettes.serializer import metadata_of
 from toolbench.errors import CassetteMissingError
@@ -52,7 +53,12 @@ class ReplayOnlyCassette:
         text = cassette_text(path)
         if text is None:
             raise CassetteMissingError(f"no cassette {path}")
-        return cls(rec.parse(text, str(path)), upgrade, lambda: rec.parse(text, str(path)))
+        # A recorded provider error is never played (:func:`.faults.answered`).
+        return cls(
+            answered(rec.parse(text, str(path))),
+            upgrade,
+            lambda: answered(rec.parse(text, str(path))),
+        )
 
     @property
     def data(self) -> list[rec.RecordedExchange]:

@@ -65,6 +65,29 @@ def _scrub_json(text: str, values: list[str]) -> str:
     return text if scrubbed is data else json.dumps(scrubbed, ensure_ascii=False)
 
 
+def scrub_body_data(body: Any, values: list[str]) -> Any:
+    """A streamed request's JSON body as its cassette records it: encoded as sent, its
+    secrets redacted (:func:`_scrub_body`, as :func:`scrub_request` does), decoded again
+    (a text that is not JSON stays text).
+
+    The one function for both ends of a streamed replay: the recorded body is made by
+    it, and a replay matches the live request made by it against what was recorded. A
+    request holding a secret (a key in ``--model-param``'s ``extra_body``) is recorded
+    redacted; compared as sent, it would match nothing (``cassette_missing``), compared
+    as recorded it is the same request."""
+    raw = (
+        body.encode("utf-8")
+        if isinstance(body, str)
+        else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    )
+    scrubbed = _scrub_body(raw, values) or b""
+    try:
+        return json.loads(scrubbed or b"null")
+    except ValueError:
+        text: str = scrubbed.decode("utf-8", "replace")
+        return text
+
+
 def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:
     """Drop secret headers, userinfo and secret query keys, redact secret values, normalise
     the local host."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolbench.cassettes import recording as rec
+from toolbench.cassettes.faults import answered
 
 VCR_VERSION = 1
 """vcrpy's cassette dict version (``vcr.serialize.CASSETTE_FORMAT_VERSION``), written
@@ -133,7 +134,8 @@ class RecordingSerializer:
     def deserialize(text: str) -> dict[str, Any]:
         # A defect raises a typed error (CassetteLayoutError for the old layout), which
         # the persister passes on as it is.
-        return vcr_dict_of(rec.parse(text, "<cassette>"))
+        # A recorded provider error is never played (:func:`.faults.answered`).
+        return vcr_dict_of(answered(rec.parse(text, "<cassette>")))
 
 
 class LegacyYamlSerializer:

@@ -36,6 +36,7 @@ from toolbench import cassettes as vcr_side  # the package, initialised before t
 from toolbench import codes, eventstream
 from toolbench.cassettes import recording as rec
 from toolbench.cassettes.boundary import url_path
+from toolbench.cassettes.faults import error_object
 from toolbench.cassettes.match import echo_equivalent
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
@@ -217,6 +218,10 @@ class Clock:
         renumbers indices), so the broken sequences are read from the bytes."""
         self.decoded: list[rec.Event] = []
         """Every JSON event read, dict or not, with its offset (what a cassette keeps)."""
+        self.error: str | None = None
+        """What the first event that was a provider's error object said
+        (:func:`~toolbench.cassettes.faults.error_object`: Anthropic's ``error`` event, a
+        gateway's ``{"error": ...}`` chunk); a stream that carried one is never recorded."""
         self.stored: list[rec.Event] | None = None
         """On a replay from a cassette's decoded events: those events (a content-only chat
         chunk as its text, :func:`~toolbench.cassettes.recording.content_only`)."""
@@ -252,6 +257,8 @@ class Clock:
         if not isinstance(data, dict):
             return
         self.carried.update(k for k in CARRIERS if data.get(k))
+        if self.error is None:
+            self.error = error_object(data)
         self.raw_events.append((data, offset_ms))
         if isinstance(data.get("choices"), list):
             self.chat_chunks = True
@@ -333,9 +340,10 @@ class _Recording(httpx.AsyncByteStream):
 
     def commit(self) -> None:
         """Record what was read, once: only when the streamed completion has judged the
-        reply whole (:meth:`SseTrialCassette.commit`); a stream that carried nothing is
-        never recorded."""
-        if self.clock.fault is None and self.done is not None:
+        reply whole (:meth:`SseTrialCassette.commit`); a stream that carried nothing, or
+        a provider's error event (:attr:`Clock.error`: the stream answered nothing,
+        whatever its reader made of it), is never recorded."""
+        if self.clock.fault is None and self.clock.error is None and self.done is not None:
             done, self.done = self.done, None
             done(self.chunks)
 
@@ -516,6 +524,19 @@ class SseTrialCassette:
     _recorded: SseExchange | None = None
 
     def _find(self, method: str, path: str, body: Any) -> int | None:
+        """The exchange recorded for this request (one not played yet first), matched on
+        the body as it is recorded: redacted (:func:`~.scrub.scrub_body_data`, the
+        function that made the recorded body). The body as sent is tried first: it is
+        the recorded one unless it holds a secret, and redacting it costs a scan."""
+        found = self._find_as(method, path, body)
+        if found is not None:
+            return found
+        recorded = vcr_side.scrub_body_data(body, self._values)
+        if recorded == body:
+            return None
+        return self._find_as(method, path, recorded)
+
+    def _find_as(self, method: str, path: str, body: Any) -> int | None:
         fallback = None
         for i, ex in enumerate(self.data.exchanges):
             if ex.response.chunks is None:
@@ -599,7 +620,8 @@ class SseTrialCassette:
         vcr_side.scrub_headers(headers, values)
         from vcr.request import Request as VcrRequest  # recording only: vcrpy is slow to import
 
-        vreq = VcrRequest(request.method, str(request.url), content_of(body), dict(request.headers))
+        # The body is recorded as a replay matches it (scrub_body_data), the rest scrubbed.
+        vreq = VcrRequest(request.method, str(request.url), b"", dict(request.headers))
         scrubbed = vcr_side.scrub_request(vreq, values)
         # llama-server's GGUF path in each chunk's ``model`` field, recorded as the alias.
         chunks = [
@@ -628,7 +650,7 @@ class SseTrialCassette:
         recorded.events = events_of(recorded)
         ex = SseExchange(
             request=rec.RecordedRequest(
-                method=request.method, uri=scrubbed.uri, body=_json(scrubbed.body or b"")
+                method=request.method, uri=scrubbed.uri, body=vcr_side.scrub_body_data(body, values)
             ),
             response=recorded,
         )

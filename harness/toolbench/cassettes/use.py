@@ -101,6 +101,11 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
     token = set_trial_cassette(tc)
     try:
         yield tc
+    except BaseException:
+        # The trial failed: an exchange its last attempt recorded and did not claim
+        # answered nothing (a trial that ends well ended on the exchange that answered).
+        tc.drop_unconfirmed()
+        raise
     finally:
         reset_trial_cassette(token)
         # Nothing to keep (every exchange was a fault it forgot): write no empty cassette.
