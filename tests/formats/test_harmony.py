@@ -41,6 +41,7 @@ CASES: list[ParseCase] = [
     ("builtin_tool_not_offered", "<|channel|>commentary to=python <|constrain|>code<|message|>print(1)<|call|>", [], "failed", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("call_stopped_before_terminator", '<|channel|>commentary to=functions.search<|message|>{"q": "x"}', [("search", {"q": "x"})], "strict", "", [], []),
     ("repaired", '<|channel|>commentary to=functions.search<|message|>{"q": "x",}<|call|>', [("search", {"q": "x"})], "repaired", "", [codes.JSON_REPAIRED], []),
+    ("object_left_open_before_call_token", '<|channel|>commentary to=functions.search<|message|>{"q": "x<|call|>', [], "failed", "", [codes.JSON_DECODE_FAILED], []),
     ("invalid_json", "<|channel|>commentary to=functions.search<|message|>not json at all<|call|>", [], "failed", "", [codes.JSON_DECODE_FAILED], []),
     ("cut_in_header", "<|channel|>commentary to=functions.sea", [], "failed", "", [codes.CALL_TRUNCATED], []),
     ("cut_after_call", W + "<|start|>assistant", PARIS, "strict", "", [], []),

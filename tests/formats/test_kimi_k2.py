@@ -61,6 +61,8 @@ CASES: list[ParseCase] = [
     ("non_digit_index", f'{S}{C}functions.get_weather:abc{A}{{"city": "Paris"}}{CE}{SE}', [], "failed", "", [codes.CALL_BAD_SHAPE], []),
     ("offered_name_without_index", f'{S}{C}functions.get_weather{A}{{"city": "Paris"}}{CE}{SE}', PARIS, "repaired", "", [codes.CALL_LENIENT], []),
     ("bad_id_beside_good_call", f'{S}{C}functions.0{A}{{"q": "x"}}{CE}{C}functions.get_weather:1{A}{{"city": "Paris"}}{CE}{SE}', PARIS, "repaired", "", [codes.CALL_MISSING_NAME], []),
+    ("singular_section_tokens", f'<|tool_call_section_begin|>{C}functions.get_weather:0{A}{{"city": "Paris"}}{CE}<|tool_call_section_end|>', PARIS, "strict", "", [], []),
+    ("object_left_open_before_end_token", f'{S}{C}functions.get_weather:0{A}{{"city": "Par{CE}{SE}', [], "failed", "", [codes.JSON_DECODE_FAILED], []),
     ("large_counter", f'{S}{C}functions.get_weather:17{A}{{"city": "Paris"}}{CE}{SE}', PARIS, "strict", "", [], []),
 ]  # fmt: skip
 

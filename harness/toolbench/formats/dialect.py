@@ -391,6 +391,11 @@ class DialectCollector(CallCollector):
         if not repair and not strict.ok:
             self.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': not valid JSON")
             return
+        if not strict.ok and not args_text.rstrip().endswith("}"):
+            # repair fixes slips inside an object the model closed; it never closes one
+            # left open before the call's end token (that JSON was cut, not mistyped)
+            self.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': the object is not closed")
+            return
         got = strict if strict.ok else self.budget.repair(args_text)
         if not got.ok:
             self.issue(codes.JSON_DECODE_FAILED, f"arguments of '{name}': invalid JSON")

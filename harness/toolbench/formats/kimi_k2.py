@@ -38,6 +38,12 @@ SECTION_END = "<|tool_calls_section_end|>"
 CALL = "<|tool_call_begin|>"
 ARGS = "<|tool_call_argument_begin|>"
 CALL_END = "<|tool_call_end|>"
+SECTION_ALIASES = (
+    ("<|tool_call_section_begin|>", SECTION),
+    ("<|tool_call_section_end|>", SECTION_END),
+)
+"""The singular spelling of the section tokens, which some Kimi K2 servers emit (Dynamo
+lists it beside the plural): the same token, read as it."""
 K3_THINK_END = "<|close|>think<|sep|>"
 K3_CALL = re.compile(r'<\|open\|>call tool="([^"\n]*+)"[^<\n]*+<\|sep\|>')
 K3_ARG = re.compile(r'<\|open\|>argument key="([^"\n]*+)"(?: type="([^"\n]*+)")?[^<\n]*+<\|sep\|>')
@@ -48,8 +54,9 @@ _K3_TOKENS = (
     "<|close|>tools<|sep|>", "<|close|>message<|sep|>", K3_CALL_END, K3_ARG_END, K3_THINK_END,
 )  # fmt: skip
 _SPECIALS = (
-    SECTION, SECTION_END, CALL, ARGS, CALL_END, "<|im_end|>", "<|im_system|>", "<|im_middle|>",
-    "<|im_user|>", "<|im_assistant|>", *_K3_TOKENS,
+    SECTION, SECTION_END, CALL, ARGS, CALL_END, *(a for a, _ in SECTION_ALIASES),
+    "<|im_end|>", "<|im_system|>", "<|im_middle|>", "<|im_user|>", "<|im_assistant|>",
+    *_K3_TOKENS,
 )  # fmt: skip
 
 
@@ -107,6 +114,9 @@ class KimiK2(DialectFormat):
         return f"## Return of {call_id}\n{result}"
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
+        for alias, token in SECTION_ALIASES:
+            if alias in text:
+                text = text.replace(alias, token)
         text = close_think_before(text, (SECTION, CALL))
         k3 = text.find(K3_THINK_END)
         k3_reasoning = None
