@@ -5,9 +5,10 @@ prices a reply. Attempts, retries and reading the reply are the shared call's
 (:mod:`toolbench.providers.call`). This module also holds the replay at the provider
 boundary (moving to the cassette layer).
 
-LiteLLM is imported lazily (about 4 s) and only after two environment switches are set:
+LiteLLM is imported lazily (about 4 s) and only after its environment switches are set:
 ``DISABLE_AIOHTTP_TRANSPORT`` (its aiohttp transport would bypass the cassettes, which
-hook httpx) and ``LITELLM_LOCAL_MODEL_COST_MAP`` (no network fetch at import).
+hook httpx) and :data:`OFFLINE_SWITCHES` (no fetch from GitHub); once imported, no
+tokenizer is downloaded either: a trial contacts the model's endpoint and nothing else.
 
 Replay at the provider boundary: a request the trial's cassette already holds is
 answered from it without LiteLLM's and the OpenAI SDK's request and response machinery
@@ -59,6 +60,15 @@ from toolbench.results import Attempt, RequestParams
 
 _litellm: ModuleType | None = None
 
+OFFLINE_SWITCHES = (
+    "LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS",
+    "LITELLM_LOCAL_BLOG_POSTS",
+)  # fmt: skip
+"""LiteLLM's switches (defaulted to ``True`` before it is imported; a user's own value is
+kept) that make it read its bundled copies instead of fetching them from GitHub: the
+model cost map (at import), the Anthropic beta-header table (on an Anthropic call), the
+blog feed. Nothing but the model's endpoint is contacted by a trial."""
+
 
 def litellm() -> ModuleType:
     """Import LiteLLM once, with the switches toolbench depends on."""
@@ -66,11 +76,19 @@ def litellm() -> ModuleType:
     if _litellm is None:
         # Forced, not defaulted: the aiohttp transport would bypass the cassettes.
         os.environ["DISABLE_AIOHTTP_TRANSPORT"] = "True"
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        for switch in OFFLINE_SWITCHES:
+            os.environ.setdefault(switch, "True")
         import litellm as _mod
 
         _mod.suppress_debug_info = True
         _mod.telemetry = False
+        # A trial reaches the model's endpoint and nothing else. LiteLLM counts the tokens
+        # of a reply that came without usage with a HuggingFace tokenizer for some models
+        # (Llama 2/3, Command R), downloaded from huggingface.co on first use: offline, a
+        # trial spent its deadline in the hub client's retries. Its bundled tiktoken
+        # encoding counts them instead (only an estimate LiteLLM makes; a provider's own
+        # usage is read as sent).
+        _mod.disable_hf_tokenizer_download = True
         # Examined for the live path's CPU (LiteLLM 1.106.2, benchmarks/bench_concurrency.py)
         # and not set: turn_off_message_logging (adds a redaction pass), disable_streaming_
         # logging, disable_token_counter and the per-call "no-log" (they skip callbacks,
