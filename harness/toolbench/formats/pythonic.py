@@ -68,24 +68,27 @@ PY_START = "<|python_start|>"
 PY_END = "<|python_end|>"
 OLMO_OPEN = "<function_calls>"
 OLMO_CLOSE = "</function_calls>"
-_LIST_START = re.compile(r"(?<![\w)\]])\[(?:\s*+\[){0,3}+\s*+(['\"]?)" + NAME + r"\s*+\(")
-# A call list: "[" (up to three more for a nested list), an optional quote (calls written
-# as strings), a tool name, "(". Not right after a word or a closing bracket (a subscript).
+_LIST_START = re.compile(r"\[(?<![\w)\]]\[)\s*+(['\"]?)" + NAME + r"\s*+\(")
+# A call list: "[", an optional quote (calls written as strings), a tool name, "(". Not
+# right after a word or a closing bracket (a subscript). The look-behind comes after the
+# "[" so the search skips ahead to each "[" at C speed.
+NESTING = 3
+"""Brackets around a call list read as a nested list (``[[f(x=1)]]``)."""
 _STREAM_NAME = r"[^\W\d](?:[\w\-.:/]|\\_){0,63}"
 _STREAM_LIST = r"(?<![\w)\]])\[(?:\s{0,8}\[){0,3}\s{0,8}['\"]?" + _STREAM_NAME + r"\s{0,8}\("
 _LEAK = re.compile(
-    r"(?<![^\s>`])\[(?:\s*+\[){0,3}+\s*+['\"]?" + NAME + r"\(\s*+[^\W\d][\w\-]*+\s*+="
+    r"\[(?<![^\s>`]\[)(?:\s*+\[){0,3}+\s*+['\"]?" + NAME + r"\(\s*+[^\W\d][\w\-]*+\s*+="
 )
 # A call list where a user would see it: at the start of a line or after a space, a tag or
 # a backtick (code such as ``d[f(x)]`` is not one), opening with a keyword argument:
 # ``[f(a=``. An empty ``[f()]`` is too common in ordinary code to count as this syntax.
 _BARE = re.compile(r"(?:^[ \t]*+|(?<=`))(" + NAME + r")[ \t]*+\(", re.M)
 """A call without its list where one may stand: at the start of a line, or in inline code."""
+_CALLEE = re.compile(NAME + r"[ \t]*+\(")
 _NEXT_CALL = re.compile(r"[ \t]*+[,;][ \t]*+(" + NAME + r")[ \t]*+\(")
 _CALL_HEAD = re.compile(NAME + r"[ \t]*+\(\s*+(?:[^\W\d][\w\-]*+\s*+=(?!=)|\))")
 """The start of a call with a keyword argument, or with none: ``f(a=`` or ``f()``."""
 _SPECIALS = (PY_START, PY_END, "<|python_tag|>", OLMO_OPEN, OLMO_CLOSE, "<|eom|>", "<|eot|>")
-_SEPARATORS = frozenset(" \t\r\n,;")
 
 AFTER_TEXT = "a call list after other text, read where it stands"
 IN_CODE = "a call list inside a code fence or inline code"
@@ -183,15 +186,19 @@ class Pythonic(DialectFormat):
         cuts = Cutter(body)
         offered = None if tools is None else frozenset(t.name for t in tools)
         noted: set[str] = set()
-        for region in _find_regions(body, offered):
-            why = _position(body, region, bool(col.attempted))
+        regions, past = _find_regions(body, offered)
+        lead = _lead(body)
+        for region in regions:
+            why = _position(body, region, lead, bool(col.attempted))
             if not _read_region(body, region, col, why, noted):
                 continue  # calls written as strings, or without a list, that are not calls
             start, end = _with_backticks(body, region.cut_start, region.cut_end, cuts.pos)
             cuts.cut(start, end)
-        raw = cuts.finish()
+        if past is not None:  # the rest is neither read nor shown (no fragments of calls)
+            col.fail(codes.CALL_BAD_SHAPE, f"more than {MAX_CALLS} call lists; the rest not read")
+        raw = cuts.finish(past)
         if cuts.last_end is not None:
-            col.check_text_after(body[cuts.last_end :])
+            col.check_text_after(body[cuts.last_end : past])
         col.check_tools(tools)
         raw = tidy(raw)
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
@@ -244,8 +251,9 @@ class _Search:
         return m
 
 
-def _find_regions(body: str, offered: frozenset[str] | None) -> list[Region]:
-    """Every place calls are written, in order, none overlapping; at most ``MAX_CALLS``.
+def _find_regions(body: str, offered: frozenset[str] | None) -> tuple[list[Region], int | None]:
+    """Every place calls are written, in order, none overlapping; at most ``MAX_CALLS``,
+    and where the first one past that limit starts (None: all found).
 
     An unclosed region runs to the end of the reply, so it is the last one."""
     out: list[Region] = []
@@ -265,11 +273,15 @@ def _find_regions(body: str, offered: frozenset[str] | None) -> list[Region]:
             region = _wrapped(body, first, kind == 0) if kind < 2 else _bracketed(body, first, m)
         out.append(region)
         if not region.closed:
-            break
+            return out, None
         pos = max(region.cut_end, pos + 1)
+    else:
+        nxt = [at for at in (olmo.at(pos), python.at(pos)) if at >= 0]
+        nxt += [m.start()] if (m := lists.at(pos)) is not None else []
+        return out, min(nxt, default=None)
     if not out and (whole := _whole_bare(body)) is not None:
         out.append(whole)
-    return out
+    return out, None
 
 
 def _wrapped(body: str, i: int, olmo: bool) -> Region:
@@ -287,8 +299,14 @@ def _wrapped(body: str, i: int, olmo: bool) -> Region:
 
 
 def _bracketed(body: str, start: int, m: re.Match[str] | None) -> Region:
-    """A call list from its ``[`` to the bracket that closes it."""
+    """A call list from its ``[`` (or the ``[`` of lists around it) to the bracket that
+    closes it."""
     strings = bool(m is not None and m.group(1))
+    for _ in range(NESTING):
+        outer = _back(body, start) - 1
+        if outer < 0 or body[outer] != "[":
+            break
+        start = outer
     close = match_bracket(body, start)
     if close is not None:
         return Region(start, close, start, close, strings=strings)
@@ -318,6 +336,14 @@ def _bare_line(
         start = m.start(1)
         line_end = body.find("\n", start)
         line_end = len(body) if line_end < 0 else line_end
+        tick = start > 0 and body[start - 1] == "`"
+        if (
+            not tick
+            and line_end < len(body)
+            and not body[start:line_end].rstrip(" \t\r;`").endswith(")")
+        ):
+            at = max(at, line_end)
+            continue  # the line goes on after the calls: not calls standing alone
         parts: list[tuple[int, int]] = []
         call = start
         while len(parts) < MAX_CALLS:
@@ -337,7 +363,6 @@ def _bare_line(
             continue
         end = parts[-1][1]
         tail = body[end:line_end]
-        tick = start > 0 and body[start - 1] == "`"
         if tail.strip(" \t\r;`") and not (tick and tail.startswith("`")):
             at = max(at, end)
             continue
@@ -380,36 +405,52 @@ def _whole_bare(body: str) -> Region | None:
                 return None
             return Region(start, len(body), start, len(body), "bare", closed=False)
         parts.append((call, close))
-        call = _skip(body, close, _SEPARATORS)
+        call = _skip(body, close, _SPACE_OR_SEPARATOR)
         if call >= end:
             return Region(start, close, start, close, "bare", parts=tuple(parts))
-        if _CALL_HEAD.match(body, call) is None and not _BARE.match(body, call):
+        if _CALLEE.match(body, call) is None:
             return None
     return None
 
 
-def _skip(text: str, pos: int, chars: frozenset[str] | None = None) -> int:
-    """The first position at or after ``pos`` holding neither whitespace nor ``chars``."""
-    n = len(text)
-    while pos < n and (text[pos].isspace() or (chars is not None and text[pos] in chars)):
-        pos += 1
+_SPACE = re.compile(r"\s*+")
+_SPACE_OR_SEPARATOR = re.compile(r"[\s,;]*+")
+
+
+def _skip(text: str, pos: int, pattern: re.Pattern[str] = _SPACE) -> int:
+    """The first position at or after ``pos`` that ``pattern`` (whitespace) does not cover."""
+    m = pattern.match(text, pos)
+    return m.end() if m is not None else pos
+
+
+def _lead(body: str) -> int:
+    """Where the reply's first text other than whitespace and special tokens starts."""
+    pos = _skip(body, 0)
+    while special := next((t for t in _SPECIALS if body.startswith(t, pos)), None):
+        pos = _skip(body, pos + len(special))
     return pos
 
 
-def _position(body: str, region: Region, later: bool) -> list[str]:
+def _position(body: str, region: Region, lead: int, later: bool) -> list[str]:
     """Why where these calls stand makes their reading lenient (empty: it does not)."""
     why = [BARE] if region.kind == "bare" else []
     if later:
         why.append(SEVERAL)
-    elif region.kind == "list":
-        before = body[: region.start]
-        for special in _SPECIALS:
-            before = before.replace(special, "")
-        before = before.rstrip()
-        if before:
-            last_line = before.rsplit("\n", 1)[-1].lstrip()
-            why.append(IN_CODE if last_line.startswith("```") or before[-1] == "`" else AFTER_TEXT)
+    elif region.kind == "list" and region.start > lead:
+        line = body.rfind("\n", 0, _back(body, region.start)) + 1
+        code = (
+            body.startswith("```", _skip(body, line)) or body[_back(body, region.start) - 1] == "`"
+        )
+        why.append(IN_CODE if code else AFTER_TEXT)
     return why
+
+
+def _back(text: str, pos: int) -> int:
+    """The position just after the last non-whitespace character before ``pos`` (walked
+    back one character at a time: callers look back over short runs only)."""
+    while pos > 0 and text[pos - 1].isspace():
+        pos -= 1
+    return pos
 
 
 def _with_backticks(body: str, start: int, end: int, floor: int) -> tuple[int, int]:
