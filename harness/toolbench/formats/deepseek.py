@@ -23,7 +23,13 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import NamePattern, ParseResult
-from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder, drop_block
+from toolbench.formats.dialect import (
+    DialectCollector,
+    DialectFormat,
+    NextFinder,
+    drop_block,
+    skip_space,
+)
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
 from toolbench.formats.streamsyntax import Region, StreamSyntax, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
@@ -192,6 +198,20 @@ def _read_call(head: str, rest: str, unclosed: bool, col: DialectCollector) -> N
     """
     head = head.strip()
     body = rest.lstrip()
+    doubled = body.startswith(SEP)
+    if doubled:  # a doubled separator: read on, but not strictly (one slice: linear)
+        at = 0
+        while body.startswith(SEP, at):
+            at = skip_space(body, at + len(SEP))
+        body = body[at:]
+    since = len(col.calls)
+    _read_form(head, body, unclosed, col)
+    if doubled:
+        col.lenient(since, f"doubled {SEP}, read leniently")
+
+
+def _read_form(head: str, body: str, unclosed: bool, col: DialectCollector) -> None:
+    """The call in the form its head and body show (see :func:`_read_call`)."""
     if head == V3_TYPE:
         _read_v3_body(body, unclosed, col)
         return
