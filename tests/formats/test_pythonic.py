@@ -4,14 +4,33 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from fmt_helpers import TOOLS, USER_Q, ParseCase, case_ids, check_parse, check_sanitize
+from fmt_helpers import (
+    TOOLS,
+    USER_Q,
+    ParseCase,
+    calls_of,
+    case_ids,
+    check_parse,
+    check_sanitize,
+)
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
+from toolbench.formats.base import (
+    Format,
+    FormatOptions,
+    ModelReply,
+    Requirements,
+    ShotsOptions,
+    ToolCall,
+)
+from toolbench.formats.calls import DROPPING
 from toolbench.formats.pythonic import MAX_CHARS, Pythonic
+from toolbench.scoring.core import abstained
+from toolbench.tools import ToolDef
 
 F = Pythonic()
 W = "[get_weather(city='Paris')]"
@@ -64,6 +83,145 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
+
+
+def _tool(name: str, **types: str) -> ToolDef:
+    props = {k: {"type": t} for k, t in types.items()}
+    return ToolDef(name=name, description=f"{name}.", parameters={"type": "object", "properties": props})
+
+
+NAMESPACED = [
+    _tool("math.gcd", num1="integer", num2="integer"),
+    _tool("triangle_properties.get", side1="number", side2="number", side3="number", get_area="boolean"),
+    _tool("fs/read_file", path="string"),
+    _tool("calendar:add_event", title="string", date="string"),
+    _tool("github.create_issue", repo="string", title="string", labels="array"),
+    _tool("weather-forecast", city="string", days="integer"),
+    _tool("get_weather", city="string", unit="string"),
+    _tool("movies.find", title="string", year="integer"),
+    _tool("spotify.play", artist="string", duration="integer", shuffle="boolean", device="string"),
+    _tool("search", q="string", ids="array"),
+]
+"""Tools named the ways tool lists name them: dotted (BFCL, OpenAPI operation ids, MCP
+servers), slashed, with a colon, hyphenated, plain."""
+
+
+def check_with(fmt: Format, case: ParseCase, tools: Sequence[ToolDef], text_field: str = "content") -> None:
+    """:func:`check_parse` with a tool list of the row's own, and the abstention rule: a
+    reply that tried to call is never an abstention."""
+    _, reply, calls, status, text, errors, signals = case
+    got = fmt.parse(reply, tools)
+    assert calls_of(got) == calls
+    assert got.status == status
+    assert getattr(got, text_field) == text
+    assert got.codes() == errors
+    assert got.stop_signals == signals
+    assert got.attempted == (status != "no_call")
+    assert abstained(got) == (status == "no_call")
+    lenient = any(c.repaired for c in got.calls) or bool(DROPPING.intersection(got.codes()))
+    assert (lenient and bool(got.calls)) == (status == "repaired")
+
+
+GCD = [("math.gcd", {"num1": 36, "num2": 48})]
+UNKNOWN = [codes.CALL_UNKNOWN_TOOL]
+
+# Tool names read back exactly as the tool list offered them (issue 34, section 1):
+# (id, reply, calls, status, content, error codes, stop signals), read with NAMESPACED
+NAME_CASES: list[ParseCase] = [
+    ("dotted_first", "[math.gcd(num1=36, num2=48)]", GCD, "strict", "", [], []),
+    ("dotted_later", '[get_weather(city="Boston"), math.gcd(num1=36, num2=48)]', [("get_weather", {"city": "Boston"}), *GCD], "strict", "", [], []),
+    ("dotted_with_underscores", "[triangle_properties.get(side1=5, side2=4, side3=3, get_area=True)]", [("triangle_properties.get", {"side1": 5, "side2": 4, "side3": 3, "get_area": True})], "strict", "", [], []),
+    ("slashed_and_colon", '[fs/read_file(path="/etc/hosts"), calendar:add_event(title="Standup", date="2025-03-04")]', [("fs/read_file", {"path": "/etc/hosts"}), ("calendar:add_event", {"title": "Standup", "date": "2025-03-04"})], "strict", "", [], []),
+    ("mcp_namespaced", "[github.create_issue(repo='octo/hello', title='Crash on start', labels=['bug'])]", [("github.create_issue", {"repo": "octo/hello", "title": "Crash on start", "labels": ["bug"]})], "strict", "", [], []),
+    ("parallel_dotted", '[spotify.play(artist="Taylor Swift", duration=20), spotify.play(artist="Maroon 5", duration=15)]', [("spotify.play", {"artist": "Taylor Swift", "duration": 20}), ("spotify.play", {"artist": "Maroon 5", "duration": 15})], "strict", "", [], []),
+    ("spaces_inside", "[ math.gcd( num1 = 36 , num2 = 48 ) ]", GCD, "strict", "", [], []),
+    ("llama4_wrapper", "<|python_start|>[math.gcd(num1=36, num2=48)]<|python_end|>", GCD, "strict", "", [], []),
+    ("llama4_wrapper_after_text", "Computing it. <|python_start|>[fs/read_file(path='notes.md')]<|python_end|>", [("fs/read_file", {"path": "notes.md"})], "strict", "Computing it.", [], []),
+    ("olmo_lines", "<function_calls>\nmath.gcd(num1=36, num2=48)\nweather-forecast(city='Lima', days=3)\n</function_calls>", [*GCD, ("weather-forecast", {"city": "Lima", "days": 3})], "strict", "", [], []),
+    ("unoffered_dotted_is_unknown_not_text", "[scipy.stats.ttest_ind(a=[1, 2], b=[3, 4])]", [("scipy.stats.ttest_ind", {"a": [1, 2], "b": [3, 4]})], "strict", "", UNKNOWN, []),
+    ("unoffered_slashed", "[db/drop_table(name='users')]", [("db/drop_table", {"name": "users"})], "strict", "", UNKNOWN, []),
+    ("attribute_in_arguments_refused", "[math.gcd(num1=math.pi, num2=2)]", [], "failed", "", NOT_LITERAL, []),
+    ("call_in_arguments_refused", "[fs/read_file(path=os.path.join('a', 'b'))]", [], "failed", "", NOT_LITERAL, []),
+    ("dotted_truncated", "[math.gcd(num1=36, num2=", [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("keyword_named_parameter_of_dotted_tool", "[movies.find(title='Heat', year=1995, from='imdb')]", [("movies.find", {"title": "Heat", "year": 1995, "from": "imdb"})], "strict", "", [], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", NAME_CASES, ids=case_ids(NAME_CASES))
+def test_tool_names_read_back_as_offered(case: ParseCase) -> None:
+    check_with(F, case, NAMESPACED)
+
+
+OSLO = [("get_weather", {"city": "Oslo"})]
+L1 = [codes.CALL_LENIENT]
+L2 = [codes.CALL_LENIENT, codes.CALL_LENIENT]
+FENCE = "```python\n{}\n```"
+
+# What real models write around a call (issue 34, section 2), one documented rule each
+# (docs/dialects.md, "Pythonic quirks"): read leniently (repaired, call.lenient) where the
+# intent is unambiguous, refused with a typed code, or left as text. Read with NAMESPACED.
+QUIRK_CASES: list[ParseCase] = [
+    # a call without its list
+    ("bare_whole_reply", "math.gcd(num1=36, num2=48)", GCD, "repaired", "", L1, []),
+    ("bare_whole_reply_two_calls", 'get_weather(city="Paris"), get_weather(city="Rome")', [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})], "repaired", "", L1, []),
+    ("bare_whole_reply_one_per_line", "movies.find(title='Heat', year=1995)\nmovies.find(title='Ronin', year=1998)\n", [("movies.find", {"title": "Heat", "year": 1995}), ("movies.find", {"title": "Ronin", "year": 1998})], "repaired", "", L1, []),
+    ("bare_whole_reply_multiline_args", "github.create_issue(\n    repo='octo/hello',\n    title='Crash',\n)", [("github.create_issue", {"repo": "octo/hello", "title": "Crash"})], "repaired", "", L1, []),
+    ("bare_in_fence", FENCE.format("get_weather(city='Oslo')"), OSLO, "repaired", "", L1, []),
+    ("bare_unoffered_whole_reply", "numpy.mean(a=[1, 2, 3])", [("numpy.mean", {"a": [1, 2, 3]})], "repaired", "", [codes.CALL_LENIENT, codes.CALL_UNKNOWN_TOOL], []),
+    ("bare_own_line_after_prose", 'Let me check the forecast.\nweather-forecast(city="Lima", days=2)', [("weather-forecast", {"city": "Lima", "days": 2})], "repaired", "Let me check the forecast.", L1, []),
+    ("bare_inline_code", "Running `spotify.play(artist='Adele', duration=30)` for you.", [("spotify.play", {"artist": "Adele", "duration": 30})], "repaired", "Running  for you.", L1, [codes.STOP_TEXT_AFTER_CALL]),
+    ("bare_semicolons", "search(q='rust borrow checker'); search(q='rust lifetimes');", [("search", {"q": "rust borrow checker"}), ("search", {"q": "rust lifetimes"})], "repaired", "", L1, []),
+    ("bare_positional_whole_reply_is_an_attempt", "get_weather('Paris')", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("bare_truncated", "fs/read_file(path='/var/lo", [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("bare_mention_in_a_sentence_is_text", "get_weather(city=...) needs a city; which one?", [], "no_call", "get_weather(city=...) needs a city; which one?", [], []),
+    ("bare_mid_sentence_is_text", "You could call search(q='x') yourself.", [], "no_call", "You could call search(q='x') yourself.", [], []),
+    ("code_is_text_print", "print(x)", [], "no_call", "print(x)", [], []),
+    ("code_is_text_subscript", "Index it with `d[f(x)]` or `row[get_weather(city)]`.", [], "no_call", "Index it with `d[f(x)]` or `row[get_weather(city)]`.", [], []),
+    ("code_is_text_assignment", FENCE.format("forecast = get_weather(city='Paris')\nprint(forecast)"), [], "no_call", FENCE.format("forecast = get_weather(city='Paris')\nprint(forecast)"), [], []),
+    ("code_is_text_unoffered_line", "Then run:\nplt.show(block=True)\nand look.", [], "no_call", "Then run:\nplt.show(block=True)\nand look.", [], []),
+    # the list inside a code fence or after a sentence
+    ("list_in_fence", FENCE.format("[math.gcd(num1=36, num2=48)]"), GCD, "repaired", "", L1, []),
+    ("list_in_bare_fence", "```\n[movies.find(title='Heat', year=1995)]\n```", [("movies.find", {"title": "Heat", "year": 1995})], "repaired", "", L1, []),
+    ("list_after_sentence", 'To find it I will call: [movies.find(title="Heat", year=1995)]', [("movies.find", {"title": "Heat", "year": 1995})], "repaired", "To find it I will call:", L1, []),
+    ("list_in_inline_code", "Calling `[fs/read_file(path='todo.txt')]`", [("fs/read_file", {"path": "todo.txt"})], "repaired", "Calling", L1, []),
+    # Markdown-escaped underscores
+    ("markdown_escaped_names", '[get\\_weather(city="New\\_York", unit="celsius")]', [("get_weather", {"city": "New_York", "unit": "celsius"})], "repaired", "", L1, []),
+    ("markdown_escaped_dotted", "[triangle\\_properties.get(side1=3, side2=4, side3=5, get\\_area=True)]", [("triangle_properties.get", {"side1": 3, "side2": 4, "side3": 5, "get_area": True})], "repaired", "", L1, []),
+    ("escape_only_in_a_string_kept_as_python_reads_it", "[fs/read_file(path='C:\\_data\\_old')]", [("fs/read_file", {"path": "C:\\_data\\_old"})], "strict", "", [], []),
+    # a list of strings
+    ("list_of_strings", "['get_weather(city=\"Paris\")', 'search(q=\"louvre hours\")']", [("get_weather", {"city": "Paris"}), ("search", {"q": "louvre hours"})], "repaired", "", L1, []),
+    ("list_of_strings_double_quoted", '["math.gcd(num1=36, num2=48)"]', GCD, "repaired", "", L1, []),
+    ("list_of_strings_that_are_not_calls_is_text", "Pick one of ['get_weather(city)', 'search(q)'].", [], "no_call", "Pick one of ['get_weather(city)', 'search(q)'].", [], []),
+    # a nested list
+    ("nested_list", "[[math.gcd(num1=36, num2=48)]]", GCD, "repaired", "", L1, []),
+    ("nested_lists_parallel", "[[get_weather(city='Oslo')], [search(q='fjords')]]", [*OSLO, ("search", {"q": "fjords"})], "repaired", "", L1, []),
+    # JSON literals inside a Python call
+    ("json_literals", '[spotify.play(artist="Adele", shuffle=true, device=null)]', [("spotify.play", {"artist": "Adele", "shuffle": True, "device": None})], "repaired", "", L1, []),
+    ("json_literal_nested", "[github.create_issue(repo='a/b', title='x', labels=[false])]", [("github.create_issue", {"repo": "a/b", "title": "x", "labels": [False]})], "repaired", "", L1, []),
+    ("python_literals_strict", "[spotify.play(artist='Adele', shuffle=True, device=None)]", [("spotify.play", {"artist": "Adele", "shuffle": True, "device": None})], "strict", "", [], []),
+    ("json_name_as_a_string_is_strict", "[search(q='true')]", [("search", {"q": "true"})], "strict", "", [], []),
+    # an unescaped apostrophe inside a single-quoted string
+    ("apostrophe", "[movies.find(title='Schindler's List', year=1993)]", [("movies.find", {"title": "Schindler's List", "year": 1993})], "repaired", "", L1, []),
+    ("apostrophes_two", "[search(q='Ender's Game vs Hitchhiker's Guide')]", [("search", {"q": "Ender's Game vs Hitchhiker's Guide"})], "repaired", "", L1, []),
+    ("escaped_apostrophe_strict", "[movies.find(title='Schindler\\'s List', year=1993)]", [("movies.find", {"title": "Schindler's List", "year": 1993})], "strict", "", [], []),
+    ("apostrophe_before_a_space_is_a_quote_error", "[movies.find(title='The Dogs' Day Afternoon')]", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("quote_error_then_text", "[search(q='it is 'quoted' here')]\nDone.", [], "failed", "Done.", [codes.CALL_BAD_SHAPE], [codes.STOP_TEXT_AFTER_CALL]),
+    # several call lists in one reply
+    ("several_lists", '[get_weather(city="Paris")]\n[search(q="Eiffel tower height")]', [("get_weather", {"city": "Paris"}), ("search", {"q": "Eiffel tower height"})], "repaired", "", L1, []),
+    ("several_lists_nested_data", "[search(q='a', ids=[[1,2]])] [search(q='b', ids=[[1,2]])]", [("search", {"q": "a", "ids": [[1, 2]]}), ("search", {"q": "b", "ids": [[1, 2]]})], "repaired", "", L1, []),
+    ("several_lists_with_prose", "First: [math.gcd(num1=36, num2=48)]\nThen: [fs/read_file(path='out.txt')]", [*GCD, ("fs/read_file", {"path": "out.txt"})], "repaired", "First: \nThen:", L2, []),
+    ("several_lists_one_refused", "[search(q='x')] [search(q=open('f').read())]", [("search", {"q": "x"})], "repaired", "", NOT_LITERAL, []),
+    ("several_lists_last_truncated", "[search(q='x')]\n[search(q='y", [("search", {"q": "x"})], "repaired", "", [codes.CALL_TRUNCATED], []),
+    # a hypothetical call written inside prose that declines: read (docs/dialects.md)
+    ("hypothetical_in_prose", "I can't look that up with these tools, but the call would be `[get_weather(city='Atlantis')]`.", [("get_weather", {"city": "Atlantis"})], "repaired", "I can't look that up with these tools, but the call would be .", L1, [codes.STOP_TEXT_AFTER_CALL]),
+    ("hypothetical_with_placeholders", "None of the functions fit. A call would look like [math.gcd(num1=..., num2=...)]", [], "failed", "None of the functions fit. A call would look like", NOT_LITERAL, []),
+    ("declining_without_a_call", "None of the functions can compute a gcd of text; please give two integers.", [], "no_call", "None of the functions can compute a gcd of text; please give two integers.", [], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", QUIRK_CASES, ids=case_ids(QUIRK_CASES))
+def test_what_models_write_around_a_call(case: ParseCase) -> None:
+    check_with(F, case, NAMESPACED)
 
 
 def test_nothing_is_evaluated(tmp_path: Path) -> None:

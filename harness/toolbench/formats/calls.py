@@ -35,9 +35,12 @@ DROPPING = frozenset(
         codes.ARGS_NOT_OBJECT,
         codes.CALL_IN_CONTENT,
         codes.CALL_STRAY_TAG,
+        codes.ARGS_NOT_LITERAL,
+        codes.CALL_TOO_DEEP,
     }
 )
-"""Issue codes that mean an attempted call yielded no call."""
+"""Issue codes that mean an attempted call yielded no call (a pythonic list refused for a
+non-literal argument or its depth is one such call, beside another list of the reply)."""
 
 
 @dataclass

@@ -367,7 +367,8 @@ def _bare_line(
             at = max(at, end)
             continue
         attempt = attempt or _alone(body, start, end)
-        return Region(start, end, start, end, "bare", attempt=attempt, parts=tuple(parts))
+        cut = end + len(tail) - len(tail.lstrip(" \t;")) if ";" in tail else end
+        return Region(start, end, start, cut, "bare", attempt=attempt, parts=tuple(parts))
     return None
 
 
@@ -406,8 +407,8 @@ def _whole_bare(body: str) -> Region | None:
             return Region(start, len(body), start, len(body), "bare", closed=False)
         parts.append((call, close))
         call = _skip(body, close, _SPACE_OR_SEPARATOR)
-        if call >= end:
-            return Region(start, close, start, close, "bare", parts=tuple(parts))
+        if call >= end:  # the separators after the last call are cut with it
+            return Region(start, close, start, end, "bare", parts=tuple(parts))
         if _CALLEE.match(body, call) is None:
             return None
     return None
@@ -434,7 +435,7 @@ def _lead(body: str) -> int:
 def _position(body: str, region: Region, lead: int, later: bool) -> list[str]:
     """Why where these calls stand makes their reading lenient (empty: it does not)."""
     why = [BARE] if region.kind == "bare" else []
-    if later:
+    if later and region.kind != "bare":  # calls without a list come one per line anyway
         why.append(SEVERAL)
     elif region.kind == "list" and region.start > lead:
         line = body.rfind("\n", 0, _back(body, region.start)) + 1

@@ -41,6 +41,7 @@ from toolbench.formats.calls import CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
 from toolbench.formats.prompted import PromptedFormat
+from toolbench.formats.pycalls import NAME, Refused, read_list
 from toolbench.formats.streamsyntax import Region, StreamSyntax
 from toolbench.formats.text import MARKER_ROUNDS, split_think, tidy
 from toolbench.tools import ToolDef
@@ -98,6 +99,47 @@ def result_text(name: str, result: str) -> str:
 
 def answer_text(answer: str) -> str:
     return f"Thought: I now know the final answer.\nFinal Answer: {answer}"
+
+
+_CALL_IN_ACTION = re.compile(NAME + r"[ \t]*+\(.*\)", re.S)
+"""An Action line written as a Python call (``Action: get_weather(city="Paris")``)."""
+_EMPTY_CALL = re.compile(NAME + r"[ \t]*+\([ \t]*+\)")
+
+
+def _action_name(name: str, *, with_input: bool) -> tuple[str, list[str]]:
+    """The tool name of an Action line, and why reading it was lenient.
+
+    A Markdown-escaped underscore (``get\\_weather``) is read as ``_``: a tool name never
+    holds a backslash. An empty call (``get_weather()``) above an Action Input is the
+    name; with no Action Input, a call with arguments is read as one (see
+    :func:`_add_python_call`)."""
+    why: list[str] = []
+    if "\\_" in name:
+        name = name.replace("\\_", "_")
+        why.append("Action: Markdown-escaped underscores read as _")
+    if with_input and _EMPTY_CALL.fullmatch(name):
+        name = name[: name.index("(")].rstrip()
+        why.append("Action: the tool name written with '()'")
+    elif not with_input and _CALL_IN_ACTION.fullmatch(name):
+        why.append("Action: written as a Python call, its arguments read as literals")
+    return name, why
+
+
+def _add_python_call(col: CallCollector, text: str) -> None:
+    """Add the call of an Action written as a Python call, read by the pythonic reader
+    (never evaluated): a model that writes ``Action: f(a=1)`` called ``f``."""
+    try:
+        reading = read_list(f"[{text}]")
+    except Refused as exc:
+        col.issue(exc.code, f"Action: {exc}")
+        return
+    except Exception as exc:  # SyntaxError, RecursionError...: never raise
+        col.issue(codes.CALL_BAD_SHAPE, f"Action: not a Python call ({type(exc).__name__})")
+        return
+    for name, args in reading.calls:
+        col.add_object({"name": name, "arguments": args}, name_keys=("name",), where="Action")
+    for why in reading.lenient:
+        col.issue(codes.CALL_LENIENT, f"Action: {why}")
 
 
 class React(PromptedFormat):
@@ -176,6 +218,30 @@ class React(PromptedFormat):
         if not name:
             col.issue(codes.CALL_MISSING_NAME, "Action has no tool name")
             return end
+        name, lenient = _action_name(name, with_input=inp is not None)
+        since = len(col.calls)
+        end = self._read_call(body, name, name_end, leftover, end, inp, col)
+        if lenient and len(col.calls) > since:
+            for call in col.calls[since:]:
+                call.repaired = True
+            for why in lenient:
+                col.issue(codes.CALL_LENIENT, why)
+        return end
+
+    def _read_call(
+        self,
+        body: str,
+        name: str,
+        name_end: int,
+        leftover: str,
+        end: int,
+        inp: Section | None,
+        col: CallCollector,
+    ) -> int:
+        """Add the call an Action names, with its input; return where its text ends."""
+        if inp is None and _CALL_IN_ACTION.fullmatch(name):
+            _add_python_call(col, name)
+            return end if leftover.strip() else name_end
         if inp is None:
             col.add_object({"name": name, "arguments": {}}, name_keys=("name",), where="Action")
             return end if leftover.strip() else name_end
