@@ -178,7 +178,7 @@ CASES: list[ParseCase] = [
     ("stray_close_after_prose_object_is_text", W + '\nSee {"a": 1}</tool_call>', PARIS, "repaired", 'See {"a": 1}', [codes.CALL_LENIENT], [codes.STOP_TEXT_AFTER_CALL]),
     # issue 34: a </tool_call> that closes no block is read past, never strict nor visible
     ("stray_close_between_blocks", W + "\n</tool_call>\n" + tc("search", {"q": "x"}), [*PARIS, ("search", {"q": "x"})], "repaired", "", [codes.CALL_LENIENT], []),
-    ("doubled_close", W + "</tool_call>", PARIS, "repaired", "", [codes.CALL_LENIENT], []),
+    ("doubled_close", W + "</tool_call>", PARIS, "repaired", "", [codes.CALL_LENIENT], [codes.STOP_TEXT_AFTER_CALL]),
     ("stray_close_before_the_call", "</tool_call>\n" + W, PARIS, "repaired", "", [codes.CALL_LENIENT], []),
     ("stray_close_without_calls_is_prose", "Done.</tool_call>", [], "no_call", "Done.", [], []),
     # an object with a name and other keys: a call only if those keys are the tool's parameters

@@ -117,7 +117,7 @@ class Xml(PromptedFormat):
         if col.calls and CLOSE in raw:
             _stray_close(col)
         if cuts.last_end is not None:
-            col.check_text_after(body[cuts.last_end :].replace(CLOSE, ""))  # a tag: no text
+            col.check_text_after(body[cuts.last_end :])
             if RESP_OPEN in raw[len(cuts.kept[0]) :]:  # outside the calls, after the first
                 col.signal(codes.STOP_HALLUCINATED_RESULT)
         col.check_tools(tools)
@@ -236,7 +236,8 @@ def _stray_close(col: CallCollector) -> None:
     """A ``</tool_call>`` that closes no block (between complete blocks, doubled, or in
     the prose around them) is not Hermes' syntax: a strict reader finds a tag left over.
     The calls are read as before, but the reply is ``repaired`` with ``call.lenient``;
-    the tag is never visible text."""
+    the tag is never visible text (after the last call it still shows the model writing
+    on: ``stop.text_after_call``)."""
     for call in col.calls:
         call.repaired = True
     col.issue(codes.CALL_LENIENT, "a </tool_call> that closes no <tool_call> block")
