@@ -17,6 +17,7 @@ from fmt_helpers import (
     check_parse,
     check_sanitize,
 )
+from stream_corpus import read_all
 
 from toolbench import codes
 from toolbench.formats.base import (
@@ -87,12 +88,20 @@ def test_parse(case: ParseCase) -> None:
 
 def _tool(name: str, **types: str) -> ToolDef:
     props = {k: {"type": t} for k, t in types.items()}
-    return ToolDef(name=name, description=f"{name}.", parameters={"type": "object", "properties": props})
+    return ToolDef(
+        name=name, description=f"{name}.", parameters={"type": "object", "properties": props}
+    )
 
 
 NAMESPACED = [
     _tool("math.gcd", num1="integer", num2="integer"),
-    _tool("triangle_properties.get", side1="number", side2="number", side3="number", get_area="boolean"),
+    _tool(
+        "triangle_properties.get",
+        side1="number",
+        side2="number",
+        side3="number",
+        get_area="boolean",
+    ),
     _tool("fs/read_file", path="string"),
     _tool("calendar:add_event", title="string", date="string"),
     _tool("github.create_issue", repo="string", title="string", labels="array"),
@@ -106,7 +115,9 @@ NAMESPACED = [
 servers), slashed, with a colon, hyphenated, plain."""
 
 
-def check_with(fmt: Format, case: ParseCase, tools: Sequence[ToolDef], text_field: str = "content") -> None:
+def check_with(
+    fmt: Format, case: ParseCase, tools: Sequence[ToolDef], text_field: str = "content"
+) -> None:
     """:func:`check_parse` with a tool list of the row's own, and the abstention rule: a
     reply that tried to call is never an abstention."""
     _, reply, calls, status, text, errors, signals = case
@@ -286,3 +297,67 @@ def test_results_go_back_in_the_ipython_role_and_shots_show_them() -> None:
     assert out[-1] == {"role": "ipython", "content": "21C"}
     system = Pythonic(FormatOptions(shots=1)).render(TOOLS, USER_Q).messages[0]["content"]
     assert '[get_local_time(city="Tokyo")]' in system
+
+
+# A reply that calls is never scored as an abstention, whatever the tool list offered
+# (BFCL's irrelevance scenarios offer tools that do not fit the question).
+UNRELATED = [_tool("get_weather", city="string")]
+CALLING = [
+    "[math.factorial(number=5)]",
+    "[triangle_properties.get(side1=3, side2=4, side3=5)]",
+    "Sure! [math.factorial(number=5)]",
+    FENCE.format("[math.factorial(number=5)]"),
+    "math.factorial(number=5)",
+    FENCE.format("math.factorial(number=5)"),
+    "[[math.factorial(number=5)]]",
+    "['math.factorial(number=5)']",
+    "<|python_start|>[stats.mean(values=[1, 2])]<|python_end|>",
+    "[math.factorial(number=five)]",
+    "[calc/eval(expr='2+2'), get_weather(city='Paris')]",
+    "[movies.find(title='Schindler's List')]",
+    "[math.hypot(x=3, y=true)]\n[math.hypot(x=5, y=12)]",
+]
+
+
+@pytest.mark.parametrize("reply", CALLING)
+def test_a_reply_that_calls_is_never_an_abstention(reply: str) -> None:
+    got = F.parse(reply, UNRELATED)
+    assert not abstained(got)
+    assert got.attempted
+    unknown = [c.name for c in got.calls if c.name != "get_weather"]
+    assert codes.CALL_UNKNOWN_TOOL in got.codes() or not unknown
+
+
+ROWS = [*NAME_CASES, *QUIRK_CASES]
+
+
+@pytest.mark.parametrize("case", ROWS, ids=case_ids(ROWS))
+def test_the_stream_reader_ends_where_the_whole_parse_does(case: ParseCase) -> None:
+    """Fed a character at a time with the row's own tools (the stream corpus feeds the
+    rows with the shared ones), the reader's result is the whole reply's parse."""
+    reply = case[1]
+    reader = F.reader(NAMESPACED)
+    events = read_all(reader, list(reply))
+    assert reader.result == F.parse(reply, NAMESPACED)
+    assert events[-1].kind == "final"
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown", "opener", "names"),
+    [
+        ("Checking. [math.gcd(num1=36, num2=48)] Done.", "Checking.  Done.", "[math.gcd(", ["math.gcd"]),
+        ("[fs/read_file(path='a')]", "", "[fs/read_file(", ["fs/read_file"]),
+        ("[calendar:add_event(title='x')]", "", "[calendar:add_event(", ["calendar:add_event"]),
+        ("[[search(q='x')]]", "", "[[search(", ["search"]),
+        ("['search(q=\"x\")']", "", "['search(", ["search"]),
+        ("Use d[f(x)] here.", "Use d[f(x)] here.", None, []),
+    ],
+)  # fmt: skip
+def test_a_careful_application_sees_no_call_text_while_it_streams(
+    reply: str, shown: str, opener: str | None, names: list[str]
+) -> None:
+    events = read_all(F.reader(NAMESPACED), list(reply))
+    assert "".join(e.text for e in events if e.kind == "text") == shown
+    assert [e.text for e in events if e.kind == "call_started"] == ([opener] if opener else [])
+    complete = [e for e in events if e.kind == "call_complete"]
+    assert [c.name for e in complete for c in e.calls] == names
