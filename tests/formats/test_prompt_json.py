@@ -1,9 +1,11 @@
 """prompt-json: bare ``{"tool": ..., "arguments": ...}`` objects anywhere in the reply."""
+# ruff: noqa: E501  (one table row per line reads better than wrapped rows)
 
 from __future__ import annotations
 
 import pytest
 from fmt_helpers import TOOLS, ParseCase, case_ids, check_parse, check_sanitize, system_prompt
+from test_pythonic import NAMESPACED, check_with
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ToolCall
@@ -198,6 +200,23 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case)
+
+
+# Tool names read back exactly as the tool list offered them (issue 34): (id, reply,
+# calls, status, content, error codes, stop signals), read with test_pythonic's NAMESPACED.
+NAME_CASES: list[ParseCase] = [
+    ("dotted", '{"tool": "math.gcd", "arguments": {"num1": 36, "num2": 48}}', [("math.gcd", {"num1": 36, "num2": 48})], "strict", "", [], []),
+    ("slashed_named_in_fence", 'Reading it.\n```json\n{"name": "fs/read_file", "arguments": {"path": "a.txt"}}\n```', [("fs/read_file", {"path": "a.txt"})], "strict", "Reading it.", [], []),
+    ("colon_and_hyphen", '{"tool": "calendar:add_event", "arguments": {"title": "x"}}\n{"tool": "weather-forecast", "arguments": {"city": "Lima"}}', [("calendar:add_event", {"title": "x"}), ("weather-forecast", {"city": "Lima"})], "strict", "", [], []),
+    ("list_with_unoffered_dotted", '[{"tool": "github.create_issue", "arguments": {"repo": "a/b", "title": "t"}}, {"tool": "os.remove", "arguments": {"path": "/"}}]', [("github.create_issue", {"repo": "a/b", "title": "t"}), ("os.remove", {"path": "/"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+    ("array_of_calls_cut_whole", 'Both: [{"tool": "math.gcd", "arguments": {"num1": 4, "num2": 6}}, {"tool": "fs/read_file", "arguments": {"path": "x"}}] then I wait.', [("math.gcd", {"num1": 4, "num2": 6}), ("fs/read_file", {"path": "x"})], "strict", "Both:  then I wait.", [], [codes.STOP_TEXT_AFTER_CALL]),
+    ("only_unoffered_is_a_call_not_an_abstention", '{"tool": "scipy.stats.ttest_ind", "arguments": {"a": [1], "b": [2]}}', [("scipy.stats.ttest_ind", {"a": [1], "b": [2]})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", NAME_CASES, ids=case_ids(NAME_CASES))
+def test_tool_names_read_back_as_offered(case: ParseCase) -> None:
+    check_with(F, case, NAMESPACED)
 
 
 def test_think_is_reasoning_and_final_answer_is_content() -> None:

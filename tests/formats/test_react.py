@@ -1,4 +1,5 @@
 """react: Thought / Action / Action Input / Observation / Final Answer."""
+# ruff: noqa: E501  (one table row per line reads better than wrapped rows)
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from fmt_helpers import (
     check_sanitize,
     system_prompt,
 )
+from test_pythonic import NAMESPACED, check_with
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
@@ -155,6 +157,29 @@ CASES: list[ParseCase] = [
 @pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_parse(case: ParseCase) -> None:
     check_parse(F, case, "final_answer")
+
+
+# Tool names read back exactly as the tool list offered them, and the Action line written
+# the ways models write it (issue 34): (id, reply, calls, status, final answer, error
+# codes, stop signals), read with test_pythonic's NAMESPACED tools.
+NAME_CASES: list[ParseCase] = [
+    ("dotted", 'Thought: gcd first.\nAction: math.gcd\nAction Input: {"num1": 36, "num2": 48}', [("math.gcd", {"num1": 36, "num2": 48})], "strict", None, [], []),
+    ("slashed_in_backticks", 'Action: `fs/read_file`\nAction Input: {"path": "notes.md"}', [("fs/read_file", {"path": "notes.md"})], "strict", None, [], []),
+    ("colon", 'Action: calendar:add_event\nAction Input: {"title": "Standup", "date": "2025-03-04"}', [("calendar:add_event", {"title": "Standup", "date": "2025-03-04"})], "strict", None, [], []),
+    ("hyphenated", 'Action: weather-forecast\nAction Input: {"city": "Lima"}', [("weather-forecast", {"city": "Lima"})], "strict", None, [], []),
+    ("unoffered_dotted_is_unknown", "Action: os.path.join\nAction Input: {}", [("os.path.join", {})], "strict", None, [codes.CALL_UNKNOWN_TOOL], []),
+    ("action_written_as_a_call", "Thought: gcd.\nAction: math.gcd(num1=36, num2=48)", [("math.gcd", {"num1": 36, "num2": 48})], "repaired", None, [codes.CALL_LENIENT], []),
+    ("action_call_with_json_literal", "Action: spotify.play(artist='Adele', shuffle=true)", [("spotify.play", {"artist": "Adele", "shuffle": True})], "repaired", None, [codes.CALL_LENIENT, codes.CALL_LENIENT], []),
+    ("action_call_not_literal", "Action: fs/read_file(path=os.getcwd())", [], "failed", None, [codes.ARGS_NOT_LITERAL], []),
+    ("action_call_positional", 'Action: search("llamas")', [], "failed", None, [codes.CALL_BAD_SHAPE], []),
+    ("action_with_empty_parens", 'Action: get_weather()\nAction Input: {"city": "Oslo"}', [("get_weather", {"city": "Oslo"})], "repaired", None, [codes.CALL_LENIENT], []),
+    ("markdown_escaped", 'Action: get\\_weather\nAction Input: {"city": "Oslo"}', [("get_weather", {"city": "Oslo"})], "repaired", None, [codes.CALL_LENIENT], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", NAME_CASES, ids=case_ids(NAME_CASES))
+def test_tool_names_read_back_as_offered(case: ParseCase) -> None:
+    check_with(F, case, NAMESPACED, "final_answer")
 
 
 # Final answers as real models write them (issue 7).

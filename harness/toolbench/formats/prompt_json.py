@@ -175,7 +175,8 @@ class PromptJson(PromptedFormat):
         cuts = Cutter(body)
         for span, keys in call_spans:
             col.add_decoded(decode(body[span.start : span.end]), name_keys=keys, where="call")
-            cuts.cut(span.start, span.end)
+        for start, stop in _cut_ranges(body, [span for span, _ in call_spans]):
+            cuts.cut(start, stop)
         end = len(body)
         first_call = cuts.first_start
         if broken is not None and broken[1] == len(body):
@@ -224,9 +225,9 @@ class PromptJson(PromptedFormat):
         if broken is not None:
             cuts = sorted([*cuts, Span(*broken)], key=lambda sp: sp.start)
         kept = Cutter(text)
-        for sp in cuts:
-            if sp.start >= kept.pos:
-                kept.cut(sp.start, sp.end)
+        for start, stop in _cut_ranges(text, cuts):
+            if start >= kept.pos:
+                kept.cut(start, stop)
         return self._clean(kept.finish())
 
 
@@ -247,6 +248,33 @@ def _call_spans(
             return out, sp.start
         out.append((sp, keys))
     return out, None
+
+
+_COMMA = re.compile(r"\s*+,\s*+")
+_SPACE = re.compile(r"\s*+")
+
+
+def _cut_ranges(body: str, spans: Sequence[Span]) -> list[tuple[int, int]]:
+    """What to cut for these call spans: each span, or the whole JSON array when calls
+    alone fill it (``[{"tool": ...}, {"tool": ...}]``), so none of its brackets and
+    commas is left in the visible text as a fragment (``[, ]``)."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        j = i
+        while j + 1 < len(spans) and _COMMA.fullmatch(body, spans[j].end, spans[j + 1].start):
+            j += 1
+        before = spans[i].start
+        while before > 0 and body[before - 1].isspace():
+            before -= 1
+        m = _SPACE.match(body, spans[j].end)
+        after = m.end() if m is not None else spans[j].end
+        if before > 0 and body[before - 1] == "[" and body.startswith("]", after):
+            out.append((before - 1, after + 1))
+        else:
+            out.extend((sp.start, sp.end) for sp in spans[i : j + 1])
+        i = j + 1
+    return out
 
 
 def _broken_call(body: str, unclosed: int | None, calls: list[Span]) -> tuple[int, int] | None:
