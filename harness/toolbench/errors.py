@@ -82,6 +82,18 @@ class CassetteWriteError(ToolbenchError):
     """A cassette could not be written (a toolbench or disk fault, not the model's)."""
 
 
+class StorageError(ToolbenchError):
+    """What a run writes can no longer be kept (a full disk, a folder turned read-only, a
+    results file deleted under it): the run stops, keeping every trial written so far,
+    and the CLI prints one line and exits with :data:`EXIT_STORAGE`. Not a user's bad
+    input (exit 2): the run is partly done and ``--resume`` completes it."""
+
+
+EXIT_STORAGE = 4
+"""``toolbench run``'s exit code when it stopped because its results or cassettes could
+not be written."""
+
+
 class RunLockedError(UserError):
     """Another toolbench process is writing this run directory."""
 

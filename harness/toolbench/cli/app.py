@@ -23,7 +23,7 @@ import typer
 from toolbench import __version__
 from toolbench.cli.clicks import ABORTS, CLICK_ERRORS, help_text, usage_line
 from toolbench.cli.conventions import Group
-from toolbench.errors import UserError
+from toolbench.errors import EXIT_STORAGE, StorageError, UserError
 
 app = typer.Typer(
     name="toolbench",
@@ -97,6 +97,9 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         fail(str(exc))
         return 2
+    except StorageError as exc:  # a run that could no longer keep what it wrote
+        fail(str(exc))
+        return EXIT_STORAGE
     except CLICK_ERRORS as exc:
         line = usage_line(exc)
         if line is None:  # no arguments at all: the help text (already shown) is the answer

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from toolbench.errors import RunLockedError
+from toolbench.errors import RunLockedError, UserError
 
 LOCK_NAME = ".lock"
 
@@ -31,8 +31,16 @@ class RunLock:
         self._fh: IO[str] | None = None
 
     def acquire(self) -> None:
-        """Take the lock, or raise :class:`RunLockedError` naming the process holding it."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        """Take the lock, or raise :class:`RunLockedError` naming the process holding it.
+
+        The holder's line is written with one unbuffered write: a full disk or a
+        read-only folder is a :class:`~toolbench.errors.UserError` naming the file and
+        the cause (exit 2, before any trial), never a buffered flush that fails again
+        when the file is closed."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise _unwritable(self.path, exc) from None
         fh = os.fdopen(fd, "r+", encoding="utf-8")
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -43,19 +51,26 @@ class RunLock:
                 f"--out: {self.run_dir} is being written by another toolbench run "
                 f"({holder}); wait for it to finish or stop it"
             ) from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(json.dumps({
+        line = json.dumps({
             "pid": os.getpid(), "host": socket.gethostname(),
             "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }))  # fmt: skip
-        fh.flush()
+        }).encode("utf-8")  # fmt: skip
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, line, 0)
+        except OSError as exc:
+            fh.close()  # nothing buffered: closing cannot fail again
+            raise _unwritable(self.path, exc) from None
         self._fh = fh
 
     def release(self) -> None:
         fh, self._fh = self._fh, None
         if fh is not None:
             fh.close()  # closing the descriptor drops the flock
+
+
+def _unwritable(path: Path, exc: OSError) -> UserError:
+    return UserError(f"--out: cannot write {path}: {exc.strerror or exc}")
 
 
 def describe_holder(text: str) -> str:

@@ -44,7 +44,7 @@ from toolbench.cassettes import (
     register_api_base,
     router,
 )
-from toolbench.errors import UserError
+from toolbench.errors import StorageError, UserError
 from toolbench.formats.auto import AUTO, resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.registry import get_format
@@ -64,6 +64,7 @@ from toolbench.runner.drive import (
     harness_result,
     run_trial,
 )
+from toolbench.runner.halt import Halt, not_kept
 from toolbench.runner.lock import RunLock
 from toolbench.runner.model_params import (
     API_BASE,
@@ -88,6 +89,7 @@ from toolbench.scoring.quick import replies_are_short, scenario_scores_quickly
 from toolbench.store import (
     ResultsAppender,
     drop_torn_tail,
+    drop_trials,
     iter_results,
     read_info,
     results_path,
@@ -178,6 +180,9 @@ class Plan:
     """The configuration the run executes with (a resumed run's, from its run.json)."""
     shard: Shard | None = None
     """The part of the matrix planned (with its trial count), as run.json records it."""
+    redo: set[tuple[str, str, str, int]] = field(default_factory=set)
+    """Trials a resumed run found written but not kept (:func:`.halt.not_kept`): their
+    lines are dropped before they run again."""
     written_from: int | None = None
     """Where this run's own lines begin in results.jsonl (bytes; set by :func:`execute_run`):
     what a resumed run found before it is read back checked, what it wrote is not."""
@@ -408,11 +413,13 @@ def _plan(
     params = params or {}
     res = results_path(run_dir)
     done: set[tuple[str, str, str, int]] = set()
+    redo: set[tuple[str, str, str, int]] = set()
     shard = cfg.shard
     if res.exists():
         # A run.json of a newer toolbench is refused before any trial.
         shard = _resumed_shard(run_dir, cfg.shard, read_info(run_dir))
-        done = {r.key for r in iter_results(run_dir)}
+        for r in iter_results(run_dir):  # a trial whose cassette was not kept runs again
+            (redo if not_kept(r) else done).add(r.key)
     run_id = run_dir.name
     markers = _run_markers(run_dir, cfg.resume)
     specs: list[TrialSpec] = []
@@ -443,9 +450,7 @@ def _plan(
                     )  # fmt: skip
     if cfg.record != "none":
         live = {
-            bare_model(s.model)
-            for s in specs
-            if cfg.record == "all" or not s.cassette.is_file()
+            bare_model(s.model) for s in specs if cfg.record == "all" or not s.cassette.is_file()
         }
         settings = ProviderSettings(api_base=cfg.api_base, max_tokens=cfg.max_tokens)
         for kind in sorted({kind_of(m) for m in live}):
@@ -453,8 +458,10 @@ def _plan(
             api_class(kind)(settings).ready(sorted(m for m in live if kind_of(m) == kind))
     if shard is not None:
         shard = shard.model_copy(update={"trials": in_shard})
+    redo &= {(s.model, s.fmt.spec, s.scenario.id, s.sample) for s in specs}
     return Plan(run_dir, run_id, models, formats, scenarios, specs, skipped, lock,
-                markers=markers, by_model=dict(by_model or {}), shard=shard)  # fmt: skip
+                markers=markers, by_model=dict(by_model or {}), shard=shard,
+                redo=redo)  # fmt: skip
 
 
 def _remove_empty_run_dir(run_dir: Path) -> None:
@@ -600,6 +607,8 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
             result = await live_trial(spec)
         return result
 
+    halt = Halt()  # the first storage fault stops the run (runner/halt.py)
+
     async def one(spec: TrialSpec) -> None:
         # A kind with a width shares it across its models (the embedded models share
         # this machine's cores: one request at a time); else --concurrency per model.
@@ -610,21 +619,29 @@ async def _execute(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> None:
         width = (api.width if shared else None) or cfg.concurrency
         sem = limits.setdefault(key, asyncio.Semaphore(width))
         async with sem:
-            if deadline is not None and time.monotonic() >= deadline:
+            if halt.stopped or (deadline is not None and time.monotonic() >= deadline):
                 plan.not_run += 1
                 return
             try:
                 result = await trial(spec)
             except Exception as exc:  # run_trial never raises; this is the last net
                 result = harness_result(spec, exc)
-        results.append(compact(result))
+        try:
+            results.append(compact(result))
+        except StorageError as exc:
+            halt.stop(exc)
+            return
         on_result(result)
+        halt.check(result)
 
     try:
         with router(), ResultsAppender(res_file) as results:
-            outcomes = await asyncio.gather(*(one(s) for s in plan.specs), return_exceptions=True)
+            halt.tasks = [asyncio.ensure_future(one(s)) for s in plan.specs]
+            outcomes = await asyncio.gather(*halt.tasks, return_exceptions=True)
     finally:
         providers.close()
+    if halt.fault is not None:
+        raise halt.fault
     # Every other trial has finished and been written; now report what could not be.
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
@@ -640,14 +657,24 @@ def execute_run(cfg: RunConfig, plan: Plan, on_result: ProgressHook) -> Path:
             plan.run_dir.mkdir(parents=True, exist_ok=True)
             lock.acquire()
         info_path = plan.run_dir / "run.json"
-        if not (cfg.resume and info_path.exists()):
-            write_info(plan.run_dir, _run_info(cfg, plan))
-        drop_torn_tail(results_path(plan.run_dir))
-        results_path(plan.run_dir).touch()
+        try:  # before any trial: a disk that cannot take them is the --out's fault
+            if not (cfg.resume and info_path.exists()):
+                write_info(plan.run_dir, _run_info(cfg, plan))
+            drop_torn_tail(results_path(plan.run_dir))
+            drop_trials(results_path(plan.run_dir), plan.redo)
+            results_path(plan.run_dir).touch()
+        except OSError as exc:
+            raise UserError(f"--out: cannot write {plan.run_dir}: {exc.strerror or exc}") from None
         plan.written_from = results_path(plan.run_dir).stat().st_size
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        with run_collector():  # see runner/collector.py: why, and what is given back
-            asyncio.run(_execute(cfg, plan, on_result))
+        try:
+            with run_collector():  # see runner/collector.py: why, and what is given back
+                asyncio.run(_execute(cfg, plan, on_result))
+        except StorageError as exc:
+            raise StorageError(
+                f"{exc}; the run stopped (no trial started after it); once it can be"
+                f" written, complete it with: toolbench run --resume --out {plan.run_dir}"
+            ) from None
     finally:
         lock.release()
     return plan.run_dir

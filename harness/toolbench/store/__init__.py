@@ -25,6 +25,7 @@ from toolbench.store.writer import (
     append_result,
     copy_info,
     drop_torn_tail,
+    drop_trials,
     result_line,
     write_info,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "append_result",
     "copy_info",
     "drop_torn_tail",
+    "drop_trials",
     "existing_results",
     "info_path",
     "iter_results",

@@ -9,6 +9,7 @@ may echo what a server was sent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -16,10 +17,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from toolbench.errors import UserError
+from toolbench.errors import StorageError, UserError
 from toolbench.redaction import redacted_json_line
 from toolbench.results import RunInfo, TrialResult
-from toolbench.store.reader import info_path, results_path
+from toolbench.store.reader import TrialKey, info_path, results_path, trial_key
 from toolbench.store.schema import CURRENT
 
 
@@ -54,14 +55,30 @@ class ResultsAppender:
         self._fd: int | None = None
 
     def __enter__(self) -> ResultsAppender:
-        self._fd = os.open(self.path, _APPEND_FLAGS, 0o666)
+        try:
+            self._fd = os.open(self.path, _APPEND_FLAGS, 0o666)
+        except OSError as exc:
+            raise StorageError(f"cannot write {self.path}: {exc.strerror or exc}") from None
         return self
 
     def append(self, result: TrialResult) -> None:
-        assert self._fd is not None, "ResultsAppender is used as a context manager"
-        view = memoryview(result_line(result).encode("utf-8"))
-        while view:
-            view = view[os.write(self._fd, view) :]
+        """Write one trial's line, or raise :class:`~toolbench.errors.StorageError`.
+
+        A file deleted under the run is found before writing (its link count is 0: a
+        line written to it would be lost with it), and a write the disk refuses part way
+        (full, read-only) is cut back off: the file never ends in a torn line."""
+        fd = self._fd
+        assert fd is not None, "ResultsAppender is used as a context manager"
+        data = result_line(result).encode("utf-8")
+        if os.fstat(fd).st_nlink == 0:
+            raise StorageError(f"{self.path} was deleted while the run was writing it")
+        view, sent = memoryview(data), 0
+        try:
+            while sent < len(data):
+                sent += os.write(fd, view[sent:])
+        except OSError as exc:
+            _cut_back(fd, sent)
+            raise StorageError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
     def __exit__(
         self,
@@ -72,6 +89,53 @@ class ResultsAppender:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def _cut_back(fd: int, sent: int) -> None:
+    """Remove the ``sent`` bytes of a line the disk refused part way (the file's last
+    bytes: one writer appends, under the run's lock)."""
+    if sent:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, os.fstat(fd).st_size - sent)
+
+
+def drop_trials(path: Path, keys: set[TrialKey]) -> int:
+    """Rewrite ``path`` without the lines of the trials ``keys`` (atomically: a temporary
+    file renamed over it); returns how many lines went.
+
+    ``--resume`` redoes a trial whose line says it was not kept (its cassette could not
+    be written): readers keep the first line of a trial, so the old line goes before the
+    new one is appended."""
+    if not keys or not path.is_file():
+        return 0
+    kept: list[bytes] = []
+    dropped = 0
+    with path.open("rb") as fh:
+        for raw in fh:
+            try:
+                key = trial_key(json.loads(raw))
+            except (ValueError, KeyError, TypeError):
+                key = None  # not a trial's line: kept as it is (the reader judges it)
+            if key in keys:
+                dropped += 1
+            else:
+                kept.append(raw)
+    if dropped:
+        _replace(path, b"".join(kept))
+    return dropped
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``: a
+    full disk leaves the old file whole. A failure is a ``UserError`` naming the file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def drop_torn_tail(path: Path) -> None:
@@ -90,7 +154,7 @@ def write_info(run_dir: Path, info: RunInfo) -> None:
         info = info.model_copy(update={"schema_version": CURRENT})
     data = json.loads(redacted_json_line(info.model_dump_json()))
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    info_path(run_dir).write_text(text, encoding="utf-8")
+    _replace(info_path(run_dir), text.encode("utf-8"))  # a full disk: no empty run.json
 
 
 def copy_info(src_run: Path, dst_dir: Path) -> None:
