@@ -24,10 +24,11 @@ decides by where they are whether the reading is ``strict``. The rules, one each
   where nothing else can be meant: every callee is a tool the request offered and the
   calls fill their own line or an inline code span (``print(x)``, ``x = f(a=1)`` and a
   mention inside a sentence stay text); or the whole reply (inside a code fence or not)
-  is calls, the first with a keyword argument, whatever their names (an unoffered name
-  is then ``call.unknown_tool``, never a silent no-call). Without a tool list only the
-  second applies. A failed reading of calls without their list counts as an attempt
-  only when the first call has a keyword argument (``f(a=...)``), else it is text.
+  is calls, the first with a keyword argument or none, whatever their names (an
+  unoffered name is then ``call.unknown_tool``, never a silent no-call). Without a tool
+  list only the second applies. A failed reading of calls without their list counts as
+  an attempt when the first call opens with a keyword argument (``f(a=``) or the calls
+  are the whole reply; else it is text (``get_weather(city)`` in a sentence's line).
 * **A hypothetical call in prose that declines** ("I will not call anything, but it would
   be ``[f(a=1)]``") is read like any list after text: toolbench does not read intent
   from prose, and an application that extracts call lists (as SGLang's parser does)
