@@ -17,6 +17,8 @@ from fmt_helpers import (
     check_parse,
     check_sanitize,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stream_corpus import read_all
 
 from toolbench import codes
@@ -361,3 +363,24 @@ def test_a_careful_application_sees_no_call_text_while_it_streams(
     assert [e.text for e in events if e.kind == "call_started"] == ([opener] if opener else [])
     complete = [e for e in events if e.kind == "call_complete"]
     assert [c.name for e in complete for c in e.calls] == names
+
+
+PIECES = [
+    "[", "]", "(", ")", "'", '"', "`", "```", "```python\n", "\n", " ", ",", ";", "=", "\\_",
+    "math.gcd", "fs/read_file", "get_weather", "search", "print", "x.y", "city", "num1",
+    "true", "null", "None", "1", "'Paris'", "'it's'", "[[", "]]", "<|python_start|>",
+    "<|python_end|>", "<function_calls>", "</function_calls>", "Sure: ", "d[", "lambda",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=40).map("".join))
+def test_any_text_with_tools_parses_without_raising(text: str) -> None:
+    """With a tool list (calls without their list are looked for only then): no parser
+    error, and the status agrees with the calls and the attempt."""
+    for tools in (NAMESPACED, None):
+        got = F.parse(text, tools)
+        assert not any("parser error" in e.message for e in got.errors), (text, got.errors)
+        assert (got.status == "no_call") == (not got.attempted)
+        assert bool(got.calls) == (got.status in ("strict", "repaired"))
+        assert (got.status == "strict") <= (not any(c.repaired for c in got.calls))
