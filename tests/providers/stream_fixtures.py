@@ -74,9 +74,14 @@ def _es_header(name: str, value: str) -> bytes:
 def _body(entry: dict[str, Any]) -> tuple[bytes, str | None]:
     framing = entry["framing"]
     events = entry.get("events") or []
-    default = {"sse": "text/event-stream", "sse-named": "text/event-stream", "raw":
-               "text/event-stream", "ndjson": "application/x-ndjson",
-               "eventstream": "application/vnd.amazon.eventstream", "json": "application/json"}
+    default = {
+        "sse": "text/event-stream",
+        "sse-named": "text/event-stream",
+        "raw": "text/event-stream",
+        "ndjson": "application/x-ndjson",
+        "eventstream": "application/vnd.amazon.eventstream",
+        "json": "application/json",
+    }
     ctype = entry["content_type"] if "content_type" in entry else default[framing]
     if framing in ("sse", "sse-named"):
         out = []
@@ -194,7 +199,8 @@ def main() -> int:
     for fx in fixtures:
         wrong = check(fx)
         right += not wrong
-        print(f"{'ok  ' if not wrong else 'MISS'} {fx.id}" + (f": {'; '.join(wrong)}" if wrong else ""))
+        said = f": {'; '.join(wrong)}" if wrong else ""
+        print(f"{'MISS' if wrong else 'ok  '} {fx.id}{said}")
     print(f"{right} of {len(fixtures)} read right")
     return 0
 

@@ -172,7 +172,13 @@ GUARD_CASES = [
     ("CRLF events", "sse", [b'data: {"x": 1}\r\n\r\n', b"data: [DONE]\r\n\r\n"], None),
     ("cut inside an event", "sse", [SMALL, b'data: {"x"'], codes.INFRA_STREAM_TRUNCATED),
     ("a line split across chunks", "sse", [b'data: {"x"', b': 1}\n\n'], None),
-    ("lines of another type are not parsed", "lines", [b"{oops\n", b"plain\n"], None),
+    ("lines of no framing are not parsed", "lines", [b"plain\n", b"{oops\n"], None),
+    # A body whose type says nothing is framed by its first line (issue 34).
+    ("a first JSON line makes it NDJSON", "lines", [b"{oops\n", b"plain\n"],
+     codes.INFRA_STREAM_BAD_EVENT),
+    ("an event: line makes it SSE", "lines", [b"event: x\n", b"data: {oops\n\n"],
+     codes.INFRA_STREAM_BAD_EVENT),
+    ("SSE labelled NDJSON", "ndjson", [b"event: x\n", b'data: {"x": 1}\n\n'], None),
 ]  # fmt: skip
 
 

@@ -267,7 +267,6 @@ PARIS = '{"city": "Paris"}'
 END = [_event({}, "tool_calls"), b"data: [DONE]\n\n"]
 BROKEN_DELTAS = [
     ("no id", [_tc(0, None, "get_weather", PARIS)], codes.STREAM_CALL_NO_ID, ["call_stream_0"]),
-    ("no name", [_tc(0, "a", None, PARIS)], codes.STREAM_CALL_NO_NAME, []),
     ("index gap", [_tc(0, "a", "get_weather", PARIS), _tc(2, "b", "get_weather", PARIS)],
      codes.STREAM_INDEX_GAP, ["a", "b"]),
     ("arguments never JSON", [_tc(0, "a", "get_weather", '{"city": ')],
@@ -298,6 +297,21 @@ def test_broken_delta_sequences_over_http(
                     "--scenarios", str(scenario_file)]) == 0  # fmt: skip
     again = _by_key(tmp_path / "re")[("native:stream", "weather")]
     assert again.scores == trial.scores
+
+
+def test_a_call_that_never_gets_a_name_is_a_typed_fault_never_recorded(
+    fake: FakeOpenAI, tmp_path: Path, scenario_file: Path
+) -> None:
+    """Tool-call deltas that never carry a name (issue 34): the server broke the call, so
+    the trial is ``infra.bad_reply`` (asked again, never recorded), never an ``ok`` reply
+    whose call went missing."""
+    broken = SseScript([_tc(0, "a", None, PARIS), *END])
+    fake.enqueue(*[broken] * 5, "A joke.")
+    _run(fake, tmp_path, scenario_file, "run", "--formats", "native:stream")
+    trial = _by_key(tmp_path / "run")[("native:stream", "weather")]
+    assert (trial.status, trial.error_code) == ("infra_error", codes.INFRA_BAD_REPLY)
+    assert "never got a name" in (trial.infra_error or "")
+    assert not (tmp_path / "cas" / "openai_fake" / "native_stream" / "weather.json").exists()
 
 
 def test_a_refused_stream_replays_as_the_same_refusal(

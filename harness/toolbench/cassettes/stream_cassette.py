@@ -110,6 +110,8 @@ class _EventGuard:
         self.line = bytearray()
         self.event = 0
         self.frames = eventstream.FrameReader(MAX_EVENT_BYTES)
+        self.sniffed = framing == "eventstream"
+        """Whether the body's first line confirmed (or chose) the line framing."""
 
     def _too_large(self) -> StreamFault:
         fault = StreamFault(
@@ -153,6 +155,8 @@ class _EventGuard:
             self._payload(frame.payload, "an eventstream payload")
 
     def _line(self, line: bytes) -> None:
+        if not self.sniffed and line.strip():
+            self._sniff(line)
         if not line or not self.sse:
             self.event = 0
         if not line or self.clock.fault is not None or self.framing == "lines":
@@ -166,6 +170,26 @@ class _EventGuard:
         else:
             payload = line.strip()
         self._payload(payload, "a data: line" if self.sse else "an NDJSON line")
+
+    def _sniff(self, line: bytes) -> None:
+        """The framing of a line-cut body, chosen by its first line as well as by its
+        content type: providers label the same events ``text/event-stream``,
+        ``application/x-ndjson``, ``application/stream+json``, ``application/json`` or
+        nothing (Cohere v2 sends server-sent events; gateways relabel them). A line that
+        starts a server-sent event field (``data:``, ``event:``, ``id:``, ``retry:``, a
+        ``:`` comment) is SSE, one that starts a JSON object is NDJSON; any other first
+        line keeps the declared framing (``lines``: nothing toolbench can read, judged
+        by the streamed completion)."""
+        self.sniffed = True
+        head = line.lstrip()
+        if head.startswith((b"data:", b"event:", b"id:", b"retry:", b":")):
+            chosen: Framing = "sse"
+        elif head.startswith(b"{"):
+            chosen = "ndjson"
+        else:
+            return
+        self.framing = self.clock.framing = chosen
+        self.sse = chosen == "sse"
 
     def _payload(self, payload: bytes, what: str) -> None:
         try:

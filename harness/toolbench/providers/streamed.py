@@ -24,7 +24,7 @@ from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
 from toolbench.providers.base import Fault, StreamCassetteView
-from toolbench.providers.readers import cohere, gemini, responses
+from toolbench.providers.readers import cohere, gemini, responses, signals
 from toolbench.providers.readers.chat import Assembled, Assembler
 from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import StreamTurn, TimedText
@@ -72,30 +72,52 @@ def _wire(tc: StreamCassetteView) -> Assembler | None:
 
 
 class _ReadPast:
-    """How many of the sender's failures to read past: one for each event read so far
-    that toolbench's own reader reads and the sender cannot (a Gemini call in parts;
-    LiteLLM 1.106 fails on each such event, having read it). Each event is looked at
-    once, so a stream of them costs linear time; a failure on any other event, or one
-    more than there are such events, ends the stream as before."""
+    """Whether to read past a failure of the sender. A stream that one of toolbench's
+    own event readers reads (Cohere v2's events, a Gemini call in parts or in a part
+    LiteLLM cannot read: :data:`PAST_READERS`) is judged by that reader from the events
+    the bytes carried, not by the sender: LiteLLM 1.106 fails on each event of theirs it
+    cannot read (Cohere's ``event:`` lines, a ``functionCall`` without ``name`` or
+    ``args``), having read it, and reads on when asked for the next chunk. A failure is
+    read past while the events seen so far are such a stream and the failures stay
+    within :data:`READ_PAST_PER_EVENT` for each event decoded (an SSE event is a few
+    lines), so a sender stuck on one failure still ends the stream; each event is looked
+    at once (linear in the stream). A failure on any other stream ends it as before."""
 
     def __init__(self, tc: StreamCassetteView) -> None:
-        self.tc, self.looked, self.owed = tc, 0, 0
+        self.tc, self.looked, self.failures, self.ours = tc, 0, 0, False
 
     def once(self) -> bool:
-        events = self.tc.clock.raw_events
-        for data, _ in events[self.looked :]:
-            self.owed += gemini.partial(data)
-        self.looked = len(events)
-        if self.tc.clock.fault is None and self.owed > 0:
-            self.owed -= 1
-            return True
-        return False
+        clock = self.tc.clock
+        if clock.fault is not None:
+            return False
+        events = clock.raw_events
+        if not self.ours:
+            fresh = events[self.looked :]
+            self.ours = cohere.speaks(events) or any(gemini.partial(d) for d, _ in fresh)
+            self.looked = len(events)
+        self.failures += 1
+        return self.ours and self.failures <= READ_PAST_PER_EVENT * (clock.events + 1)
+
+
+READ_PAST_PER_EVENT = 4
+"""The sender's failures read past for each event decoded (see :class:`_ReadPast`)."""
+
+
+def _signal(tc: StreamCassetteView) -> Fault | None:
+    """The provider's failure signal in the events seen (:mod:`.readers.signals`: an
+    error event, no terminal event, a block no reader knows), typed."""
+    clock = tc.clock
+    return signals.fault(clock.raw_events, getattr(clock, "path", ""), clock.framing)
 
 
 def _read_fault(tc: StreamCassetteView) -> Fault | None:
-    """Why the protocol reader of the events seen refuses them (a Responses API stream
-    without its terminal event is cut short, ``infra.stream_truncated``, whatever the
-    sender raised about it); None when it takes them or has no say."""
+    """Why the events seen are no reply, whatever the sender raised about them: the
+    provider's failure signal (:func:`_signal`), or the protocol reader's refusal (a
+    Responses API stream without its terminal event is cut short,
+    ``infra.stream_truncated``); None when neither has a say."""
+    signal = _signal(tc)
+    if signal is not None:
+        return signal
     wire = _wire(tc)
     if wire is None:
         return None
@@ -162,8 +184,9 @@ async def _read(
                 continue
             fault = tc.clock.fault
             known = _read_fault(tc) if fault is None else None
-            if known is not None:  # the protocol reader knows why (no terminal event)
-                raise Fault(known.code, f"{known.message}; {_arrived(seen())}", True) from None
+            if known is not None:  # the provider's signal or the reader says why
+                raise Fault(known.code, f"{known.message}; {_arrived(seen())}",
+                            known.retryable, known.status) from None  # fmt: skip
             if fault is None:
                 # The server said 200 and sent bytes the sender cannot read: no 500.
                 raise Fault(
@@ -189,18 +212,38 @@ def finish(tc: StreamCassetteView, asm: Assembler | None = None) -> Assembled:
 
     if clock.fault is not None:
         raise Fault(clock.fault.code, f"{clock.fault}; {_arrived(seen())}", True)
+    if clock.framing == "lines" and clock.events == 0:
+        # Neither its content type nor its first line is a framing toolbench reads.
+        raise Fault(codes.INFRA_BAD_REPLY, UNREAD_FRAMING, True, 200)
     empty = (
         stream_fault(clock.path, clock.events, clock.carried, clock.chat_chunks)
-        if clock.framing not in (None, "lines")  # a framing read: its events judged
+        if clock.framing is not None  # a body read: its events judged
         else None
     )
     if empty is not None:
         raise Fault(codes.INFRA_BAD_REPLY, empty, True, 200)
-    # Read before it is kept: a protocol reader's typed fault (a Responses API stream
-    # that never completed, an error event) is never recorded.
+    # Read before it is kept: a provider's failure signal and a protocol reader's typed
+    # fault (a Responses API stream that never completed, an error event) are never
+    # recorded.
+    signal = _signal(tc)
+    if signal is not None:
+        raise Fault(signal.code, f"{signal.message}; {_arrived(seen())}", signal.retryable,
+                    signal.status)  # fmt: skip
     done = seen().close()
+    nameless = [message for code, message in done.issues if code == codes.STREAM_CALL_NO_NAME]
+    if nameless:
+        # Deltas of a call that never said what it calls: the server broke the call, and
+        # the model's reply cannot be told (a call dropped would read as an answer).
+        raise Fault(codes.INFRA_BAD_REPLY, f"a streamed {nameless[0]}; {_arrived(seen())}",
+                    True, 200)  # fmt: skip
     tc.commit()
     return done
+
+
+UNREAD_FRAMING = (
+    "a 2xx stream in no framing toolbench reads: neither its content type nor its first "
+    "line is server-sent events, NDJSON or AWS eventstream"
+)
 
 
 def as_completion(done: Assembled, model: str) -> dict[str, Any]:

@@ -8,13 +8,16 @@ last event ``finishReason``, ``usageMetadata`` the tokens. With
 js-genai ``FunctionCall.partialArgs`` / ``willContinue``, ``PartialArg``) one call comes in
 several parts: the first with its ``name`` (and ``thoughtSignature``) and
 ``willContinue: true``, then parts with ``partialArgs`` only, the last without
-``willContinue``. LiteLLM 1.106 reads ``functionCall.name`` and ``.args`` of every part and
-fails on these, so such a stream is read here from the events as the bytes carried them,
-into the chat chunks the chat reader (:mod:`.chat`) assembles: the call's id and thought
-signature in LiteLLM's shape (the id it would derive, ``__thought__<signature>`` after it;
-``provider_specific_fields.thought_signature``), so the assembled call equals the
-non-streamed one and goes back the same way. A stream whose parts cannot be put together
-(:mod:`.partial_args`), or that ends inside a call, is a typed fault at :meth:`close`.
+``willContinue`` or as an empty ``{"functionCall": {}}`` part (a call without arguments is
+its name, then that empty part; a tool without parameters may also be called by its name
+alone, ``args`` being optional). LiteLLM 1.106 reads ``functionCall.name`` and ``.args`` of
+every part and fails on these, so such a stream is read here from the events as the
+bytes carried them, into the chat chunks the chat reader (:mod:`.chat`) assembles: the
+call's id and thought signature in LiteLLM's shape (the id it would derive,
+``__thought__<signature>`` after it; ``provider_specific_fields.thought_signature``), so
+the assembled call equals the non-streamed one and goes back the same way. A stream whose
+parts cannot be put together (:mod:`.partial_args`), or that ends inside a call, is a
+typed fault at :meth:`close`.
 """
 
 from __future__ import annotations
@@ -45,17 +48,23 @@ def _parts(event: Any) -> list[Any]:
 
 
 def partial(event: Any) -> bool:
-    """Whether this event carries a function call in parts (``partialArgs`` or
-    ``willContinue``): what LiteLLM 1.106 cannot read."""
+    """Whether this event carries a ``functionCall`` part LiteLLM 1.106 cannot read: one
+    in parts (``partialArgs`` or ``willContinue``), or one without ``name`` or ``args``
+    (it reads both keys of every part and fails): the empty ``{"functionCall": {}}``
+    part that ends a call streamed in parts, a call of a tool without parameters sent by
+    its name alone (``args`` is optional in ``FunctionCall``)."""
     for part in _parts(event):
         fc = part.get("functionCall") if isinstance(part, dict) else None
-        if isinstance(fc, dict) and ("partialArgs" in fc or "willContinue" in fc):
+        if isinstance(fc, dict) and (
+            "partialArgs" in fc or "willContinue" in fc or "name" not in fc or "args" not in fc
+        ):
             return True
     return False
 
 
 def speaks(events: list[tuple[Any, float | None]]) -> bool:
-    """Whether these are Gemini events with a call in parts (linear in the events)."""
+    """Whether these are Gemini events with a call LiteLLM cannot read (:func:`partial`;
+    linear in the events)."""
     return any(partial(data) for data, _ in events)
 
 
@@ -116,6 +125,8 @@ class GeminiAssembler(Assembler):
                 for key, value in args.items():
                     call.args.root[key] = value
         elif call is None:
+            if not fc.get("partialArgs") and not fc.get("args"):
+                return  # an empty part after a call that had ended: nothing to end
             raise PartialArgsError("partialArgs outside any call (no call named before)")
         elif isinstance(signature, str) and signature and call.signature is None:
             call.signature = signature

@@ -179,10 +179,14 @@ def _dump(obj: Any) -> dict[str, Any]:
 
 
 def speaks(events: list[tuple[Any, float | None]]) -> bool:
-    """Whether these events are the Responses API's (typed ``response.*`` events)."""
+    """Whether these events are the Responses API's (typed ``response.*`` events, or its
+    ``error`` event, whose ``code`` and ``message`` are its own fields: Anthropic's
+    ``error`` event nests them in an ``error`` object)."""
     first = events[0][0] if events else None
     kind = first.get("type") if isinstance(first, dict) else None
-    return isinstance(kind, str) and (kind.startswith("response.") or kind == "error")
+    if kind == "error":
+        return "error" not in first  # type: ignore[operator]
+    return isinstance(kind, str) and kind.startswith("response.")
 
 
 @dataclass
