@@ -69,6 +69,13 @@ CASES: dict[str, str] = {
     "<function=x>{ repeated": _fill("<function=x>{"),
     "stray <tool_call> + prose": _fill("<tool_call>\nI will wait. "),
     "pythonic [a-b(from=": _fill("[a-b(from="),
+    # issue 34's readings: several lists, nested lists, calls as strings, bare calls
+    "pythonic lists [a.b(c=1)]": _fill("[a.b(c=1)] "),
+    "pythonic nested [[[[": _fill("[[[["),
+    "pythonic strings ['a(": _fill("['a("),
+    "pythonic apostrophes": "[f(a='" + _fill("it's ") + "')]",
+    "pythonic bare lines a(b=1)": _fill("a(b=1)\n"),
+    "pythonic quotes broken": _fill("[f(a='x' y')] "),
     # The densest bracket tokens for the JSON scanner: each a token every 2-7 characters.
     "mismatched pairs {]": _fill("{]"),
     '{"":{} repeated': _fill('{"":{}'),

@@ -69,10 +69,11 @@ PY_START = "<|python_start|>"
 PY_END = "<|python_end|>"
 OLMO_OPEN = "<function_calls>"
 OLMO_CLOSE = "</function_calls>"
-_LIST_START = re.compile(r"\[(?<![\w)\]]\[)\s*+(['\"]?)" + NAME + r"\s*+\(")
+_LIST_START = re.compile(r"\[(?=[\s'\"]|[^\W\d])(?<![\w)\]]\[)\s*+(['\"]?)" + NAME + r"\s*+\(")
 # A call list: "[", an optional quote (calls written as strings), a tool name, "(". Not
 # right after a word or a closing bracket (a subscript). The look-behind comes after the
-# "[" so the search skips ahead to each "[" at C speed.
+# "[" and a look at the next character, so the search skips ahead to each "[" at C speed
+# and a run of "[[[[" costs no look-behind.
 NESTING = 3
 """Brackets around a call list read as a nested list (``[[f(x=1)]]``)."""
 _STREAM_NAME = r"[^\W\d](?:[\w\-.:/]|\\_){0,63}"
@@ -83,8 +84,17 @@ _LEAK = re.compile(
 # A call list where a user would see it: at the start of a line or after a space, a tag or
 # a backtick (code such as ``d[f(x)]`` is not one), opening with a keyword argument:
 # ``[f(a=``. An empty ``[f()]`` is too common in ordinary code to count as this syntax.
-_BARE = re.compile(r"(?:^[ \t]*+|(?<=`))(" + NAME + r")[ \t]*+\(", re.M)
-"""A call without its list where one may stand: at the start of a line, or in inline code."""
+_BARE = re.compile(
+    r"(?:^[ \t]*+(?="
+    + NAME
+    + r"[ \t]*+\((?:[^\n]*\)[ \t\r;`]*+$|[^\n]*+\Z))|(?<=`))("
+    + NAME
+    + r")[ \t]*+\(",
+    re.M,
+)
+"""A call without its list where one may stand: at the start of a line that ends with
+``)`` (or the reply's last line: it may be cut off), or in inline code. The line's end is
+checked by the pattern, so lines of prose cost no Python work."""
 _CALLEE = re.compile(NAME + r"[ \t]*+\(")
 _NEXT_CALL = re.compile(r"[ \t]*+[,;][ \t]*+(" + NAME + r")[ \t]*+\(")
 _CALL_HEAD = re.compile(NAME + r"[ \t]*+\(\s*+(?:[^\W\d][\w\-]*+\s*+=(?!=)|\))")
