@@ -186,6 +186,8 @@ QUIRK_CASES: list[ParseCase] = [
     ("bare_semicolons", "search(q='rust borrow checker'); search(q='rust lifetimes');", [("search", {"q": "rust borrow checker"}), ("search", {"q": "rust lifetimes"})], "repaired", "", L1, []),
     ("bare_positional_whole_reply_is_an_attempt", "get_weather('Paris')", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
     ("bare_truncated", "fs/read_file(path='/var/lo", [], "failed", "", [codes.CALL_TRUNCATED], []),
+    ("bare_unclosed_in_a_closed_fence_is_malformed", FENCE.format("stats.mean(values=[1, 2]"), [], "failed", "", [codes.CALL_BAD_SHAPE], []),
+    ("bare_truncated_after_prose", "Checking.\nget_weather(city='Ber", [], "failed", "Checking.", [codes.CALL_TRUNCATED], []),
     ("bare_mention_in_a_sentence_is_text", "get_weather(city=...) needs a city; which one?", [], "no_call", "get_weather(city=...) needs a city; which one?", [], []),
     ("bare_mid_sentence_is_text", "You could call search(q='x') yourself.", [], "no_call", "You could call search(q='x') yourself.", [], []),
     ("code_is_text_print", "print(x)", [], "no_call", "print(x)", [], []),

@@ -348,13 +348,6 @@ def _bare_line(
         line_end = body.find("\n", start)
         line_end = len(body) if line_end < 0 else line_end
         tick = start > 0 and body[start - 1] == "`"
-        if (
-            not tick
-            and line_end < len(body)
-            and not body[start:line_end].rstrip(" \t\r;`").endswith(")")
-        ):
-            at = max(at, line_end)
-            continue  # the line goes on after the calls: not calls standing alone
         parts: list[tuple[int, int]] = []
         call = start
         while len(parts) < MAX_CALLS:
@@ -399,12 +392,13 @@ def _whole_bare(body: str) -> Region | None:
     allowed), the first with a keyword argument or none; separated by commas, semicolons
     or line breaks. Their names need not be offered."""
     start, end = _skip(body, 0), len(body.rstrip())
+    fenced = False
     if body.startswith("```", start):
         line = body.find("\n", start)
         if line < 0:
             return None
         start = _skip(body, line)
-        if body.endswith("```", 0, end):
+        if fenced := body.endswith("```", 0, end):
             end = len(body[: end - 3].rstrip())
     if start >= end or _CALL_HEAD.match(body, start) is None:
         return None
@@ -415,6 +409,8 @@ def _whole_bare(body: str) -> Region | None:
         if close is None:
             if parts:
                 return None
+            if fenced:  # the fence closes after it: not cut off, malformed
+                return Region(start, end, start, end, "bare")
             return Region(start, len(body), start, len(body), "bare", closed=False)
         parts.append((call, close))
         call = _skip(body, close, _SPACE_OR_SEPARATOR)
