@@ -86,7 +86,7 @@ def test_validate_reports_each_error(
     assert run_cli(["scenarios", "validate", str(bad)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == f"{bad}: {message}\n"
+    assert err == f"error: {bad}: {message}\n"
 
 
 def test_unknown_tool_set_ref(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,14 +95,15 @@ def test_unknown_tool_set_ref(suite: Path, capsys: pytest.CaptureFixture[str]) -
     assert run_cli(["scenarios", "validate", str(bad)]) == 2
     expected_path = suite / "tools" / "nosuch.yaml"
     assert (
-        capsys.readouterr().err == f"{bad}: tools[0].ref: no tool set 'nosuch' ({expected_path})\n"
+        capsys.readouterr().err
+        == f"error: {bad}: tools[0].ref: no tool set 'nosuch' ({expected_path})\n"
     )
 
 
 def test_nonexistent_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nope.yaml"
     assert run_cli(["scenarios", "validate", str(missing)]) == 2
-    assert capsys.readouterr().err == f"{missing}: no such file or directory\n"
+    assert capsys.readouterr().err == f"error: {missing}: no such file or directory\n"
     assert run_cli(["scenarios", "list", str(missing)]) == 2
     assert capsys.readouterr().err == f"error: {missing}: no such file or directory\n"
 
@@ -115,8 +116,9 @@ def test_validate_directory_lists_every_broken_file(
     assert run_cli(["scenarios", "validate", str(suite)]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
-        f"{suite / 'a.yaml'}: colour: unknown key",
-        f"{suite / 'b.yaml'}: invalid YAML (line 3, column 1): did not find expected node content",
+        f"error: {suite / 'a.yaml'}: colour: unknown key",
+        f"error: {suite / 'b.yaml'}: invalid YAML (line 3, column 1):"
+        " did not find expected node content",
     ]
 
 
@@ -124,7 +126,8 @@ def test_duplicate_ids(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (suite / "copy.yaml").write_text(GOOD)
     assert run_cli(["scenarios", "validate", str(suite)]) == 2
     assert capsys.readouterr().err == (
-        f"{suite / 'good.yaml'}: id: duplicate scenario id 'good' (also in {suite / 'copy.yaml'})\n"
+        f"error: {suite / 'good.yaml'}: id: duplicate scenario id 'good'"
+        f" (also in {suite / 'copy.yaml'})\n"
     )
 
 

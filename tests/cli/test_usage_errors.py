@@ -98,6 +98,9 @@ def scratch(d: Path) -> None:
         "dangling.yaml": with_tool("{type: object, properties: {x: {$ref: '#/$defs/no'}}}"),
         "badregex.yaml": GOOD.replace("{x: a}", "{x: {regex: '('}}"),
         "good.yaml": GOOD,
+        "binary.yaml": GOOD.replace("content: hi", "content: !!binary aGk="),
+        "binaryarg.yaml": GOOD.replace("{x: a}", "{x: !!binary YQ==}"),
+        "set.yaml": GOOD + "description: !!set {a: null}\n",
         "openobj.yaml": with_tool("{type: object, properties: {x: {type: object}}}"),
         "patprops.yaml": with_tool("{type: object, properties: {}, patternProperties: {a: {}}}"),
         "clash.yaml": GOOD.replace("{ref: t}", "{name: f}, {name: math.gcd}, {name: math_gcd}"),
@@ -514,7 +517,26 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "validate-fifo": (
         ["scenarios", "validate", "fifo"],
-        "fifo/blocks.yaml: not a regular file",
+        "error: fifo/blocks.yaml: not a regular file",
+    ),
+    "validate-missing-file": (
+        ["scenarios", "validate", "nope.yaml"],
+        "error: nope.yaml: no such file or directory",
+    ),
+    "validate-binary-scalar": (
+        ["scenarios", "validate", "s/binary.yaml"],
+        "error: s/binary.yaml: messages[0].content: a !!binary value is not allowed (scenario"
+        " values are JSON: quote it as a string)",
+    ),
+    "list-binary-argument": (
+        ["scenarios", "list", "s/binaryarg.yaml"],
+        "error: s/binaryarg.yaml: expect.calls[0].arguments.x: a !!binary value is not allowed"
+        " (scenario values are JSON: quote it as a string)",
+    ),
+    "list-set-value": (
+        ["scenarios", "list", "s/set.yaml"],
+        "error: s/set.yaml: description: a !!set is not allowed (scenario values are JSON:"
+        " quote it as a string)",
     ),
     # import bfcl: bad BFCL data names the file and line; nothing is written
     "import-bfcl-malformed-line": (
@@ -558,6 +580,30 @@ CASES: dict[str, tuple[list[str], str]] = {
     "run-formats-commas": (
         ["run", "--formats", ",,,"],
         "error: --formats: no format given in ',,,'",
+    ),
+    "run-formats-option-twice": (
+        ["run", "--formats", "prompt-json:shots=2,shots=3"],
+        "error: format 'prompt-json:shots=2,shots=3': option 'shots' is given twice",
+    ),
+    "run-formats-trailing-empty-option": (
+        ["run", "--formats", "prompt-json:shots=2,"],
+        "error: format 'prompt-json:shots=2,': an empty option (a ',' with none beside it)",
+    ),
+    "run-formats-leading-empty-option": (
+        ["run", "--formats", "prompt-json:,shots=2"],
+        "error: format 'prompt-json:,shots=2': an empty option (a ',' with none beside it)",
+    ),
+    "run-formats-empty-option-then-spec": (
+        ["run", "--formats", "native:strict,,xml"],
+        "error: format 'native:strict,': an empty option (a ',' with none beside it)",
+    ),
+    "run-formats-streamed-option-twice": (
+        ["run", "--formats", "native:parallel=false,stream,parallel=true"],
+        "error: format 'native:parallel=false,parallel=true': option 'parallel' is given twice",
+    ),
+    "run-shard-padded": (
+        ["run", "--shard", " 1 / 2 "],
+        "error: --shard: ' 1 / 2 ' is not K/N (two whole numbers, e.g. 1/4)",
     ),
     "run-formats-bare-colon": (
         ["run", "--formats", "native:"],

@@ -115,6 +115,12 @@ def test_plan_takes_the_same_trials_whatever_the_order(suite: Path, tmp_path: Pa
         ("1/0", "error: --shard: '1/0': N must be at least 1"),
         ("2", "error: --shard: '2' is not K/N (two whole numbers, e.g. 1/4)"),
         ("-1/4", "error: --shard: '-1/4' is not K/N (two whole numbers, e.g. 1/4)"),
+        (" 1 / 2 ", "error: --shard: ' 1 / 2 ' is not K/N (two whole numbers, e.g. 1/4)"),
+        ("1/2 ", "error: --shard: '1/2 ' is not K/N (two whole numbers, e.g. 1/4)"),
+        (
+            "\u0661/\u0662",
+            "error: --shard: '\u0661/\u0662' is not K/N (two whole numbers, e.g. 1/4)",
+        ),
     ],
 )
 def test_a_bad_shard_is_one_line_through_the_installed_cli(
@@ -132,7 +138,7 @@ def test_a_bad_shard_is_one_line_through_the_installed_cli(
 
 
 def test_parse_shard_accepts_k_of_n() -> None:
-    assert parse_shard(" 3 / 8 ") == Shard(index=3, count=8)
+    assert parse_shard("3/8") == Shard(index=3, count=8)
     assert parse_shard("1/1").label == "1/1"
 
 

@@ -26,17 +26,20 @@ def split_specs(value: str | None) -> list[str]:
     """``--formats`` split at its commas, except those between one spec's options:
     ``native:strict,tool_choice=required,xml`` is two specs. A piece continues the spec
     before it when that spec has options and the piece is not a spec of its own (it
-    holds ``=`` but no ``:`` or ``|``, or is a bare word that names no format)."""
+    holds ``=`` but no ``:`` or ``|``, or is a bare word that names no format, or is
+    empty: an empty option, which the format refuses)."""
     from toolbench.formats.auto import AUTO
     from toolbench.formats.registry import format_names
 
     names = {*format_names(), AUTO}
     out: list[str] = []
-    for piece in _split(value):
+    for piece in (v.strip() for v in (value or "").split(",")):
         own = ":" in piece or "|" in piece or piece in names
         if out and ":" in out[-1].rpartition("|")[2] and not own:
+            # An empty piece here is an empty option of that spec (``shots=2,``): kept,
+            # for the format's parser to refuse, never dropped as an empty list item.
             out[-1] += "," + piece
-        else:
+        elif piece:
             out.append(piece)
     return out
 

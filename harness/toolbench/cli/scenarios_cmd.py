@@ -1,7 +1,8 @@
 """``toolbench scenarios list|validate``: look at and check scenario files.
 
 ``validate`` reports every broken file, one line each on stderr
-(``<file>: <field path>: <message>``) and exits 2, so it can gate a CI job that edits
+(``error: <file>: <field path>: <message>``, prefixed like every other bad input) and
+exits 2, so it can gate a CI job that edits
 scenarios; on success it prints ``ok: N scenarios in M files``.
 """
 
@@ -60,11 +61,12 @@ def validate_cmd(paths: PathsArg = None) -> None:
     errors = validate_paths(targets)
     if errors:
         for line in errors:
-            print(line, file=sys.stderr)
+            print(f"error: {line}", file=sys.stderr)
         raise typer.Exit(code=2)
     files = scenario_files(targets)
     if not files:
-        print(f"{', '.join(map(str, targets))}: no scenario files found", file=sys.stderr)
+        where = ", ".join(map(str, targets))
+        print(f"error: {where}: no scenario files found", file=sys.stderr)
         raise typer.Exit(code=2)
     count = len(load_scenarios(targets))
     typer.echo(f"ok: {count} scenarios in {len(files)} files")

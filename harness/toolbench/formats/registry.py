@@ -149,16 +149,24 @@ def _is_flag(model: type[BaseModel], key: str) -> bool:
 
 
 def parse_spec(spec: str) -> tuple[str, BaseModel]:
-    """Split ``name:k=v,...`` into a name and options validated by that format's model."""
+    """Split ``name:k=v,...`` into a name and options validated by that format's model.
+
+    An empty option (``prompt-json:,shots=2``, ``shots=2,,x=1``) and an option given
+    twice (``shots=2,shots=3``) are refused: neither has one reading (a typo, or which
+    value is meant), and keeping the last value would run a format nobody asked for."""
     name, _, rest = spec.strip().partition(":")
     model = format_class(name.strip()).Options
     raw: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    for item in (p.strip() for p in rest.split(",")) if rest.strip() else ():
+        if not item:
+            raise UserError(f"format '{spec.strip()}': an empty option (a ',' with none beside it)")
         key, eq, value = item.partition("=")
         if not eq and _is_flag(model, key.strip()):
             value, eq = "true", "="  # a bare boolean option: native:strict
         if not eq:
             raise UserError(f"format '{spec}': option '{item}' must be key=value")
+        if key.strip() in raw:
+            raise UserError(f"format '{spec.strip()}': option '{key.strip()}' is given twice")
         raw[key.strip()] = value.strip()
     given = ",".join(f"{k}={v}" for k, v in raw.items())
     if raw and not model.model_fields:

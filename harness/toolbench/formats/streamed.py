@@ -43,7 +43,8 @@ def split_stream(spec: str) -> tuple[str, bool]:
     """
     head, sep, rest = spec.strip().partition("|")
     name, _, opts = head.partition(":")
-    items = [p.strip() for p in opts.split(",") if p.strip()]
+    # Empty items kept: the options' parser refuses them (an empty option is a typo).
+    items = [p.strip() for p in opts.split(",")] if opts.strip() else []
     kept = [p for p in items if p != STREAM_OPTION]
     if len(kept) == len(items):
         return spec.strip(), False

@@ -9,7 +9,12 @@ bounded before any parsing starts:
 * YAML aliases are refused (a 1 KB alias bomb expands to gigabytes once serialised),
   and so are duplicate mapping keys (YAML lets the last one win silently);
 * nesting is limited to :data:`MAX_DEPTH` levels (deeper input overflows the recursive
-  constructor).
+  constructor);
+* a value JSON cannot hold is refused, naming its field (:func:`_not_json`): YAML's
+  ``!!binary`` (bytes), ``!!set``, and timestamps (``!!timestamp``, or an unquoted
+  ``2024-05-01``). A scenario is JSON data on its way to a model, a cassette and a
+  results file: bytes would reach the model as ``b'...'`` text, a date would fail a
+  writer far from the file that held it.
 
 Parsing uses libyaml (``CSafeLoader``) when PyYAML was built with it: the pure-Python
 parser needs over a minute for a 25 MB file.
@@ -17,6 +22,7 @@ parser needs over a minute for a 25 MB file.
 
 from __future__ import annotations
 
+import datetime
 import os
 import stat
 from pathlib import Path
@@ -107,12 +113,39 @@ def read_text(path: Path) -> str:
         ) from None
 
 
+_NOT_JSON: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bytes, "a !!binary value"),
+    (datetime.datetime, "a timestamp"),
+    (datetime.date, "a date"),
+    ((set, frozenset), "a !!set"),
+)
+
+
+def _not_json(data: Any, where: str = "") -> tuple[str, str] | None:
+    """The field path and kind of the first value (or key) JSON cannot hold, or None."""
+    for kind, what in _NOT_JSON:
+        if isinstance(data, kind):
+            return where or "(the whole file)", what
+    if isinstance(data, dict):
+        for key, value in data.items():
+            at = f"{where}.{key}" if where else str(key)
+            found = _not_json(key, at) or _not_json(value, at)
+            if found is not None:
+                return found
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            found = _not_json(value, f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
 def read_yaml(path: Path) -> Any:
     """Parse one scenario or tool-set file; every refusal is a :class:`ScenarioError`."""
     text = read_text(path)
     try:
         _check_events(text)
-        return yaml.load(text, Loader=StrictLoader)
+        data = yaml.load(text, Loader=StrictLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -123,3 +156,11 @@ def read_yaml(path: Path) -> Any:
             # limit is met first.
             problem = f"nested deeper than {MAX_DEPTH} levels"
         raise ScenarioError(f"{path}: invalid YAML{where}: {problem}") from None
+    found = _not_json(data)
+    if found is not None:
+        field, what = found
+        raise ScenarioError(
+            f"{path}: {field}: {what} is not allowed (scenario values are JSON: quote it"
+            " as a string)"
+        )
+    return data

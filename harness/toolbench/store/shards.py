@@ -22,12 +22,15 @@ from toolbench.results import Shard
 
 __all__ = ["Shard", "file_sha256", "parse_shard", "shard_of"]
 
-_SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*\Z")
+_SPEC = re.compile(r"([0-9]+)/([0-9]+)")
 
 
 def parse_shard(text: str, option: str = "--shard") -> Shard:
-    """``K/N`` with ``1 <= K <= N``; anything else is one line naming the option."""
-    m = _SPEC.match(text)
+    """``K/N`` with ``1 <= K <= N``, written exactly so (ASCII digits, no spaces);
+    anything else is one line naming the option. ``' 1 / 2 '`` is refused: the shard is
+    the part of a matrix that N machines split between them, and a spec padded by a
+    quoting slip (or in other digits) is a typo to point at, not a form to guess."""
+    m = _SPEC.fullmatch(text)
     if m is None:
         raise UserError(f"{option}: '{text}' is not K/N (two whole numbers, e.g. 1/4)")
     k, n = int(m.group(1)), int(m.group(2))
