@@ -55,7 +55,7 @@ CASES: list[ParseCase] = [
     ("python_start", "<|python_start|>" + W + "<|python_end|>", PARIS, "strict", "", [], []),
     ("olmo_lines", "<function_calls>get_weather(city='Paris')\nsearch(q='x')</function_calls>", [*PARIS, ("search", {"q": "x"})], "strict", "", [], []),
     ("prose_before", "Let me look. " + W, PARIS, "repaired", "Let me look.", LENIENT, []),
-    ("prose_after", W + " done", PARIS, "strict", "done", [], [codes.STOP_TEXT_AFTER_CALL]),
+    ("prose_after", W + " done", PARIS, "repaired", "done", LENIENT, [codes.STOP_TEXT_AFTER_CALL]),
     ("missing_close", "[get_weather(city='Paris')", PARIS, "repaired", "", [codes.JSON_REPAIRED], []),
     ("truncated", "[get_weather(city='Par", [], "failed", "", [codes.CALL_TRUNCATED], []),
     ("lambda", "[get_weather(city=lambda: 'x')]", [], "failed", "", NOT_LITERAL, []),
@@ -73,13 +73,13 @@ CASES: list[ParseCase] = [
     ("unknown_tool", "[fly(to='Mars')]", [("fly", {"to": "Mars"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
     ("plain", "It is sunny.", [], "no_call", "It is sunny.", [], []),
     # issue 20: MCP-style hyphenated names and keyword-named arguments, still read with ast
-    ("hyphenated_tool_name", '[weather-forecast(city="London")]', [("weather-forecast", {"city": "London"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
-    ("keyword_named_arguments", '[book_flight(from="SFO", to="JFK", class="economy")]', [("book_flight", {"from": "SFO", "to": "JFK", "class": "economy"})], "strict", "", [codes.CALL_UNKNOWN_TOOL], []),
-    ("hyphenated_argument_names", '[get-time(), web-search(query="a-b=c", max-results=5)]', [("get-time", {}), ("web-search", {"query": "a-b=c", "max-results": 5})], "strict", "", [codes.CALL_UNKNOWN_TOOL, codes.CALL_UNKNOWN_TOOL], []),
-    ("keyword_argument_in_python_start", "<|python_start|>[search(q='x', lambda=1)]<|python_end|>", [("search", {"q": "x", "lambda": 1})], "strict", "", [], []),
+    ("hyphenated_tool_name", '[weather-forecast(city="London")]', [("weather-forecast", {"city": "London"})], "repaired", "", [*LENIENT, codes.CALL_UNKNOWN_TOOL], []),
+    ("keyword_named_arguments", '[book_flight(from="SFO", to="JFK", class="economy")]', [("book_flight", {"from": "SFO", "to": "JFK", "class": "economy"})], "repaired", "", [*LENIENT, codes.CALL_UNKNOWN_TOOL], []),
+    ("hyphenated_argument_names", '[get-time(), web-search(query="a-b=c", max-results=5)]', [("get-time", {}), ("web-search", {"query": "a-b=c", "max-results": 5})], "repaired", "", [*LENIENT, codes.CALL_UNKNOWN_TOOL, codes.CALL_UNKNOWN_TOOL], []),
+    ("keyword_argument_in_python_start", "<|python_start|>[search(q='x', lambda=1)]<|python_end|>", [("search", {"q": "x", "lambda": 1})], "repaired", "", LENIENT, []),
     ("keyword_name_as_value_still_refused", "[search(q=lambda: 1)]", [], "failed", "", NOT_LITERAL, []),
     ("subtraction_still_refused", "[search(q=a-b)]", [], "failed", "", NOT_LITERAL, []),
-    ("stand_in_text_in_a_string_untouched", "[search(q='_tb_0', from='x')]", [("search", {"q": "_tb_0", "from": "x"})], "strict", "", [], []),
+    ("stand_in_text_in_a_string_untouched", "[search(q='_tb_0', from='x')]", [("search", {"q": "_tb_0", "from": "x"})], "repaired", "", LENIENT, []),
 ]  # fmt: skip
 
 
@@ -136,6 +136,8 @@ def check_with(
 
 
 GCD = [("math.gcd", {"num1": 36, "num2": 48})]
+L1 = [codes.CALL_LENIENT]
+L2 = [codes.CALL_LENIENT, codes.CALL_LENIENT]
 UNKNOWN = [codes.CALL_UNKNOWN_TOOL]
 
 # Tool names read back exactly as the tool list offered them (issue 34, section 1):
@@ -144,19 +146,19 @@ NAME_CASES: list[ParseCase] = [
     ("dotted_first", "[math.gcd(num1=36, num2=48)]", GCD, "strict", "", [], []),
     ("dotted_later", '[get_weather(city="Boston"), math.gcd(num1=36, num2=48)]', [("get_weather", {"city": "Boston"}), *GCD], "strict", "", [], []),
     ("dotted_with_underscores", "[triangle_properties.get(side1=5, side2=4, side3=3, get_area=True)]", [("triangle_properties.get", {"side1": 5, "side2": 4, "side3": 3, "get_area": True})], "strict", "", [], []),
-    ("slashed_and_colon", '[fs/read_file(path="/etc/hosts"), calendar:add_event(title="Standup", date="2025-03-04")]', [("fs/read_file", {"path": "/etc/hosts"}), ("calendar:add_event", {"title": "Standup", "date": "2025-03-04"})], "strict", "", [], []),
+    ("slashed_and_colon", '[fs/read_file(path="/etc/hosts"), calendar:add_event(title="Standup", date="2025-03-04")]', [("fs/read_file", {"path": "/etc/hosts"}), ("calendar:add_event", {"title": "Standup", "date": "2025-03-04"})], "repaired", "", L1, []),
     ("mcp_namespaced", "[github.create_issue(repo='octo/hello', title='Crash on start', labels=['bug'])]", [("github.create_issue", {"repo": "octo/hello", "title": "Crash on start", "labels": ["bug"]})], "strict", "", [], []),
     ("parallel_dotted", '[spotify.play(artist="Taylor Swift", duration=20), spotify.play(artist="Maroon 5", duration=15)]', [("spotify.play", {"artist": "Taylor Swift", "duration": 20}), ("spotify.play", {"artist": "Maroon 5", "duration": 15})], "strict", "", [], []),
     ("spaces_inside", "[ math.gcd( num1 = 36 , num2 = 48 ) ]", GCD, "strict", "", [], []),
     ("llama4_wrapper", "<|python_start|>[math.gcd(num1=36, num2=48)]<|python_end|>", GCD, "strict", "", [], []),
-    ("llama4_wrapper_after_text", "Computing it. <|python_start|>[fs/read_file(path='notes.md')]<|python_end|>", [("fs/read_file", {"path": "notes.md"})], "strict", "Computing it.", [], []),
-    ("olmo_lines", "<function_calls>\nmath.gcd(num1=36, num2=48)\nweather-forecast(city='Lima', days=3)\n</function_calls>", [*GCD, ("weather-forecast", {"city": "Lima", "days": 3})], "strict", "", [], []),
+    ("llama4_wrapper_after_text", "Computing it. <|python_start|>[fs/read_file(path='notes.md')]<|python_end|>", [("fs/read_file", {"path": "notes.md"})], "repaired", "Computing it.", L1, []),
+    ("olmo_lines", "<function_calls>\nmath.gcd(num1=36, num2=48)\nweather-forecast(city='Lima', days=3)\n</function_calls>", [*GCD, ("weather-forecast", {"city": "Lima", "days": 3})], "repaired", "", L1, []),
     ("unoffered_dotted_is_unknown_not_text", "[scipy.stats.ttest_ind(a=[1, 2], b=[3, 4])]", [("scipy.stats.ttest_ind", {"a": [1, 2], "b": [3, 4]})], "strict", "", UNKNOWN, []),
-    ("unoffered_slashed", "[db/drop_table(name='users')]", [("db/drop_table", {"name": "users"})], "strict", "", UNKNOWN, []),
+    ("unoffered_slashed", "[db/drop_table(name='users')]", [("db/drop_table", {"name": "users"})], "repaired", "", [*L1, *UNKNOWN], []),
     ("attribute_in_arguments_refused", "[math.gcd(num1=math.pi, num2=2)]", [], "failed", "", NOT_LITERAL, []),
     ("call_in_arguments_refused", "[fs/read_file(path=os.path.join('a', 'b'))]", [], "failed", "", NOT_LITERAL, []),
     ("dotted_truncated", "[math.gcd(num1=36, num2=", [], "failed", "", [codes.CALL_TRUNCATED], []),
-    ("keyword_named_parameter_of_dotted_tool", "[movies.find(title='Heat', year=1995, from='imdb')]", [("movies.find", {"title": "Heat", "year": 1995, "from": "imdb"})], "strict", "", [], []),
+    ("keyword_named_parameter_of_dotted_tool", "[movies.find(title='Heat', year=1995, from='imdb')]", [("movies.find", {"title": "Heat", "year": 1995, "from": "imdb"})], "repaired", "", L1, []),
 ]  # fmt: skip
 
 
@@ -166,8 +168,6 @@ def test_tool_names_read_back_as_offered(case: ParseCase) -> None:
 
 
 OSLO = [("get_weather", {"city": "Oslo"})]
-L1 = [codes.CALL_LENIENT]
-L2 = [codes.CALL_LENIENT, codes.CALL_LENIENT]
 FENCE = "```python\n{}\n```"
 
 # What real models write around a call (issue 34, section 2), one documented rule each
@@ -181,7 +181,7 @@ QUIRK_CASES: list[ParseCase] = [
     ("bare_whole_reply_multiline_args", "github.create_issue(\n    repo='octo/hello',\n    title='Crash',\n)", [("github.create_issue", {"repo": "octo/hello", "title": "Crash"})], "repaired", "", L1, []),
     ("bare_in_fence", FENCE.format("get_weather(city='Oslo')"), OSLO, "repaired", "", L1, []),
     ("bare_unoffered_whole_reply", "numpy.mean(a=[1, 2, 3])", [("numpy.mean", {"a": [1, 2, 3]})], "repaired", "", [codes.CALL_LENIENT, codes.CALL_UNKNOWN_TOOL], []),
-    ("bare_own_line_after_prose", 'Let me check the forecast.\nweather-forecast(city="Lima", days=2)', [("weather-forecast", {"city": "Lima", "days": 2})], "repaired", "Let me check the forecast.", L1, []),
+    ("bare_own_line_after_prose", 'Let me check the forecast.\nweather-forecast(city="Lima", days=2)', [("weather-forecast", {"city": "Lima", "days": 2})], "repaired", "Let me check the forecast.", L2, []),
     ("bare_inline_code", "Running `spotify.play(artist='Adele', duration=30)` for you.", [("spotify.play", {"artist": "Adele", "duration": 30})], "repaired", "Running  for you.", L1, [codes.STOP_TEXT_AFTER_CALL]),
     ("bare_semicolons", "search(q='rust borrow checker'); search(q='rust lifetimes');", [("search", {"q": "rust borrow checker"}), ("search", {"q": "rust lifetimes"})], "repaired", "", L1, []),
     ("bare_positional_whole_reply_is_an_attempt", "get_weather('Paris')", [], "failed", "", [codes.CALL_BAD_SHAPE], []),
@@ -198,11 +198,11 @@ QUIRK_CASES: list[ParseCase] = [
     ("list_in_fence", FENCE.format("[math.gcd(num1=36, num2=48)]"), GCD, "repaired", "", L1, []),
     ("list_in_bare_fence", "```\n[movies.find(title='Heat', year=1995)]\n```", [("movies.find", {"title": "Heat", "year": 1995})], "repaired", "", L1, []),
     ("list_after_sentence", 'To find it I will call: [movies.find(title="Heat", year=1995)]', [("movies.find", {"title": "Heat", "year": 1995})], "repaired", "To find it I will call:", L1, []),
-    ("list_in_inline_code", "Calling `[fs/read_file(path='todo.txt')]`", [("fs/read_file", {"path": "todo.txt"})], "repaired", "Calling", L1, []),
+    ("list_in_inline_code", "Calling `[fs/read_file(path='todo.txt')]`", [("fs/read_file", {"path": "todo.txt"})], "repaired", "Calling", L2, []),
     # Markdown-escaped underscores
     ("markdown_escaped_names", '[get\\_weather(city="New\\_York", unit="celsius")]', [("get_weather", {"city": "New_York", "unit": "celsius"})], "repaired", "", L1, []),
     ("markdown_escaped_dotted", "[triangle\\_properties.get(side1=3, side2=4, side3=5, get\\_area=True)]", [("triangle_properties.get", {"side1": 3, "side2": 4, "side3": 5, "get_area": True})], "repaired", "", L1, []),
-    ("escape_only_in_a_string_kept_as_python_reads_it", "[fs/read_file(path='C:\\_data\\_old')]", [("fs/read_file", {"path": "C:\\_data\\_old"})], "strict", "", [], []),
+    ("escape_only_in_a_string_kept_as_python_reads_it", "[search(q='C:\\_data\\_old')]", [("search", {"q": "C:\\_data\\_old"})], "strict", "", [], []),
     # a list of strings
     ("list_of_strings", "['get_weather(city=\"Paris\")', 'search(q=\"louvre hours\")']", [("get_weather", {"city": "Paris"}), ("search", {"q": "louvre hours"})], "repaired", "", L1, []),
     ("list_of_strings_double_quoted", '["math.gcd(num1=36, num2=48)"]', GCD, "repaired", "", L1, []),
@@ -224,11 +224,11 @@ QUIRK_CASES: list[ParseCase] = [
     # several call lists in one reply
     ("several_lists", '[get_weather(city="Paris")]\n[search(q="Eiffel tower height")]', [("get_weather", {"city": "Paris"}), ("search", {"q": "Eiffel tower height"})], "repaired", "", L1, []),
     ("several_lists_nested_data", "[search(q='a', ids=[[1,2]])] [search(q='b', ids=[[1,2]])]", [("search", {"q": "a", "ids": [[1, 2]]}), ("search", {"q": "b", "ids": [[1, 2]]})], "repaired", "", L1, []),
-    ("several_lists_with_prose", "First: [math.gcd(num1=36, num2=48)]\nThen: [fs/read_file(path='out.txt')]", [*GCD, ("fs/read_file", {"path": "out.txt"})], "repaired", "First: \nThen:", L2, []),
+    ("several_lists_with_prose", "First: [math.gcd(num1=36, num2=48)]\nThen: [fs/read_file(path='out.txt')]", [*GCD, ("fs/read_file", {"path": "out.txt"})], "repaired", "First: \nThen:", [*L2, *L1], []),
     ("several_lists_one_refused", "[search(q='x')] [search(q=open('f').read())]", [("search", {"q": "x"})], "repaired", "", NOT_LITERAL, []),
     ("several_lists_last_truncated", "[search(q='x')]\n[search(q='y", [("search", {"q": "x"})], "repaired", "", [codes.CALL_TRUNCATED], []),
     # a hypothetical call written inside prose that declines: read (docs/dialects.md)
-    ("hypothetical_in_prose", "I can't look that up with these tools, but the call would be `[get_weather(city='Atlantis')]`.", [("get_weather", {"city": "Atlantis"})], "repaired", "I can't look that up with these tools, but the call would be .", L1, [codes.STOP_TEXT_AFTER_CALL]),
+    ("hypothetical_in_prose", "I can't look that up with these tools, but the call would be `[get_weather(city='Atlantis')]`.", [("get_weather", {"city": "Atlantis"})], "repaired", "I can't look that up with these tools, but the call would be .", L2, [codes.STOP_TEXT_AFTER_CALL]),
     ("hypothetical_with_placeholders", "None of the functions fit. A call would look like [math.gcd(num1=..., num2=...)]", [], "failed", "None of the functions fit. A call would look like", NOT_LITERAL, []),
     ("declining_without_a_call", "None of the functions can compute a gcd of text; please give two integers.", [], "no_call", "None of the functions can compute a gcd of text; please give two integers.", [], []),
 ]  # fmt: skip

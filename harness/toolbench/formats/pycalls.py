@@ -21,6 +21,13 @@ before ``(`` where only list brackets enclose it) and every keyword-argument nam
 not a Python identifier is replaced by a stand-in identifier, mapped back after reading.
 A dotted name inside the *arguments* is still an attribute access, refused.
 
+A dotted chain of names is Python (an attribute chain, as BFCL's decoder reads it), so it
+is ``strict``. A hyphen, a slash or a colon in a tool name, and a Python keyword or a
+hyphen in an argument name (``from=``, ``max-results=``), is not: a Python parser (vLLM's
+and SGLang's pythonic parsers, BFCL's decoder) refuses the reply. Such a name is read
+exactly as written, and the reading is lenient (``repaired``): it tells the user that a
+parser of the format's own grammar would have failed there.
+
 **Lenient readings** (each one noted in :attr:`Reading.lenient`, so the caller marks the
 calls ``repaired``, never ``strict``): JSON's ``true``/``false``/``null`` as values;
 Markdown-escaped underscores in names (``get\\_weather``, then ``\\_`` in strings too);
@@ -75,6 +82,10 @@ MARKDOWN = "Markdown-escaped underscores (\\_) read as _"
 APOSTROPHE = "an unescaped apostrophe inside a '...' string read as part of it"
 NESTED = "a list nested in the call list read as its calls"
 STRINGS = "calls written as strings read as calls"
+NOT_PYTHON = (
+    "a name that Python cannot parse (a Python keyword, a hyphen, a slash or a colon) "
+    "read through a stand-in"
+)
 
 
 class Refused(Exception):
@@ -167,6 +178,8 @@ def _prepare(src: str, reading: Reading) -> tuple[str, dict[str, str]]:
     def stand_in(name: str) -> str:
         if name.isidentifier() and not keyword.iskeyword(name):
             return name
+        if not all(p.isidentifier() and not keyword.iskeyword(p) for p in name.split(".")):
+            reading.note(NOT_PYTHON)  # a dotted chain of names is Python; the rest is not
         if name not in stand_ins:
             stand_ins[name] = f"{tag}{len(stand_ins)}"
             names[stand_ins[name]] = name

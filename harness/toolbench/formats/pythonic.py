@@ -10,11 +10,12 @@ decides by where they are whether the reading is ``strict``. The rules, one each
   ``<|python_start|>...<|python_end|>`` and Olmo 3's ``<function_calls>...
   </function_calls>`` (one call per line). Calls inside one without their list are
   ``repaired``.
-* **A bare list** is strict only at the start of the reply (after whitespace and this
-  format's special tokens): that is the syntax the template asks for ("you SHOULD NOT
-  include any other text"). A list after a sentence or inside a code fence is read,
-  ``repaired`` with ``call.lenient``: the list carries no marker of its own, so finding
-  it inside prose is a lenient search. Text after the list stays visible and is signalled
+* **A bare list** is strict only alone in the reply (whitespace and this format's
+  special tokens around it allowed, an end-of-turn token among them): that is the syntax
+  the template asks for ("you SHOULD NOT include any other text"). A list after a
+  sentence, inside a code fence or followed by text is read, ``repaired`` with
+  ``call.lenient``: the list carries no marker of its own, so finding it inside prose is
+  a lenient search. Text after the list stays visible and is signalled
   (``stop.text_after_call``), as in every format.
 * **Several lists** in one reply are all read (``repaired``) and all cut from the visible
   text, so no fragment of one is shown. At most ``MAX_CALLS`` lists are read.
@@ -99,9 +100,21 @@ _CALLEE = re.compile(NAME + r"[ \t]*+\(")
 _NEXT_CALL = re.compile(r"[ \t]*+[,;][ \t]*+(" + NAME + r")[ \t]*+\(")
 _CALL_HEAD = re.compile(NAME + r"[ \t]*+\(\s*+(?:[^\W\d][\w\-]*+\s*+=(?!=)|\))")
 """The start of a call with a keyword argument, or with none: ``f(a=`` or ``f()``."""
-_SPECIALS = (PY_START, PY_END, "<|python_tag|>", OLMO_OPEN, OLMO_CLOSE, "<|eom|>", "<|eot|>")
+_SPECIALS = (
+    PY_START,
+    PY_END,
+    "<|python_tag|>",
+    OLMO_OPEN,
+    OLMO_CLOSE,
+    "<|eom|>",
+    "<|eot|>",
+    "<|eom_id|>",
+    "<|eot_id|>",
+)
+"""Llama 4's and Olmo 3's tags, and the end-of-turn tokens of Llama 3.2 and 4."""
 
 AFTER_TEXT = "a call list after other text, read where it stands"
+AFTER_LIST = "text after the call list (the reply is to be the list alone)"
 IN_CODE = "a call list inside a code fence or inline code"
 SEVERAL = "several call lists in one reply, all read"
 BARE = "calls written without the surrounding list"
@@ -199,17 +212,23 @@ class Pythonic(DialectFormat):
         noted: set[str] = set()
         regions, past = _find_regions(body, offered)
         lead = _lead(body)
+        last: tuple[Region, int] | None = None  # the last region read, and its first call
         for region in regions:
             why = _position(body, region, lead, bool(col.attempted))
+            since = len(col.calls)
             if not _read_region(body, region, col, why, noted):
                 continue  # calls written as strings, or without a list, that are not calls
             start, end = _with_backticks(body, region.cut_start, region.cut_end, cuts.pos)
             cuts.cut(start, end)
+            last = (region, since)
         if past is not None:  # the rest is neither read nor shown (no fragments of calls)
             col.fail(codes.CALL_BAD_SHAPE, f"more than {MAX_CALLS} call lists; the rest not read")
         raw = cuts.finish(past)
         if cuts.last_end is not None:
-            col.check_text_after(body[cuts.last_end : past])
+            tail = body[cuts.last_end : past]
+            col.check_text_after(tail)
+            if last is not None and last[0].kind == "list" and _is_text(tail):
+                _lenient(col, last[1], AFTER_LIST, noted)
         col.check_tools(tools)
         raw = tidy(raw)
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
@@ -528,10 +547,32 @@ def _read_region(
         col.issue(codes.JSON_REPAIRED, "call list without its closing ']', read after repair")
     reasons = [*why, *reading.lenient]
     for reason in reasons:
-        if reason not in noted:
-            noted.add(reason)
-            col.issue(codes.CALL_LENIENT, reason)
+        _note(col, reason, noted)
     repaired = closing or bool(reasons)
     for name, args in reading.calls:
         col.calls.append(ToolCall(name=name, arguments=args, repaired=repaired))
     return True
+
+
+def _note(col: DialectCollector, reason: str, noted: set[str]) -> None:
+    """One ``call.lenient`` issue per reason and reply."""
+    if reason not in noted:
+        noted.add(reason)
+        col.issue(codes.CALL_LENIENT, reason)
+
+
+def _lenient(col: DialectCollector, since: int, reason: str, noted: set[str]) -> None:
+    """The calls read from index ``since`` on were read leniently, for ``reason``."""
+    if len(col.calls) > since:
+        for call in col.calls[since:]:
+            call.repaired = True
+        _note(col, reason, noted)
+
+
+def _is_text(tail: str) -> bool:
+    """Whether what follows the calls is text, not only whitespace, fences and this
+    format's special tokens (an end-of-turn token a server left in)."""
+    for special in (*_SPECIALS, "```"):
+        if special in tail:
+            tail = tail.replace(special, "")
+    return bool(tail.strip())
