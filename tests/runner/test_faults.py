@@ -9,6 +9,7 @@ the concurrent trials reach it in.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -177,19 +178,23 @@ def test_an_unreadable_cassette_fails_its_trial_and_is_recorded_again(
 def test_a_failed_save_keeps_the_old_cassette_whole(
     fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--record all`` deleted the cassette first, and vcrpy wrote it in place."""
+    """``--record all`` deleted the cassette first, and vcrpy wrote it in place. The
+    failed save also stops the run (exit 4: tests/runner/test_disk_faults.py)."""
     _script(fake, [GOOD_CALL])
     assert run_fake(fake, tmp_path, scenario_file) == 0
     cas = tmp_path / "cas" / MODEL_DIR / "weather.json"
     before = cas.read_bytes()
+    replace = os.replace
 
     def no_replace(src: str, dst: str) -> None:
-        raise OSError(28, "No space left on device")
+        if str(dst) == str(cas):
+            raise OSError(28, "No space left on device")
+        replace(src, dst)
 
-    monkeypatch.setattr("toolbench.cassettes.persist.os.replace", no_replace)
+    monkeypatch.setattr(os, "replace", no_replace)
     _script(fake, ['{"tool": "get_weather", "arguments": {"city": "Rome"}}'], "Another joke.")
     out = str(tmp_path / "all")
-    assert run_fake(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 3
+    assert run_fake(fake, tmp_path, scenario_file, "--record", "all", "--out", out) == 4
     assert cas.read_bytes() == before
     assert sorted(p.name for p in cas.parent.iterdir()) == ["chat.json", "weather.json"]
     weather = trials_by_id(tmp_path / "all")["weather"]

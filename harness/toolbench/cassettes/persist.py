@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import stat
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,17 +37,71 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def cassette_text(path: Path) -> str | None:
-    """The text of the cassette file at ``path`` (None: there is none); a file that is
-    not UTF-8, is empty or cannot be read is a :class:`CassetteUnreadableError`."""
-    try:  # opened, not asked about first: each ask of the file system costs
-        text = path.read_bytes().decode("utf-8")
-    except (FileNotFoundError, IsADirectoryError):
+MAX_CASSETTE_BYTES = 64 * 1024 * 1024
+"""The largest cassette file read (a trial's recording: the largest committed one is
+under 400 kB; a streamed reply's events are bounded at 1 MB each)."""
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_cassette(path: Path) -> bytes | None:
+    """The bytes of the cassette file at ``path``; None when there is none (or it is a
+    directory, as a missing file).
+
+    Only a regular file is read, and at most :data:`MAX_CASSETTE_BYTES` of it: a path
+    that is a FIFO would block the trial (and the run) forever on its read, a device
+    such as ``/dev/zero`` would grow the read until the kernel killed the process. The
+    file is opened without blocking (a FIFO's open waits for a writer otherwise) and
+    judged by what was opened (``fstat``), never by an earlier look at the path. Any
+    other file is a :class:`CassetteUnreadableError` naming why: the trial fails with
+    ``cassette.unreadable`` and the run goes on."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    except UnicodeDecodeError:
-        raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
     except OSError as exc:
         raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            raise CassetteUnreadableError(
+                str(path), "not a regular file (a FIFO, a device or a socket)"
+            )
+        if info.st_size > MAX_CASSETTE_BYTES:
+            raise CassetteUnreadableError(str(path), _too_big(info.st_size))
+        parts: list[bytes] = []
+        left = MAX_CASSETTE_BYTES + 1  # a file that grew since fstat is caught here
+        while left > 0:
+            piece = os.read(fd, min(left, 1 << 20))
+            if not piece:
+                break
+            parts.append(piece)
+            left -= len(piece)
+        if left <= 0:
+            raise CassetteUnreadableError(str(path), _too_big(MAX_CASSETTE_BYTES + 1))
+        return b"".join(parts)
+    except OSError as exc:
+        raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def _too_big(size: int) -> str:
+    return f"{size} bytes or more; cassettes are limited to {MAX_CASSETTE_BYTES} bytes"
+
+
+def cassette_text(path: Path) -> str | None:
+    """The text of the cassette file at ``path`` (None: there is none); a file that is
+    not UTF-8, is empty, is not a regular file or is too large (:func:`read_cassette`)
+    is a :class:`CassetteUnreadableError`."""
+    data = read_cassette(path)  # opened, not asked about first: each ask of the file system costs
+    if data is None:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
     if not text.strip():
         raise CassetteUnreadableError(str(path), "empty file")
     return text

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolbench.cassettes.chunk_list import Chunk as Chunk  # re-exported: its home before
 from toolbench.cassettes.chunk_list import ChunkList, error_of, in_order
+from toolbench.cassettes.persist import read_cassette
 from toolbench.errors import CassetteLayoutError, CassetteUnreadableError
 
 KIND = "toolbench-cassette"
@@ -309,21 +310,15 @@ def load_if_present(path: Path) -> Recording | None:
     """Read a trial's cassette (:func:`load`); None when there is no such file, found by
     opening it (a replayed trial asked the file system three times before reading it,
     each ask 0.1 ms of system CPU on a slow disk)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
-    return _parsed(raw, path)
+    raw = read_cassette(path)  # a regular file only, bounded in size
+    return None if raw is None else _parsed(raw, path)
 
 
 def load(path: Path) -> Recording:
     """Read a trial's cassette (:func:`parse`); an unreadable file is a typed error."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise CassetteUnreadableError(str(path), exc.strerror or str(exc)) from None
+    raw = read_cassette(path)
+    if raw is None:
+        raise CassetteUnreadableError(str(path), "No such file or directory")
     return _parsed(raw, path)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from toolbench.cassettes.cassette import TrialCassette
 from toolbench.cassettes.faults import recordable
 from toolbench.cassettes.match import match_on
-from toolbench.cassettes.persist import SafePersister, move_aside
+from toolbench.cassettes.persist import SafePersister, move_aside, read_cassette
 from toolbench.cassettes.recording import legacy_error
 from toolbench.cassettes.replay_only import ReplayOnlyCassette
 from toolbench.cassettes.route import reset_trial_cassette, set_trial_cassette
@@ -91,6 +91,7 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         if old_layout is not None:
             raise old_layout  # not re-recorded over: the old file is converted, not lost
         if record == "none":
+            read_cassette(path)  # a FIFO or a device there: unreadable, not missing
             raise CassetteMissingError(f"no cassette {path}")
     values = secret_values()  # once per trial, not once per request hook
     tc = TrialCassette(path=path, cassette=None, values=values)
