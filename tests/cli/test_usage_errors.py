@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from synthetic_runs import standard_trials, write_run
 
 from toolbench import __version__
-from toolbench.scenarios.toolschema import MAX_SCHEMA_DEPTH
+from toolbench.scenarios.toolschema import MAX_SCHEMA_DEPTH, MAX_SCHEMA_WORK
 from toolbench.scenarios.yamlfile import MAX_DEPTH, MAX_FILE_BYTES
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
@@ -62,6 +62,17 @@ def nested_schema(levels: int) -> str:
     return inner
 
 
+def fan_out_schema(levels: int) -> str:
+    """``a0`` refers to ``a1`` twice, ``a1`` to ``a2`` twice, ...: 2**levels subschemas."""
+    ref = "{$ref: '#/$defs/a%d'}"
+    defs = "".join(f"a{i}: {{allOf: [{ref % (i + 1)}, {ref % (i + 1)}]}}, " for i in range(levels))
+    return (
+        "{type: object, properties: {x: {$ref: '#/$defs/a0'}}, $defs: {"
+        + defs
+        + f"a{levels}: {{type: string}}}}}}"
+    )
+
+
 def alias_bomb() -> str:
     """A 1 KB file whose scripted ``result`` expands to 9**9 strings (the 2.9 GB bomb)."""
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
@@ -101,6 +112,7 @@ def scratch(d: Path) -> None:
         "binary.yaml": GOOD.replace("content: hi", "content: !!binary aGk="),
         "binaryarg.yaml": GOOD.replace("{x: a}", "{x: !!binary YQ==}"),
         "set.yaml": GOOD + "description: !!set {a: null}\n",
+        "fanout.yaml": with_tool(fan_out_schema(30)),
         "openobj.yaml": with_tool("{type: object, properties: {x: {type: object}}}"),
         "patprops.yaml": with_tool("{type: object, properties: {}, patternProperties: {a: {}}}"),
         "clash.yaml": GOOD.replace("{ref: t}", "{name: f}, {name: math.gcd}, {name: math_gcd}"),
@@ -532,6 +544,13 @@ CASES: dict[str, tuple[list[str], str]] = {
         ["scenarios", "list", "s/binaryarg.yaml"],
         "error: s/binaryarg.yaml: expect.calls[0].arguments.x: a !!binary value is not allowed"
         " (scenario values are JSON: quote it as a string)",
+    ),
+    "run-schema-ref-fan-out": (
+        ["run", "--models", "openai/x", "--record", "none", "--scenarios", "s/fanout.yaml"],
+        "error: s/fanout.yaml: tools[0].parameters: its $refs expand to more than"
+        f" {MAX_SCHEMA_WORK} subschemas (a reference used several times in a subschema that"
+        " is itself referenced several times multiplies: validating one argument would not"
+        " end)",
     ),
     "list-set-value": (
         ["scenarios", "list", "s/set.yaml"],

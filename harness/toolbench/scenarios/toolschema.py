@@ -8,7 +8,10 @@ A schema that passes here cannot crash scoring or a provider request:
   frames per level; 150 levels hit the recursion limit mid-run);
 * every ``$ref`` / ``$dynamicRef`` points inside the schema itself (``#`` or a JSON
   pointer ``#/...`` that resolves): a remote, ``file:`` or dangling reference would make
-  the validator fetch, read local files, or fail at scoring time.
+  the validator fetch, read local files, or fail at scoring time;
+* its references, expanded, make at most :data:`MAX_SCHEMA_WORK` subschemas
+  (:func:`schema_work`): references that fan out multiply, and validating one argument
+  against such a schema would never end.
 """
 
 from __future__ import annotations
@@ -59,6 +62,73 @@ def _pointer_target(root: Any, ref: str) -> bool:
         else:
             return False
     return True
+
+
+MAX_SCHEMA_WORK = 20_000
+"""Most subschemas one value may be checked against in one tool's ``parameters``, counted
+with every local ``$ref`` expanded (:func:`schema_work`)."""
+
+
+def _resolve(root: Any, ref: str) -> Any:
+    """The node a local reference (``#`` or ``#/a/b``) names in ``root`` (None: none)."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node = root
+    for raw in ref[2:].split("/"):
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _parts(root: Any, node: Any) -> list[Any]:
+    """The objects and arrays a validator may descend into from ``node``: its own, and
+    what its local ``$ref`` / ``$dynamicRef`` names."""
+    items = node.values() if isinstance(node, dict) else node
+    out = [v for v in items if isinstance(v, dict | list)]
+    if isinstance(node, dict):
+        for key in _REF_KEYS:
+            ref = node.get(key)
+            target = _resolve(root, ref) if isinstance(ref, str) else None
+            if isinstance(target, dict | list):
+                out.append(target)
+    return out
+
+
+def schema_work(schema: Any, limit: int = MAX_SCHEMA_WORK) -> int:
+    """How many subschemas validating one value may visit: the schema's objects and
+    arrays counted with every local ``$ref`` expanded where it stands (a reference back
+    to a subschema it sits in, a recursive schema, counts once: its recursion follows
+    the value's own nesting). Stops counting past ``limit``.
+
+    References can multiply: ``a0: {allOf: [{$ref: a1}, {$ref: a1}]}``, ``a1`` the same
+    over ``a2``, ... thirty levels make a 2 kB schema whose every check visits a billion
+    subschemas (jsonschema does not share the work), and scoring a single call never
+    ends. Each node is counted once (shared subschemas are added by their count, not
+    walked again), without recursion: linear in the schema's size."""
+    memo: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(schema, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            open_.discard(key)
+            total = 1 + sum(memo.get(id(part), 1) for part in _parts(schema, node))
+            memo[key] = min(total, limit + 1)
+            continue
+        if key in memo or key in open_:
+            continue
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((p, False) for p in _parts(schema, node) if id(p) not in memo)
+    return memo.get(id(schema), 1)
 
 
 def _refs(value: Any) -> list[str]:
@@ -157,6 +227,12 @@ def _problem(schema_json: str) -> str | None:
                 f"$ref '{ref}' does not resolve inside the schema "
                 "(only local references such as '#/$defs/name' are allowed)"
             )
+    if schema_work(schema) > MAX_SCHEMA_WORK:
+        return (
+            f"its $refs expand to more than {MAX_SCHEMA_WORK} subschemas (a reference"
+            " used several times in a subschema that is itself referenced several times"
+            " multiplies: validating one argument would not end)"
+        )
     if _plainly_valid(schema):
         return None
     try:

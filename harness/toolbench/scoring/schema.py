@@ -4,7 +4,9 @@ This is independent of the scenario's matchers: a call can match the expected va
 break the declared schema (a string where an integer is declared), or the reverse. It uses
 the Draft 2020-12 validator, built once per distinct schema. A tool whose schema is itself
 invalid does not crash scoring: its calls count as invalid with ``args.schema_invalid``
-and a reason naming the schema problem. The ``schema`` scorer gives a trial
+and a reason naming the schema problem (one whose local ``$ref``s fan out past
+:data:`~toolbench.scenarios.toolschema.MAX_SCHEMA_WORK` subschemas is such a problem:
+validating against it would not end). The ``schema`` scorer gives a trial
 ``args_schema_valid``: every call of its effective turns validates (None: no call).
 
 The keywords that run a schema's regexes against model-written strings (``pattern``,
@@ -29,6 +31,7 @@ from referencing.exceptions import NoSuchResource, Unresolvable
 
 from toolbench import codes
 from toolbench.formats.base import ToolCall
+from toolbench.scenarios.toolschema import MAX_SCHEMA_WORK, schema_work
 from toolbench.scoring.core import label
 from toolbench.scoring.matchers import Problem
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput, named
@@ -126,6 +129,10 @@ _LOCAL_ONLY: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignor
 def _validator(schema_json: str) -> Any:
     """A validator for the schema, or the reason (a ``str``) the schema itself is invalid."""
     schema: Any = json.loads(schema_json)
+    if schema_work(schema) > MAX_SCHEMA_WORK:
+        # A scenario built in code (or an older file) skipped validate: references that
+        # fan out would make every call's validation endless; the tool's fault, typed.
+        return f"its $refs expand to more than {MAX_SCHEMA_WORK} subschemas"
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
