@@ -19,6 +19,13 @@ CALL_TOO_DEEP = "call.too_deep"
 CALL_LENIENT = "call.lenient"  # read only leniently: not a strict parse
 CALL_IN_CONTENT = "call.in_content"  # native: call syntax left in the content as text
 CALL_STRAY_TAG = "call.stray_tag"  # a call tag followed by prose, not by a call
+CALL_MALFORMED = "call.malformed"  # the provider saw the model's call attempt fail
+FAILED_CALL_FINISHES = frozenset({
+    "malformed_function_call", "unexpected_tool_call", "too_many_tool_calls",
+})  # fmt: skip
+"""Finish reasons a reply carries when the provider reports that the model tried to call
+and no call came out (Gemini's, lower-cased by ``toolbench.providers.finish``): a call
+failure (``call.malformed``), never an abstention."""
 
 # notes on a parsed call (ToolCall.notes): recorded, not errors
 ARGS_NULL = "args.null"
@@ -63,6 +70,7 @@ INFRA_CLIENT_ERROR = "infra.client_error"
 INFRA_BAD_REPLY = "infra.bad_reply"
 UNSUPPORTED = "provider.unsupported"
 PROVIDER_STOP_REJECTED = "provider.stop_rejected"  # an attempt's outcome, not a trial's
+PROVIDER_FILTERED = "provider.filtered"  # the provider's filter stopped the reply
 CASSETTE_MISSING = "cassette.missing"
 CASSETTE_UNREADABLE = "cassette.unreadable"
 CASSETTE_OLD_LAYOUT = "cassette.old_layout"
@@ -104,6 +112,9 @@ DESCRIPTIONS: dict[str, str] = {
     "return it as a structured call",
     CALL_STRAY_TAG: "a call's opening tag is followed by prose, not by a call (a stray tag, "
     "not a reply cut off mid-call)",
+    CALL_MALFORMED: "the provider reports that the model's call attempt failed (Gemini "
+    "MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS): it tried to call "
+    "and no call came out",
     ARGS_NULL: 'a call\'s arguments were null or the JSON string "null", read as {} '
     "(a note on the call, not an error)",
     CALL_WRONG_TOOL: "the expected tool was not the one called",
@@ -136,6 +147,9 @@ DESCRIPTIONS: dict[str, str] = {
     UNSUPPORTED: "the provider cannot do what the format needs",
     CASSETTE_MISSING: "replay-only run found no cassette for the trial",
     PROVIDER_STOP_REJECTED: "the model refused `stop`; the turn was sent again without it",
+    PROVIDER_FILTERED: "the provider's filter stopped the reply (Gemini SAFETY, RECITATION and "
+    "the other block reasons, Anthropic refusal, content_filter): not the model's answer, "
+    "kept out of the format's rates like an infrastructure fault",
     INFRA_TIMEOUT: "the provider did not answer within the request timeout",
     INFRA_CONNECTION: "the provider could not be reached",
     INFRA_RATE_LIMITED: "the provider kept refusing with 429 (or asked to wait past the cap)",
@@ -151,7 +165,8 @@ DESCRIPTIONS: dict[str, str] = {
     HARNESS_SCORING: "scoring this trial raised (e.g. a tool schema toolbench cannot evaluate)",
     HARNESS_CASSETTE_WRITE: "the trial's cassette could not be written",
     STREAM_CALL_NO_ID: "a streamed tool call never received an id (kept, with a made-up id)",
-    STREAM_CALL_NO_NAME: "a streamed tool call never received a function name (it is dropped)",
+    STREAM_CALL_NO_NAME: "a streamed tool call never received a function name: the server "
+    "broke the call, the attempt fails `infra.bad_reply` (never an answer without the call)",
     STREAM_INDEX_GAP: "streamed tool-call deltas skipped an index (e.g. 0 then 2)",
     STREAM_ARGS_INVALID: "a streamed tool call's argument fragments never joined into valid JSON",
     STREAM_CONTENT_IN_CALL: "text content arrived between the deltas of one tool call",

@@ -12,11 +12,13 @@ right (the measurement of issue 34's "streamed provider fixtures");
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import struct
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 import yaml
 
 from tests.providers.servers.base import FakeServer, Response
+from toolbench.cassettes import RecordOption
 from toolbench.cassettes.route import router
 from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.errors import InfraError, UnsupportedError
@@ -116,22 +119,22 @@ def load() -> list[Fixture]:
     return out
 
 
-async def _run(fx: Fixture, cassette: Path) -> dict[str, Any]:
-    """What the shared call made of the fixture: the reply, or the typed code."""
+async def run(fx: Fixture, cassette: Path, record: RecordOption = "all") -> dict[str, Any]:
+    """What the shared call made of the fixture: the reply, or the typed code. With
+    ``record="none"`` no server runs: the trial's cassette answers."""
     # The fake server sends application/json unless told otherwise; "no content type" is
     # an empty one.
     headers = {"content-type": fx.content_type or ""}
-
-    def answer(req: Any) -> Response:
-        return Response(200, fx.body, headers)
-
-    server = FakeServer(answer)
-    with server:
-        api = LiteLLMAPI(ProviderSettings(api_base=server.base_url))
-        endpoint = await api.endpoint(fx.model, get_format("native"), live=True)
+    server = FakeServer(lambda req: Response(200, fx.body, headers))
+    with contextlib.ExitStack() as stack:
+        base = "http://127.0.0.1:9"  # nothing answers there: a replay is offline
+        if record != "none":
+            base = stack.enter_context(server).base_url
+        api = LiteLLMAPI(ProviderSettings(api_base=base))
+        endpoint = await api.endpoint(fx.model, get_format("native"), live=record != "none")
         rendered = RenderedRequest(messages=[USER], tools=TOOLS)
         try:
-            with router(), use_sse_cassette(cassette, "all") as tc:
+            with router(), use_sse_cassette(cassette, record) as tc:
                 req = CompletionRequest(endpoint, rendered, 7, tc if fx.stream else None, [], 0)
                 got = await call(api, req, stream=fx.stream)
         except (InfraError, UnsupportedError) as exc:
@@ -150,6 +153,22 @@ async def _run(fx: Fixture, cassette: Path) -> dict[str, Any]:
         "parse": parsed.status,
         "shown": shown,
     }
+
+
+@contextlib.contextmanager
+def provider_env(fx: Fixture) -> Iterator[None]:
+    """The provider's key variables set (dummies), as they were after."""
+    pairs = ENV.get(fx.model.split("/", 1)[0], ())
+    saved = {k: os.environ.get(k) for k, _ in pairs}
+    os.environ.update(dict(pairs))
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def judge(fx: Fixture, got: dict[str, Any], recorded: bool) -> list[str]:
@@ -174,20 +193,10 @@ def judge(fx: Fixture, got: dict[str, Any], recorded: bool) -> list[str]:
 
 def check(fx: Fixture) -> list[str]:
     """Run one fixture in its own cassette folder; what it read wrong."""
-    provider = fx.model.split("/", 1)[0]
-    saved = {k: os.environ.get(k) for k, _ in ENV.get(provider, ())}
-    os.environ.update(dict(ENV.get(provider, ())))
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            cassette = Path(tmp) / "trial.json"
-            got = asyncio.run(_run(fx, cassette))
-            return judge(fx, got, cassette.is_file())
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with provider_env(fx), tempfile.TemporaryDirectory() as tmp:
+        cassette = Path(tmp) / "trial.json"
+        got = asyncio.run(run(fx, cassette))
+        return judge(fx, got, cassette.is_file())
 
 
 def main() -> int:

@@ -244,6 +244,59 @@ def anthropic_wire() -> Wire:
     )  # fmt: skip
 
 
+def anthropic_server_tools_wire() -> Wire:
+    """Anthropic with a server tool the API ran itself before the client call: a
+    ``server_tool_use`` block (web search) and its ``web_search_tool_result``, then a
+    ``tool_use`` (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool,
+    streaming included). The server tool is shown on the message and echoed back as both
+    blocks; only the client call is the model's call (one tool result goes back)."""
+    server = {"type": "server_tool_use", "id": "srvtoolu_01W", "name": "web_search",
+              "input": {"query": "Lisbon weather"}}  # fmt: skip
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01W", "content": [
+        {"type": "web_search_result", "title": "Lisbon", "url": "https://w.example/lisbon",
+         "encrypted_content": "Eqgf", "page_age": None}]}  # fmt: skip
+    tool_use = {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": ARGS}
+    base = anthropic_wire()
+    plain1 = {**base.plain[0], "content": [server, result, tool_use]}
+    start = {"type": "message_start", "message": {**plain1, "content": [], "stop_reason": None,
+                                                  "usage": {"input_tokens": 20,
+                                                            "output_tokens": 1}}}  # fmt: skip
+    stream1 = sse([
+        start,
+        {"type": "content_block_start", "index": 0,
+         "content_block": {**server, "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {
+            "type": "input_json_delta", "partial_json": json.dumps(server["input"])}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": result},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": {**tool_use, "input": {}}},
+        {"type": "content_block_delta", "index": 2,
+         "delta": {"type": "input_json_delta", "partial_json": json.dumps(ARGS)}},
+        {"type": "content_block_stop", "index": 2},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+         "usage": {"output_tokens": 9}},
+        {"type": "message_stop"},
+    ], named=True)  # fmt: skip
+
+    def check(body: Body) -> None:
+        echoed = body["messages"][1]
+        assert echoed["role"] == "assistant"
+        kinds = [b["type"] for b in echoed["content"]]
+        assert kinds == ["server_tool_use", "web_search_tool_result", "tool_use"], kinds
+        assert echoed["content"][0]["id"] == "srvtoolu_01W"
+        assert echoed["content"][1]["tool_use_id"] == "srvtoolu_01W"
+        (block,) = body["messages"][2]["content"]  # one result: the client call's
+        assert block["type"] == "tool_result" and block["tool_use_id"] == "toolu_01A"
+
+    return Wire(
+        "anthropic-server-tools", base.model,
+        "docs.anthropic.com web-search-tool (server_tool_use, web_search_tool_result)",
+        (plain1, base.plain[1]), (stream1, base.streamed[1]), base.content_type, check,
+        base.env,
+    )  # fmt: skip
+
+
 # ---------------------------------------------------------------- Gemini
 
 THOUGHT_SIG = "Q2lZQmVmYWtlLXRob3VnaHQtc2lnbmF0dXJl"
@@ -542,6 +595,7 @@ WIRES = [
         env=(("OPENROUTER_API_KEY", "dummy"),),
     ),
     anthropic_wire(),
+    anthropic_server_tools_wire(),
     gemini_wire(),
     gemini_partial_args_wire(),
     ollama_wire(),
@@ -564,8 +618,10 @@ class Scripted:
         return Response(200, self.wire.plain[n])
 
 
-def _call_args(reply_message: Body) -> Body:
-    (tc,) = reply_message["tool_calls"]
+def _call_args(reply: Any) -> Body:
+    """The reply's one client call (a tool the provider ran itself is no call of the
+    model's: it stays on the message only)."""
+    (tc,) = reply.tool_calls
     return {"id": tc["id"], "args": json.loads(tc["function"]["arguments"])}
 
 
@@ -588,7 +644,7 @@ async def _two_turns(
             got = await call(api, req, stream=streamed)
             done.append(got)
             if turn == 0:
-                call_id = _call_args(got.reply.raw_message)["id"]
+                call_id = _call_args(got.reply)["id"]
                 messages += [
                     got.reply.raw_message,
                     {"role": "tool", "tool_call_id": call_id, "content": RESULT},
@@ -623,7 +679,7 @@ def test_two_turns_echo_exactly_what_the_model_returned(
         done = asyncio.run(_two_turns(wire, server.base_url, streamed, tmp_path))
     assert len(server.received) == 2, [r.path for r in server.received]
     first, second = done
-    call_part = _call_args(first.reply.raw_message)
+    call_part = _call_args(first.reply)
     assert call_part["args"] == ARGS
     assert first.reply.finish_reason in ("tool_calls", "stop")
     assert second.reply.text == ANSWER
@@ -696,7 +752,7 @@ def test_a_gemini_call_whose_parts_never_end_is_a_typed_fault_never_recorded(
     assert [(a.turn, a.outcome, a.error_code) for a in attempts] == [
         (0, "retry", cut), (0, "ok", None), (1, "ok", None)]  # fmt: skip
     assert "willContinue never ended" in str(attempts[0].error)
-    assert _call_args(done[0].reply.raw_message)["args"] == ARGS
+    assert _call_args(done[0].reply)["args"] == ARGS
     whole.check(server.received[2].body)
     kept = (tmp_path / "trial.sse.json").read_text()
     assert "Lisbon" in kept and "Porto" not in kept

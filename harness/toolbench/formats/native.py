@@ -253,6 +253,12 @@ class Native(Format):
                 call_id=call_id if isinstance(call_id, str) and call_id else None,
             )
         col.check_tools(tools)
+        if reply.finish_reason in codes.FAILED_CALL_FINISHES and not reply.tool_calls:
+            # The provider saw the model try to call and fail (Gemini's
+            # MALFORMED_FUNCTION_CALL, marked by the provider layer): a failed attempt,
+            # never an abstention.
+            col.fail(codes.CALL_MALFORMED, f"the provider reports a failed call attempt "
+                     f"({reply.finish_reason})")  # fmt: skip
         split = split_think(reply.text or "")
         raw = tidy(split.text)
         opener = next((m for m in CALL_OPENERS if m in raw), None)

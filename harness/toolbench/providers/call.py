@@ -26,6 +26,7 @@ from toolbench import codes
 from toolbench.cassettes import boundary
 from toolbench.errors import CassetteMissingError, InfraError, UnsupportedError
 from toolbench.formats.base import RenderedRequest
+from toolbench.providers import finish as finish_signal
 from toolbench.providers import kept_replay, own_replay, responses_replay
 from toolbench.providers.base import (
     CassetteView,
@@ -132,7 +133,7 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         answered = kept_replay.replay(exchange, endpoint, request.rendered, request.seed,
                                       kept, log, turn, stream)  # fmt: skip
         if answered is not None:
-            return answered
+            return _settled(answered, None)
     caps = kept or api.capabilities(endpoint.model)
     takes = caps.params if caps.own_server else None
     sent, params = build_request(endpoint, request.rendered, request.seed, caps.echo_extras, takes)
@@ -144,7 +145,7 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         answered = _replay_plain(caps.own_server, endpoint, sent, params, exchange, log,
                                  turn, request.rendered)  # fmt: skip
         if answered is not None:
-            return answered
+            return _settled(answered, None)
     if stream and exchange is None:
         raise TypeError("a streamed request needs the trial's streamed cassette")
     state: dict[str, Any] = {"request": sent, "timeouts": 0, "assembled": None}
@@ -179,6 +180,7 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
                 raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
             done = await read_stream(chunks, tc, deadline, endpoint.timeout_s)
         state["assembled"] = done
+        state["native"] = finish_signal.native_of_events(tc.clock.raw_events)
         return as_completion(done, str(kwargs.get("model")))
 
     async def once() -> tuple[Any, float]:
@@ -316,8 +318,20 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         assembled = state["assembled"]
         done.reply.finish_reason = assembled.finish_reason
         done.stream = stream_record(assembled)
+    _settled(done, state.get("native") if stream else finish_signal.native_of_reply(resp))
     if exchange is not None and not caps.own_server:
         kept_replay.keep(exchange, endpoint, request.rendered, request.seed, caps, done, stream)
+    return done
+
+
+def _settled(done: Completion, native: str | None) -> Completion:
+    """The completion once its finish signal is read (:mod:`.finish`): a provider's
+    filter fails the trial ``provider.filtered`` (never kept as a read reply: a replay
+    reads the recorded exchange to the same code); a failed call attempt is marked."""
+    try:
+        finish_signal.settle(done.reply, native)
+    except Fault as f:
+        raise InfraError(f.message, f.code) from None
     return done
 
 

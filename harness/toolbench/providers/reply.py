@@ -16,6 +16,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ModelReply
 from toolbench.providers.base import Fault
+from toolbench.providers.server_tools import client_calls
 
 _INVENTED_ID = re.compile(
     r"call_[0-9a-f]{28}|(?:call_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -90,7 +91,9 @@ def read_reply(resp: Any, stable: bool = False, own_server: bool = False) -> Mod
     content = _get(msg, "content")
     return ModelReply(
         text=content if isinstance(content, str) else "",
-        tool_calls=tool_calls,
+        # The tools the provider ran itself stay on the message (shown, and echoed), out
+        # of the calls the formats parse and the scorers judge.
+        tool_calls=client_calls(tool_calls, raw),
         finish_reason=_get(choice, "finish_reason"),
         raw_message=raw,
     )

@@ -68,6 +68,10 @@ class Assembled:
     reasoning: str = ""
     thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
     """Anthropic's thinking blocks as LiteLLM exposes them, each with its signature."""
+    provider_fields: dict[str, Any] = field(default_factory=dict)
+    """The results of tools the provider ran itself, as LiteLLM streams them in a delta's
+    ``provider_specific_fields`` (:data:`RESULT_FIELDS`): the message keeps them, so its
+    echo rebuilds the provider's blocks (:mod:`toolbench.providers.server_tools`)."""
 
     def message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
@@ -77,7 +81,14 @@ class Assembled:
             msg["thinking_blocks"] = [dict(b) for b in self.thinking_blocks]
         if self.tool_calls:
             msg["tool_calls"] = self.tool_calls
+        if self.provider_fields:
+            msg["provider_specific_fields"] = dict(self.provider_fields)
         return msg
+
+
+RESULT_FIELDS = ("web_search_results", "tool_results")
+"""A delta's ``provider_specific_fields`` that LiteLLM fills with the results of Anthropic's
+server tools (each time the whole list so far)."""
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -111,6 +122,7 @@ class Assembler:
         self.first_call: float | None = None
         self.last: float | None = None
         self.usage: dict[str, int] = {}
+        self.provider_fields: dict[str, Any] = {}
         self._text_since_call = False
         self._gap = self._interleaved = False
 
@@ -196,6 +208,9 @@ class Assembler:
             self._text(text, offset)
         for tc in _items(_get(delta, "tool_calls")):
             self._tool_delta(tc, offset)
+        extras = _get(delta, "provider_specific_fields")
+        if extras:
+            self._results(extras)
 
     def _feed_dict(self, chunk: dict[str, Any], offset: float) -> None:
         """:meth:`feed` for a decoded event (a dict: about 200 a replayed trial), the
@@ -232,6 +247,17 @@ class Assembler:
         if calls:
             for tc in _items(calls):
                 self._tool_delta(tc, offset)
+        extras = dget("provider_specific_fields")
+        if extras:
+            self._results(extras)
+
+    def _results(self, extras: Any) -> None:
+        """The provider-run tools' results a delta carries (the whole list so far)."""
+        for key in RESULT_FIELDS:
+            value = _get(extras, key)
+            if isinstance(value, list) and value:
+                self.provider_fields[key] = [dict(v) if isinstance(v, dict) else v
+                                             for v in value]  # fmt: skip
 
     def _text(self, text: str, offset: float) -> None:
         self.parts.append(text)
@@ -334,4 +360,5 @@ class Assembler:
             first_call_ms=self.first_call, call_complete_ms=first.last_ms if first else None,
             last_ms=self.last, usage=dict(self.usage), reasoning="".join(self.reasoning),
             thinking_blocks=[dict(b) for b in self.blocks],
+            provider_fields=dict(self.provider_fields),
         )  # fmt: skip
