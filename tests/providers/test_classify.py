@@ -1,8 +1,10 @@
-"""``classify`` decides by LiteLLM's exception classes, the ``param`` a 4xx names and
-LiteLLM's capability tables, never by the wording of a message."""
+"""``classify`` decides by LiteLLM's exception classes, the tool parameter a 4xx body
+names and LiteLLM's capability tables; the server's own words refusing the tools count
+only for a model the tables do not list as calling functions."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +25,18 @@ def _bad_request(param: str | None = None, message: str = MISLEADING) -> Any:
     lm = litellm()
     body = {"message": message, "type": "invalid_request_error", "param": param}
     return lm.BadRequestError(message, model="m", llm_provider="openai", body=body)
+
+
+OLLAMA = "registry.ollama.ai/library/gemma:2b does not support tools"
+VLLM = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+
+
+def _in_text(status: int, body: dict[str, Any]) -> Any:
+    """A 4xx as LiteLLM's own provider handlers raise it: no ``body``, the server's JSON
+    inside the message."""
+    lm = litellm()
+    text = f"MistralException - {json.dumps(body)}"
+    return lm.BadRequestError(text, model="m", llm_provider="mistral")
 
 
 def _lm(name: str, **kw: Any) -> Callable[[], Any]:
@@ -57,10 +71,24 @@ CASES: list[tuple[str, Callable[[], Any], dict[str, Any] | None, str, str]] = [
     ("400 text only", lambda: _bad_request(None), WITH_TOOLS, codes.INFRA_CLIENT_ERROR, "infra"),
     ("400 without tools", lambda: _bad_request(None), {"model": "openai/x"},
      codes.INFRA_CLIENT_ERROR, "infra"),
-    # With tools, to a model LiteLLM does not list as calling functions: unsupported,
-    # whatever the message says.
+    # With tools, to a model LiteLLM does not list as calling functions: unsupported only
+    # when the body refuses the tools themselves (issue 34); any other 400 is the
+    # provider's client error.
     ("400 tools unknown model", lambda: _bad_request(None, "bad"), UNKNOWN_WITH_TOOLS,
+     codes.INFRA_CLIENT_ERROR, "infra"),
+    ("400 unknown model says no tools", lambda: _bad_request(None, OLLAMA), UNKNOWN_WITH_TOOLS,
      codes.UNSUPPORTED, "unsupported"),
+    ("400 unknown model, vLLM's auto tool choice", lambda: _bad_request(None, VLLM),
+     UNKNOWN_WITH_TOOLS, codes.UNSUPPORTED, "unsupported"),
+    ("422 through body.tools", lambda: _in_text(422, {"detail": [
+        {"loc": ["body", "tools", 0, "function"], "msg": "Extra inputs", "type": "extra"}]}),
+     WITH_TOOLS, codes.UNSUPPORTED, "unsupported"),
+    ("422 through body.messages", lambda: _in_text(422, {"detail": [
+        {"loc": ["body", "messages", 1], "msg": "tools not supported", "type": "x"}]}),
+     UNKNOWN_WITH_TOOLS, codes.INFRA_CLIENT_ERROR, "infra"),
+    ("400 param in a body in the text", lambda: _in_text(400, {"error": {
+        "message": "nope", "param": "tool_choice"}}), WITH_TOOLS, codes.UNSUPPORTED,
+     "unsupported"),
 ]  # fmt: skip
 
 

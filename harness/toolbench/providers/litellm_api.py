@@ -53,6 +53,7 @@ from toolbench.providers.capabilities import (
 )
 from toolbench.providers.own_replay import replayed
 from toolbench.providers.readers.responses import completion
+from toolbench.providers.refusal import TOOL_PARAMS, refuses_tools
 from toolbench.providers.reply import read_reply as _reply
 from toolbench.providers.responses_request import is_responses
 from toolbench.redaction import redact_error
@@ -232,9 +233,6 @@ def connection_lost(exc: BaseException) -> bool:
     return False
 
 
-TOOL_PARAMS = ("tools", "tool_choice", "functions", "function_call")
-
-
 def _param(exc: BaseException) -> str | None:
     """The request parameter a 4xx names (``error.param`` of the body, which the OpenAI
     SDK and LiteLLM's exception mapping carry as ``exc.param``)."""
@@ -243,9 +241,10 @@ def _param(exc: BaseException) -> str | None:
 
 
 def _unsupported(exc: BaseException, lm: ModuleType, request: dict[str, Any] | None) -> bool:
-    """LiteLLM refused a parameter itself; the server refused the tools by name
-    (``error.param``); or a request with tools got a 400 from a model that LiteLLM's
-    tables do not list as calling functions (``supports_function_calling``)."""
+    """LiteLLM refused a parameter itself; or a 400/422 (LiteLLM's ``BadRequestError``)
+    refuses the tools themselves (:func:`~toolbench.providers.refusal.refuses_tools`: the
+    body names a tool parameter, or, for a model LiteLLM's table does not list as calling
+    functions, says it takes none). Any other 4xx is a client error, whatever the model."""
     if isinstance(exc, lm.UnsupportedParamsError):
         return True
     if not isinstance(exc, lm.BadRequestError) or isinstance(exc, lm.ContextWindowExceededError):
@@ -255,9 +254,10 @@ def _unsupported(exc: BaseException, lm: ModuleType, request: dict[str, Any] | N
     if request is None or not request.get("tools"):
         return False
     try:
-        return not lm.supports_function_calling(model=str(request.get("model", "")))
+        knows: bool | None = bool(lm.supports_function_calling(model=str(request.get("model"))))
     except Exception:
-        return True  # LiteLLM does not know the model: it is not known to take tools
+        knows = None  # LiteLLM does not know the model
+    return refuses_tools(exc, _param(exc), knows)
 
 
 def _cost(resp: Any, lm: ModuleType) -> float | None:
