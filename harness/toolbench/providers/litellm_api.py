@@ -401,7 +401,59 @@ async def send(endpoint: Endpoint, request: dict[str, Any]) -> Any:
         extra["api_key"] = endpoint.api_key
     if is_responses(request):
         return await _responses(request, extra)
-    return await litellm().acompletion(**request, **extra)
+    lm = litellm()
+    if request.get("stream"):
+        _refuse_fake_chat_stream(lm, str(request.get("model")), endpoint.api_base)
+    got = await lm.acompletion(**request, **extra)
+    if request.get("stream") and faked_stream(got):
+        raise lm.UnsupportedParamsError(
+            message=f"{request.get('model')}: LiteLLM sent a plain request and made the stream"
+            f" up from the whole reply ({FAKED}): nothing of a stream was measured",
+            model=str(request.get("model")), llm_provider="litellm",
+        )  # fmt: skip
+    return got
+
+
+FAKED = "not in its model table, or marked supports_native_streaming: false"
+FAKE_ITERATORS = frozenset({"MockResponseIterator", "FakeStreamResponseIterator"})
+"""LiteLLM's iterators over a whole reply that it hands back as a stream (1.106)."""
+
+
+def faked_stream(got: Any) -> bool:
+    """Whether LiteLLM answered a streamed request with a stream it made up from a plain
+    reply (its ``completion_stream`` is one of :data:`FAKE_ITERATORS`): the decision
+    :func:`_refuse_fake_chat_stream` predicts, caught where a provider decides it per
+    request (Groq's ``response_format``, for one)."""
+    inner = getattr(got, "completion_stream", None)
+    return type(inner).__name__ in FAKE_ITERATORS
+
+
+def _refuse_fake_chat_stream(lm: ModuleType, model: str, api_base: str | None) -> None:
+    """A streamed chat request LiteLLM would not stream: for a model its provider's
+    config says cannot (an Azure o-series deployment its table does not know, Bedrock's
+    AI21) it sends a plain request and makes the stream up from the whole reply, so no
+    timing of a stream would be measured while the trial said it streamed. Refused
+    before anything is sent, as a parameter the model does not take (``unsupported``),
+    as the Responses API path refuses it (:func:`_refuse_fake_stream`)."""
+    from litellm.types.utils import LlmProviders
+    from litellm.utils import ProviderConfigManager
+
+    try:
+        name, provider = provider_of(model, api_base)
+        config = ProviderConfigManager.get_provider_chat_config(
+            model=name, provider=LlmProviders(provider)
+        )
+        fake = config is not None and config.should_fake_stream(
+            model=name, stream=True, custom_llm_provider=provider
+        )
+    except Exception:
+        return
+    if fake:
+        raise lm.UnsupportedParamsError(
+            message=f"{model}: LiteLLM does not stream this model ({FAKED}): it would send a"
+            " plain request and make the stream up",
+            model=model, llm_provider=provider,
+        )  # fmt: skip
 
 
 async def _responses(request: dict[str, Any], extra: dict[str, Any]) -> Any:
