@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from tests.providers.servers.base import FakeServer, Response
-from toolbench.cassettes import RecordOption
+from toolbench.cassettes import RecordOption, use_cassette
 from toolbench.cassettes.route import router
 from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.errors import InfraError, UnsupportedError
@@ -133,9 +133,12 @@ async def run(fx: Fixture, cassette: Path, record: RecordOption = "all") -> dict
         api = LiteLLMAPI(ProviderSettings(api_base=base))
         endpoint = await api.endpoint(fx.model, get_format("native"), live=record != "none")
         rendered = RenderedRequest(messages=[USER], tools=TOOLS)
+        # The trial's cassette, as a run opens it: streamed, or the plain one (which
+        # judges a whole body before it records it).
+        opened = use_sse_cassette if fx.stream else use_cassette
         try:
-            with router(), use_sse_cassette(cassette, record) as tc:
-                req = CompletionRequest(endpoint, rendered, 7, tc if fx.stream else None, [], 0)
+            with router(), opened(cassette, record) as tc:
+                req = CompletionRequest(endpoint, rendered, 7, tc, [], 0)
                 got = await call(api, req, stream=fx.stream)
         except (InfraError, UnsupportedError) as exc:
             return {"code": exc.code, "message": str(exc)}
@@ -178,7 +181,7 @@ def judge(fx: Fixture, got: dict[str, Any], recorded: bool) -> list[str]:
     if "code" in want:
         if got.get("code") != want["code"]:
             wrong.append(f"code {got.get('code')!r}, expected {want['code']!r}")
-        if fx.stream and recorded != want.get("recorded", False):
+        if recorded != want.get("recorded", False):
             wrong.append(f"recorded {recorded}, expected {want.get('recorded', False)}")
         return wrong
     if "code" in got:
@@ -186,7 +189,7 @@ def judge(fx: Fixture, got: dict[str, Any], recorded: bool) -> list[str]:
     for key in ("calls", "text", "finish", "parse", "shown"):
         if key in want and got[key] != want[key]:
             wrong.append(f"{key} {got[key]!r}, expected {want[key]!r}")
-    if not recorded and fx.stream:
+    if not recorded:
         wrong.append("the reply was not recorded")
     return wrong
 

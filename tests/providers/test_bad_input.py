@@ -60,8 +60,9 @@ BAD = {
         "infra_error", "infra.bad_reply", "unknown content block type 'hologram'",
     ),
     "gemini-blocked": (
+        # A blocked prompt is the provider's filter (issue 34), not a broken reply.
         "gemini", _gemini_blocked,
-        "infra_error", "infra.bad_reply", "without candidates (blockReason OTHER)",
+        "infra_error", "provider.filtered", "without candidates (blockReason OTHER)",
     ),
     "ollama-model-not-pulled": (
         # Ollama's answer for a model that is not pulled (docs/api.md, errors).

@@ -160,13 +160,14 @@ def test_a_stream_litellm_cannot_decode_is_a_bad_reply_with_the_servers_200(
     assert "Sunny." in "".join(c.text or "" for c in exchange.response.chunks)
 
 
-def test_a_gemini_stream_without_candidates_is_a_bad_reply(
+def test_a_gemini_stream_that_blocked_the_prompt_is_the_providers_filter(
     fake: FakeServer, tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A blocked prompt streamed (ai.google.dev/api/generate-content: ``promptFeedback``
     with ``blockReason`` and no ``candidates``, ``streamGenerateContent?alt=sse``):
     LiteLLM reads it as an empty answer with finish ``content_filter``; nothing the model
-    said is in it, as in the plain reply without candidates."""
+    said is in it, as in the plain reply without candidates: the provider's filter
+    (``provider.filtered``, issue 34), never recorded."""
     monkeypatch.setenv("GEMINI_API_KEY", "gemini-test-key-not-secret")
     blocked = b'data: {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": '
     blocked += b'{"promptTokenCount": 3, "totalTokenCount": 3}}\r\n\r\n'
@@ -175,6 +176,6 @@ def test_a_gemini_stream_without_candidates_is_a_bad_reply(
                     formats="xml:stream") == 3  # fmt: skip
     assert fake.received[0].path.endswith(":streamGenerateContent?alt=sse")
     for trial in trials_by_id(tmp_path / "run").values():
-        assert (trial.status, trial.error_code) == ("infra_error", codes.INFRA_BAD_REPLY)
-        assert trial.infra_error is not None and "without candidates" in trial.infra_error
+        assert (trial.status, trial.error_code) == ("infra_error", codes.PROVIDER_FILTERED)
+        assert trial.infra_error is not None and "blockReason SAFETY" in trial.infra_error
     assert not list((tmp_path / "cas").rglob("*.json"))

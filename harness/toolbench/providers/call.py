@@ -205,6 +205,10 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
                 raise _fault(exc) from None
             reply_fault = exchange.last_fault if exchange is not None else None
             if reply_fault is not None:
+                if _filtered(resp):
+                    # A body that is no reply because the provider's filter blocked the
+                    # prompt (Gemini: no candidates, a blockReason): its own code.
+                    raise finish_signal.filtered(f" ({reply_fault})")
                 raise Fault(codes.INFRA_BAD_REPLY, reply_fault, True, None)
             read_reply(resp)  # raises a Fault on a reply without a message
         except Fault as f:
@@ -322,6 +326,14 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
     if exchange is not None and not caps.own_server:
         kept_replay.keep(exchange, endpoint, request.rendered, request.seed, caps, done, stream)
     return done
+
+
+def _filtered(resp: Any) -> bool:
+    """Whether the sender read ``resp`` as a reply its provider's filter stopped."""
+    try:
+        return read_reply(resp).finish_reason == finish_signal.FILTERED
+    except Fault:
+        return False
 
 
 def _settled(done: Completion, native: str | None) -> Completion:

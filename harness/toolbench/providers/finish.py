@@ -18,6 +18,9 @@ benchmark of tool calling must keep apart from the model's own answer:
   (:data:`toolbench.codes.FAILED_CALL_FINISHES`), which the ``native`` format reads as a
   call attempt that failed (``call.malformed``): never an abstention.
 
+A prompt the provider blocked before the model answered (Gemini's ``promptFeedback
+.blockReason`` without candidates) is the same filter, plain or streamed.
+
 The native reason is read from the bytes where LiteLLM drops it: a streamed Gemini
 candidate's ``finishReason``; a whole reply's ``provider_specific_fields
 .native_finish_reason`` (LiteLLM keeps it on the choice).
@@ -62,6 +65,23 @@ def native_of_events(events: list[tuple[Any, float | None]]) -> str | None:
     return found
 
 
+def blocked_prompt(events: list[tuple[Any, float | None]]) -> str | None:
+    """The ``promptFeedback.blockReason`` of a Gemini stream that blocked the prompt (no
+    candidate: the model never answered), else None."""
+    for data, _ in events:
+        feedback = data.get("promptFeedback") if isinstance(data, dict) else None
+        reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+        if isinstance(reason, str) and reason and not data.get("candidates"):
+            return reason
+    return None
+
+
+def filtered(why: str) -> Fault:
+    """The fault of a reply a provider's filter stopped (not retried: it answers the same)."""
+    return Fault(codes.PROVIDER_FILTERED, f"the provider's filter stopped the reply{why}: "
+                 "what the model would have said is not known", False)  # fmt: skip
+
+
 def settle(reply: ModelReply, native: str | None) -> None:
     """Apply the rules above to ``reply``: raise ``provider.filtered`` (a :class:`Fault`,
     not retried) for a filtered reply; mark a failed call attempt's finish reason."""
@@ -69,10 +89,4 @@ def settle(reply: ModelReply, native: str | None) -> None:
         reply.finish_reason = FAILED_CALL[native]
         return
     if reply.finish_reason == FILTERED:
-        why = f" ({native})" if native and native.lower() != FILTERED else ""
-        raise Fault(
-            codes.PROVIDER_FILTERED,
-            f"the provider's filter stopped the reply{why}: what the model would have said "
-            "is not known",
-            False,
-        )
+        raise filtered(f" ({native})" if native and native.lower() != FILTERED else "")

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
+from toolbench.providers import finish as finish_signal
 from toolbench.providers.base import Fault, StreamCassetteView
 from toolbench.providers.readers import cohere, gemini, responses, signals
 from toolbench.providers.readers.chat import Assembled, Assembler
@@ -215,6 +216,9 @@ def finish(tc: StreamCassetteView, asm: Assembler | None = None) -> Assembled:
     if clock.framing == "lines" and clock.events == 0:
         # Neither its content type nor its first line is a framing toolbench reads.
         raise Fault(codes.INFRA_BAD_REPLY, UNREAD_FRAMING, True, 200)
+    blocked = finish_signal.blocked_prompt(clock.raw_events)
+    if blocked is not None:  # no answer: the provider's filter, never the model's
+        raise finish_signal.filtered(f" (the prompt: blockReason {blocked})")
     empty = (
         stream_fault(clock.path, clock.events, clock.carried, clock.chat_chunks)
         if clock.framing is not None  # a body read: its events judged

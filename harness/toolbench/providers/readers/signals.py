@@ -114,9 +114,11 @@ def _ended(name: str, data: dict[str, Any]) -> bool:
         return data.get("type") == "message-end"
     if name == "ollama":
         return data.get("done") is True
-    candidates = data.get("candidates")  # gemini
+    candidates = data.get("candidates")  # gemini: a finish reason, or a blocked prompt
     first = candidates[0] if isinstance(candidates, list) and candidates else None
-    return isinstance(first, dict) and bool(first.get("finishReason"))
+    if isinstance(first, dict) and first.get("finishReason"):
+        return True
+    return bool(_dict(data.get("promptFeedback")).get("blockReason"))
 
 
 def fault(events: Events, path: str, framing: str | None) -> Fault | None:
