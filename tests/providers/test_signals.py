@@ -165,9 +165,9 @@ PARTS: list[tuple[str, list[dict[str, Any]], dict[str, Any]]] = [
 def test_a_gemini_call_litellm_cannot_read_is_not_lost(
     parts: list[dict[str, Any]], args: dict[str, Any]
 ) -> None:
-    events = [{"candidates": [{"content": {"parts": [p]}}]} for p in parts]
+    events: list[dict[str, Any]] = [{"candidates": [{"content": {"parts": [p]}}]} for p in parts]
     events[-1]["candidates"][0]["finishReason"] = "STOP"
-    timed = [(e, float(i)) for i, e in enumerate(events)]
+    timed: list[tuple[Any, float | None]] = [(e, float(i)) for i, e in enumerate(events)]
     assert gemini.speaks(timed)
     done = gemini.assemble(timed).close()
     (call,) = done.tool_calls
