@@ -35,7 +35,7 @@ from toolbench.formats.base import RenderedRequest
 from toolbench.formats.registry import get_format
 from toolbench.providers.base import CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
-from toolbench.providers.litellm_api import LiteLLMAPI
+from toolbench.providers.litellm_api import LiteLLMAPI, litellm
 
 FILE = Path(__file__).parents[1] / "data" / "provider_streams.yaml"
 TOOLS = [
@@ -127,6 +127,7 @@ async def run(fx: Fixture, cassette: Path, record: RecordOption = "all") -> dict
     headers = {"content-type": fx.content_type or ""}
     server = FakeServer(lambda req: Response(200, fx.body, headers))
     with contextlib.ExitStack() as stack:
+        stack.enter_context(_fresh_client())
         base = "http://127.0.0.1:9"  # nothing answers there: a replay is offline
         if record != "none":
             base = stack.enter_context(server).base_url
@@ -156,6 +157,22 @@ async def run(fx: Fixture, cassette: Path, record: RecordOption = "all") -> dict
         "parse": parsed.status,
         "shown": shown,
     }
+
+
+@contextlib.contextmanager
+def _fresh_client() -> Iterator[None]:
+    """LiteLLM's module-level HTTP client made anew for this run's event loop (Gemini is
+    sent by it; one pooled under an earlier loop, or swapped by another test, would not
+    pass through the cassette layer), the previous one put back after."""
+    lm = litellm()
+    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+
+    before = lm.module_level_aclient
+    lm.module_level_aclient = AsyncHTTPHandler()
+    try:
+        yield
+    finally:
+        lm.module_level_aclient = before
 
 
 @contextlib.contextmanager
