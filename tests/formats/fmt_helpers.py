@@ -45,10 +45,16 @@ def case_ids(cases: Sequence[ParseCase]) -> list[str]:
     return [c[0] for c in cases]
 
 
-def check_parse(fmt: Format, case: ParseCase, text_field: str = "content") -> None:
-    """Parse a table row's reply with the shared tools and check all that the row says."""
+def check_parse(
+    fmt: Format,
+    case: ParseCase,
+    text_field: str = "content",
+    tools: Sequence[ToolDef] = TOOLS,
+) -> ParseResult:
+    """Parse a table row's reply with ``tools`` (the shared ones unless the row has its
+    own) and check all that the row says; the result, for further checks."""
     _, reply, calls, status, text, errors, signals = case
-    got = fmt.parse(reply, TOOLS)
+    got = fmt.parse(reply, tools)
     assert calls_of(got) == calls
     assert got.status == status
     assert getattr(got, text_field) == text
@@ -58,6 +64,7 @@ def check_parse(fmt: Format, case: ParseCase, text_field: str = "content") -> No
     # repaired: a call needed repair or leniency, or another attempted call was dropped
     lenient = any(c.repaired for c in got.calls) or bool(DROPPING.intersection(got.codes()))
     assert (lenient and bool(got.calls)) == (status == "repaired")
+    return got
 
 
 def check_sanitize(fmt: Format, text: str, expected: str) -> None:

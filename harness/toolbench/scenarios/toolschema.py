@@ -46,35 +46,22 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
-def _pointer_target(root: Any, ref: str) -> bool:
-    """Whether a local reference (``#`` or ``#/a/b``) resolves inside ``root``."""
-    if ref == "#":
-        return True
-    if not ref.startswith("#/"):
-        return False
-    node = root
-    for raw in ref[2:].split("/"):
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return False
-    return True
-
-
 MAX_SCHEMA_WORK = 20_000
 """Most subschemas one value may be checked against in one tool's ``parameters``, counted
 with every local ``$ref`` expanded (:func:`schema_work`)."""
 
 
+_MISSING = object()
+"""What :func:`_resolve` gives for a reference that names nothing (a target may be null)."""
+
+
 def _resolve(root: Any, ref: str) -> Any:
-    """The node a local reference (``#`` or ``#/a/b``) names in ``root`` (None: none)."""
+    """The node a local reference (``#`` or ``#/a/b``) names in ``root``, or
+    :data:`_MISSING`."""
     if ref == "#":
         return root
     if not ref.startswith("#/"):
-        return None
+        return _MISSING
     node = root
     for raw in ref[2:].split("/"):
         part = unquote(raw).replace("~1", "/").replace("~0", "~")
@@ -83,7 +70,7 @@ def _resolve(root: Any, ref: str) -> Any:
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
-            return None
+            return _MISSING
     return node
 
 
@@ -222,7 +209,7 @@ def _problem(schema_json: str) -> str | None:
     if _depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
         return f"schema nested deeper than {MAX_SCHEMA_DEPTH} levels"
     for ref in _refs(schema):
-        if not _pointer_target(schema, ref):
+        if _resolve(schema, ref) is _MISSING:
             return (
                 f"$ref '{ref}' does not resolve inside the schema "
                 "(only local references such as '#/$defs/name' are allowed)"
