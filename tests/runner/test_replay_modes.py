@@ -2,7 +2,7 @@
 the provider boundary, plain and streamed, without LiteLLM's request and stream
 machinery) and ``--replay full`` (every replayed reply re-derived from the recorded
 bytes through LiteLLM, for checking a LiteLLM upgrade) give the same trials, turn by
-turn, on a sample of the committed cassettes: 6 of the 34 scenarios with streamed
+turn, on a sample of the committed cassettes: 6 of the 45 scenarios with streamed
 cassettes, both local models, every default format, plain and streamed (120 trials a
 mode; the whole set, 1,130 trials a mode, takes minutes through LiteLLM)."""
 
