@@ -240,6 +240,7 @@ def error_of(errors: list[Any]) -> tuple[str, Any]:
     """The location (dotted) and the error to report of a cassette's validation errors:
     where chunks were read as both stored forms, the error inside the form the file
     used, not the other form's "not a list"/"not an object"; the form named nowhere."""
+
     def inside(err: Any) -> bool:
         loc = err["loc"]
         return not (loc and loc[-1] in STORED_FORMS)
