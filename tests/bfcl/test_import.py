@@ -185,8 +185,8 @@ BAD = {
     "unknown-function": (
         GOOD_Q,
         GOOD_A.replace('{"f"', '{"g"'),
-        "{src}/possible_answer/BFCL_v4_simple_python.json:1: possible answer names unknown"
-        " function 'g'",
+        "{src}/possible_answer/BFCL_v4_simple_python.json:1: possible answer of"
+        " 'simple_python_0' names function 'g', which the question does not offer",
     ),
     "no-functions": (
         GOOD_Q.replace(

@@ -367,7 +367,7 @@ def test_import_bfcl_skip_bad_reports_each_bad_entry(workdir: Path) -> None:
         "bad entry bfcl-mixed/BFCL_v4_simple_python.json:3: malformed JSON line: Expecting"
         " property name enclosed in double quotes",
         "bad entry bfcl-mixed/possible_answer/BFCL_v4_simple_python.json:2: possible answer"
-        " names unknown function 'x'",
+        " of 'simple_python_1' names function 'x', which the question does not offer",
         "1 scenarios in 1 files; 0 entries skipped; 2 bad entries skipped",
     ]
     assert "simple_python_0" in (workdir / "bfcl-out" / "simple_python-001.yaml").read_text()

@@ -566,7 +566,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "import-bfcl-unknown-function": (
         ["import", "bfcl", "bfcl/unknownfn", "-o", "out"],
         "error: bfcl/unknownfn/possible_answer/BFCL_v4_simple_python.json:1: possible answer"
-        " names unknown function 'h'",
+        " of 'simple_python_0' names function 'h', which the question does not offer",
     ),
     "import-bfcl-no-functions": (
         ["import", "bfcl", "bfcl/nofunc", "-o", "out"],

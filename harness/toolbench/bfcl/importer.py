@@ -166,7 +166,7 @@ def _tools(functions: list[Any]) -> list[dict[str, Any]]:
     return tools
 
 
-def _expected(answers: Any, functions: list[Any], where: str) -> list[dict[str, Any]]:
+def _expected(answers: Any, functions: list[Any], where: str, qid: str) -> list[dict[str, Any]]:
     by_name = {f["name"]: f for f in functions}
     if not isinstance(answers, list) or not answers:
         raise BadInput(f"{where}: 'ground_truth' must be a non-empty list")
@@ -176,7 +176,10 @@ def _expected(answers: Any, functions: list[Any], where: str) -> list[dict[str, 
             raise BadInput(f"{where}: each ground-truth call must map one function name")
         ((name, args),) = ans.items()
         if name not in by_name:
-            raise BadInput(f"{where}: possible answer names unknown function '{name}'")
+            raise BadInput(
+                f"{where}: possible answer of '{qid}' names function '{name}', which the"
+                " question does not offer"
+            )
         if not isinstance(args, dict):
             raise BadInput(f"{where}: arguments of '{name}' must be an object")
         schema = by_name[name].get("parameters") or {}
@@ -214,7 +217,7 @@ def entry_scenario(
         expect = {"no_call": True}
     else:
         assert answer is not None
-        calls = _expected(answer.get("ground_truth"), functions, a_where)
+        calls = _expected(answer.get("ground_truth"), functions, a_where, q["id"])
         expect = {"calls": calls}
         if "parallel" in cat:
             expect["order"] = "any"
