@@ -1,4 +1,4 @@
-"""Scale benchmark of the analysis commands (not a test: run it by hand).
+"""Scale benchmark of the analysis commands.
 
 Generates two synthetic runs of 50,040 trials each (3 models x 4 formats x 834
 scenarios x 5 samples, turns with a request and a reply of a few hundred characters,
@@ -7,7 +7,12 @@ scenarios x 5 samples, turns with a request and a reply of a few hundred charact
 (``getrusage(RUSAGE_CHILDREN).ru_maxrss`` measured in a fresh wrapper per command)
 next to the targets: 10 s and 1 GB each.
 
-    /work/devvenv/bin/python benchmarks/bench_report_scale.py [--keep DIR]
+    python benchmarks/bench_report_scale.py [--keep DIR] [--tiny]
+
+The trials are built through toolbench's own models (``TrialResult``, ``TrialScores``),
+so they are always the current results schema. A command that refuses the runs (an exit
+code other than its verdicts) makes the benchmark exit non-zero. ``--tiny`` generates 20
+scenarios x 1 sample, so the test suite can run it in seconds (tests/benchmarks).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from toolbench import codes
 from toolbench.formats.base import ModelReply, ParseResult, ToolCall
 from toolbench.results import RunInfo, TrialResult, TrialScores, TurnRecord
 
@@ -31,6 +37,8 @@ MODELS = ("qwen2.5-7b", "llama-3.1-8b", "gpt-4o-mini")
 FORMATS = ("prompt-json", "react", "xml", "native")
 N_SCENARIOS = 834
 SAMPLES = 5
+TINY = (20, 1)
+"""``--tiny``: 20 scenarios x 1 sample (240 trials a run), so the test suite runs it."""
 TARGET_S = 10.0
 TARGET_MB = 1024.0
 
@@ -42,96 +50,95 @@ SYSTEM = (
 )
 
 
-def _template() -> dict[str, Any]:
-    parsed = ParseResult(
-        calls=[ToolCall(name="get_weather", arguments={"city": "Paris"})],
-        content="",
-        status="strict",
-        attempted=True,
+REQUEST = {
+    "model": "m",
+    "messages": [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "What is the weather in Paris right now?"},
+    ],
+    "stop": ["Observation:"],
+    "temperature": 0.0,
+}
+
+
+def trial(
+    run_id: str, model: str, fmt: str, s: int, sample: int, rng: random.Random, fail_p: float
+) -> TrialResult:
+    """One synthetic trial, built through the package's own models so that what is
+    written is always the current results schema (a hand-kept dict drifted once: it
+    stayed at schema 5 and every analysis command refused it)."""
+    common: dict[str, Any] = {
+        "run_id": run_id,
+        "toolbench_version": "0.1.0",
+        "model": model,
+        "format": fmt,
+        "scenario_id": f"scenario-{s:04d}",
+        "sample": sample,
+        "latency_s": round(rng.uniform(0.3, 3.0), 3),
+    }
+    if rng.random() < 0.01:
+        return TrialResult(**common, status="infra_error", infra_error="HTTP 503")
+    ok = rng.random() > fail_p
+    reply = (
+        f"Thought: I should check the weather in Paris for request {s}.\n"
+        'Action: {"tool": "get_weather", "arguments": {"city": "Paris"}}'
+        + ("" if ok else "\nObservation: it is sunny and 21C. " * 3)
     )
     turn = TurnRecord(
-        request={
-            "model": "m",
-            "messages": [
-                {"role": "system", "content": SYSTEM},
-                {"role": "user", "content": "What is the weather in Paris right now?"},
-            ],
-            "stop": ["Observation:"],
-            "temperature": 0.0,
-        },
-        reply=ModelReply(text="", finish_reason="stop"),
-        parsed=parsed,
+        request=REQUEST,
+        reply=ModelReply(text=reply * 2, finish_reason="stop"),
+        parsed=ParseResult(
+            calls=[ToolCall(name="get_weather", arguments={"city": "Paris"})],
+            content="" if ok else "it is sunny and 21C.",
+            status="strict",
+            attempted=True,
+        ),
         latency_s=0.8,
         prompt_tokens=310,
         completion_tokens=40,
         cost=0.00012,
     )
+    errors, reasons = [], []
+    if not ok:
+        errors = [codes.ARGS_MISMATCH, codes.STOP_HALLUCINATED_RESULT]
+        reasons = ["city: expected Paris", "invented Observation"]
     scores = TrialScores.of(
+        errors,
+        reasons,
         parse="strict",
         parse_strict_ok=True,
         parse_ok=True,
-        call_accuracy=True,
+        call_accuracy=ok,
         args_schema_valid=True,
-        stop="clean",
-        stop_compliant=True,
+        stop="clean" if ok else "hallucinated_result",
+        stop_compliant=ok,
         leak_raw=False,
-        leak_sanitized=False,
+        leak_sanitized=not ok and rng.random() < 0.3,
         no_call_correct=None,
         final_answer_ok=None,
     )
-    t = TrialResult(
-        run_id="bench",
-        toolbench_version="0.1.0",
-        model="m",
-        format="f",
-        scenario_id="s",
+    return TrialResult(
+        **common,
         turns=[turn],
         scores=scores,
+        prompt_tokens=300 + 20 * FORMATS.index(fmt),
+        completion_tokens=rng.randint(20, 80),
+        cost=0.0001,
     )
-    return t.model_dump(mode="json")
 
 
-def generate(run_dir: Path, seed: int) -> int:
+def generate(run_dir: Path, seed: int, n_scenarios: int, samples: int) -> int:
     rng = random.Random(seed)
-    base = _template()
     run_dir.mkdir(parents=True, exist_ok=True)
     n = 0
     with (run_dir / "results.jsonl").open("w", encoding="utf-8") as fh:
         for m_i, model in enumerate(MODELS):
             for f_i, fmt in enumerate(FORMATS):
                 fail_p = 0.05 + 0.05 * m_i + 0.04 * f_i
-                for s in range(N_SCENARIOS):
-                    sid = f"scenario-{s:04d}"
-                    for sample in range(SAMPLES):
-                        d = _copy(base)
-                        d.update(model=model, format=fmt, scenario_id=sid, sample=sample)
-                        d["run_id"] = run_dir.name
-                        d["latency_s"] = round(rng.uniform(0.3, 3.0), 3)
-                        d["prompt_tokens"] = 300 + 20 * f_i
-                        d["completion_tokens"] = rng.randint(20, 80)
-                        d["cost"] = 0.0001
-                        if rng.random() < 0.01:
-                            d.update(status="infra_error", infra_error="HTTP 503", turns=[])
-                            d["scores"] = None
-                        else:
-                            ok = rng.random() > fail_p
-                            reply = (
-                                f"Thought: I should check the weather in Paris for request {s}.\n"
-                                'Action: {"tool": "get_weather", "arguments": {"city": "Paris"}}'
-                                + ("" if ok else "\nObservation: it is sunny and 21C. " * 3)
-                            )
-                            turn = d["turns"][0]
-                            turn["reply"]["text"] = reply * 2
-                            turn["parsed"]["content"] = "" if ok else "it is sunny and 21C."
-                            sc = d["scores"]
-                            sc["call_accuracy"] = ok
-                            sc["stop_compliant"] = ok
-                            sc["stop"] = "clean" if ok else "hallucinated_result"
-                            sc["leak_sanitized"] = not ok and rng.random() < 0.3
-                            if not ok:
-                                sc["errors"] = ["args.mismatch", "stop.hallucinated_result"]
-                                sc["reasons"] = ["city: expected Paris", "invented Observation"]
-                        fh.write(json.dumps(d) + "\n")
+                for s in range(n_scenarios):
+                    for sample in range(samples):
+                        t = trial(run_dir.name, model, fmt, s, sample, rng, fail_p)
+                        fh.write(t.model_dump_json() + "\n")
                         n += 1
     info = RunInfo(
         run_id=run_dir.name,
@@ -139,21 +146,11 @@ def generate(run_dir: Path, seed: int) -> int:
         created_at="2026-01-01T00:00:00Z",
         models=list(MODELS),
         formats=list(FORMATS),
-        scenarios=[f"scenario-{s:04d}" for s in range(N_SCENARIOS)],
-        samples=SAMPLES,
+        scenarios=[f"scenario-{s:04d}" for s in range(n_scenarios)],
+        samples=samples,
     )
     (run_dir / "run.json").write_text(info.model_dump_json(indent=2), encoding="utf-8")
     return n
-
-
-def _copy(d: dict[str, Any]) -> dict[str, Any]:
-    out = dict(d)
-    turn = dict(d["turns"][0])
-    turn["reply"] = dict(turn["reply"])
-    turn["parsed"] = dict(turn["parsed"])
-    out["turns"] = [turn]
-    out["scores"] = dict(d["scores"])
-    return out
 
 
 def measure(cmd: list[str]) -> None:
@@ -169,6 +166,9 @@ def measure(cmd: list[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--keep", type=Path, help="Generate into this directory and keep it.")
+    ap.add_argument(
+        "--tiny", action="store_true", help="20 scenarios x 1 sample: checks it still runs"
+    )
     ap.add_argument("--measure", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
@@ -176,27 +176,33 @@ def main() -> None:
         return
     root = args.keep or Path(tempfile.mkdtemp(prefix="toolbench-bench-"))
     try:
-        run_all(root)
+        failed = run_all(root, *(TINY if args.tiny else (N_SCENARIOS, SAMPLES)))
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
+    if failed:
+        sys.exit(f"{failed} command(s) failed on the generated runs")
 
 
-def run_all(root: Path) -> None:
+def run_all(root: Path, n_scenarios: int, samples: int) -> int:
+    """Generate the two runs, time the three commands; the number that failed."""
     t0 = time.perf_counter()
-    n = generate(root / "runs" / "big", seed=1)
-    generate(root / "runs" / "big2", seed=2)
+    n = generate(root / "runs" / "big", 1, n_scenarios, samples)
+    generate(root / "runs" / "big2", 2, n_scenarios, samples)
     size = (root / "runs" / "big" / "results.jsonl").stat().st_size / 2**20
     print(f"generated 2 runs of {n} trials ({size:.0f} MB each) in {time.perf_counter() - t0:.1f}s")
     cli = [sys.executable, "-c", "from toolbench.cli.app import main; main()"]
     big, big2 = str(root / "runs" / "big"), str(root / "runs" / "big2")
+    # Each command with the exit codes that mean it read the runs: gate's 1 is its verdict
+    # (the synthetic runs break the default leak and infra bounds), 2 is bad input.
     commands = {
-        "report (html)": [*cli, "report", big, "-o", str(root / "big.html")],
-        "gate": [*cli, "gate", big, "--min", "call_accuracy=0.5", "--per-cell"],
-        "compare": [*cli, "compare", big, big2],
+        "report (html)": ([*cli, "report", big, "-o", str(root / "big.html")], (0,)),
+        "gate": ([*cli, "gate", big, "--min", "call_accuracy=0.5", "--per-cell"], (0, 1)),
+        "compare": ([*cli, "compare", big, big2], (0,)),
     }
     print(f"{'command':<15} {'wall s':>8} {'target':>7} {'peak RSS MB':>12} {'target':>7}  ok")
-    for name, cmd in commands.items():
+    failed = 0
+    for name, (cmd, read) in commands.items():
         out = subprocess.run(
             [sys.executable, __file__, "--measure", *cmd],
             capture_output=True,
@@ -204,6 +210,7 @@ def run_all(root: Path) -> None:
             check=True,
         )
         r = json.loads(out.stdout)
+        failed += r["rc"] not in read
         ok = r["rc"] == 0 and r["wall"] <= TARGET_S and r["rss_mb"] <= TARGET_MB
         print(
             f"{name:<15} {r['wall']:>8.2f} {TARGET_S:>7.0f} {r['rss_mb']:>12.0f} "
@@ -213,6 +220,7 @@ def run_all(root: Path) -> None:
     html = root / "big.html"
     if html.exists():
         print(f"HTML report: {html.stat().st_size / 2**20:.1f} MB")
+    return failed
 
 
 if __name__ == "__main__":
