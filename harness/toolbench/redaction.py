@@ -144,8 +144,8 @@ def _env_secrets() -> frozenset[str]:
     100,000 trials asked ~50 variable names per line through every regex before)."""
     global _env_cache
     # CPython keeps the environment as a dict of the OS's own strings (``_data``):
-    # comparing it with a copy is cheap (0.5 us; a tuple of its items made to compare
-    # was 2 us), decoding every name and value on each line was not.
+    # comparing it with a copy is cheap (cheaper than a tuple of its items made to
+    # compare), decoding every name and value on each line was not.
     raw = getattr(os.environ, "_data", None)
     current = raw if isinstance(raw, dict) else dict(os.environ.items())
     if _env_cache is not None and _env_cache[0] == current:
@@ -312,11 +312,11 @@ def _error_fields(json_text: str) -> list[re.Match[str]]:
     """The matches of :data:`_ERROR_FIELD_TEXT` in ``json_text``, in order, each tried
     only where one of the keys stands (:data:`_ERROR_KEY`, one pass of a literal
     alternation): the field pattern's own search stopped at every quote, and a streamed
-    trial's line has about 1,600 of them (half the time of writing the line); a search
-    of each key in turn read the line six times (35 us of a streamed trial's line, 18 us
-    this way). The key's closing quote is not consumed, so a key that opens with it is
-    still found. No two matches can overlap (a match holds one key's two quotes, then
-    only blanks and a colon), so these are the search's matches."""
+    trial's line has about 1,600 of them (a large share of the time of writing the line);
+    a search of each key in turn read the line six times (slower than this one pass).
+    The key's closing quote is not consumed, so a key that opens with it is still found.
+    No two matches can overlap (a match holds one key's two quotes, then only blanks and
+    a colon), so these are the search's matches."""
     found: list[re.Match[str]] = []
     for key in _ERROR_KEY.finditer(json_text):
         m = _ERROR_FIELD_TEXT.match(json_text, key.start())
@@ -450,7 +450,7 @@ def redact_data(data: Any, values: list[str] | None = None) -> Any:
 
     Screened first on ``data`` written as JSON (:func:`json_may_hold`): one C pass and a
     substring search per form, where the walk searches every key and string for every
-    form (a live trial's kept reply: 0.1 ms). Data JSON cannot write is walked."""
+    form (noticeable on a live trial's kept reply). Data JSON cannot write is walked."""
     vals = secret_values() if values is None else values
     if not vals:
         return data

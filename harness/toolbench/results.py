@@ -125,7 +125,7 @@ class TimedText(NamedTuple):
     """A text delta of a streamed reply and the offset (ms from the request) it arrived at.
 
     A named tuple rather than a model: a streamed turn holds about 200, and validating a
-    model of each was a tenth of a replayed streamed trial's CPU. The protocol readers
+    model of each was a noticeable share of a replayed streamed trial's CPU. The protocol readers
     make these as they assemble (:mod:`toolbench.providers.readers.chat`), and the turn's
     record keeps them as they are. Stored as the object it always was
     (``{"offset_ms": ..., "text": ...}``, :data:`Deltas`); read back from it (an unknown

@@ -3,8 +3,8 @@
 A streamed turn keeps about 200 text deltas (a cassette keeps its chunks otherwise:
 :mod:`toolbench.cassettes.chunk_list`).
 As pydantic models, each cost a model built on every read (and pydantic validates a named
-tuple by calling its Python ``__new__``, slower still), which was a tenth of a replayed
-streamed trial and most of reading its results line back. Here such a list is checked
+tuple by calling its Python ``__new__``, slower still), which was a noticeable share of a
+replayed streamed trial and most of reading its results line back. Here such a list is checked
 from JSON as typed dicts by pydantic's own reader (unknown keys refused, as a model with
 ``extra="forbid"`` refused them), then each dict becomes its tuple in one pass; from
 Python, a list of the tuples is taken as it is (what a reader made is typed already);
@@ -37,8 +37,8 @@ def tuples_of(
     kind: type[T], columns: list[Callable[[dict[str, Any]], Any]], items: list[dict[str, Any]]
 ) -> list[T]:
     """The objects ``items`` as ``kind`` tuples: each field read over the whole list by
-    its getter (:func:`columns_of`), the tuples made by zip (a Python function an item
-    cost 0.1 ms of a streamed replay's 200)."""
+    its getter (:func:`columns_of`), the tuples made by zip (a Python function called
+    for each of a streamed replay's 200 items was not cheap)."""
     read = [map(get, items) for get in columns]
     return list(map(tuple.__new__, repeat(kind), zip(*read, strict=True)))
 

@@ -36,8 +36,8 @@ _mode: contextvars.ContextVar[ReplayMode] = contextvars.ContextVar(
 @lru_cache(maxsize=256)
 def url_path(uri: str) -> str:
     """The path of ``uri`` as httpx reads it (what ``request.url.path`` says on the
-    wire), remembered: httpx parses a URL in 16 µs, and a replayed stream asked for the
-    path of its request and of each recorded one, the same few URIs all run long."""
+    wire), remembered: parsing a URL is not free in httpx, and a replayed stream asked for
+    the path of its request and of each recorded one, the same few URIs all run long."""
     return httpx.URL(uri).path
 
 

@@ -3,9 +3,9 @@
 A streamed exchange keeps its body as the transport returned it, chunk by chunk, each
 with its arrival offset (what ``--replay full`` hands to LiteLLM). Version 3 of the
 cassette wrote each chunk as its own object, ``{"offset_ms": ..., "text": "data: {...}"}``:
-about 200 a stream, 80% of a streamed cassette's bytes, and building them was two thirds
-of reading one (0.2 ms of a replayed streamed trial of about 2 ms) though a replay at the
-provider boundary never reads them (it reads the decoded ``events`` beside them).
+about 200 a stream, most of a streamed cassette's bytes, and building them was most of the
+work of reading one, though a replay at the provider boundary never reads them (it reads
+the decoded ``events`` beside them).
 
 Version 4 writes the same chunks as the joined body (``text`` when it is UTF-8, else
 ``b64``) with the arrival offsets and byte sizes of its pieces (``offsets_ms``,

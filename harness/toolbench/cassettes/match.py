@@ -75,7 +75,7 @@ Matcher = Callable[["VcrRequest", "VcrRequest"], None]
 def match_on() -> tuple[Matcher, ...]:
     """vcrpy's matchers for method, host, port and path, then :func:`json_body`.
 
-    A function, not a constant: importing vcrpy costs 0.3-0.5 s of CPU (it imports the
+    A function, not a constant: importing vcrpy is slow (it imports the
     stubs of every HTTP client it patches) and a replay answered at the provider boundary
     never needs it, so vcrpy is imported when a request first reaches HTTP."""
     from vcr import matchers

@@ -170,7 +170,7 @@ def write_atomically(path: Path, text: str, mode: int) -> None:
     The temporary name does not end in ``.yaml`` or ``.json``: one left by a kill is never
     taken for a cassette. ``mode``: the file's permissions (set exactly, whatever the
     umask). Any failure is a :class:`~toolbench.errors.CassetteWriteError`. The path is
-    handled as text: :mod:`pathlib`'s parts were 7% of the CPU of a live trial's save.
+    handled as text: :mod:`pathlib`'s parts were a noticeable share of a live trial's save.
     """
     data = text.encode("utf-8")
     target = os.fspath(path)

@@ -6,14 +6,14 @@ chunk, each with its arrival offset in milliseconds (``chunks``: what ``--replay
 hands to LiteLLM), and beside it the JSON events those chunks carried, already decoded,
 each at the offset of the chunk that completed it (``events``: what a boundary replay
 feeds the protocol reader, with no SSE framing parsed and no JSON decoded per event; a
-streamed replay cost 4-12 plain ones when each event was read again). A request keeps its
+streamed replay cost several plain ones when each event was read again). A request keeps its
 body as JSON data, toolbench's own request ``key`` (replay at the provider boundary) and
 the provider's time of the exchange (``latency_s``); an exchange of a LiteLLM kind keeps
 too the reply as toolbench read it and what LiteLLM decided about its request (``read``),
 and the cassette what LiteLLM's tables said the model takes (``capabilities``), so that
 its replay needs no LiteLLM (:mod:`toolbench.providers.kept_replay`; both optional, within
-version 3). JSON rather than YAML: decoding is a
-tenth of the cost, and one reader serves plain and streamed trials alike.
+version 3). JSON rather than YAML: decoding it is far
+cheaper, and one reader serves plain and streamed trials alike.
 
 Read with :func:`load`: the schema version is checked, and a file of the layout before
 this one (vcrpy's YAML, the ``.sse.json`` SSE cassette) or a stream whose chunks carry
@@ -63,8 +63,8 @@ it: ``[offset_ms, data]`` on disk, or ``[offset_ms, "text"]`` for an OpenAI chat
 that carries only a text delta (:func:`content_only`: most events of a stream, whose
 repeated id, model and timestamps no reader reads). Derived from the recorded (redacted)
 chunks, never written apart from them. Pairs rather than models, text rather than the
-chunk: validating 200 models a stream was a millisecond a replayed trial, and decoding
-200 whole chunks another."""
+chunk: validating 200 models a stream was a large share of a replayed trial's CPU, and
+decoding 200 whole chunks as large again."""
 
 CHUNK_FIELDS = frozenset({"id", "object", "created", "model", "system_fingerprint", "choices"})
 """The top-level fields of an OpenAI ``chat.completion.chunk`` that may sit beside a
@@ -216,7 +216,7 @@ def legacy_error(path: Path) -> CassetteLayoutError | None:
 def parse(text: str | bytes, where: str) -> Recording:
     """A recording from its file's text; any defect is a typed error naming ``where``."""
     try:
-        # One pass in pydantic's own JSON reader (half the CPU of decoding, then
+        # One pass in pydantic's own JSON reader (less CPU than decoding, then
         # validating, a replayed stream's cassette); anything it refuses is read again
         # below, where each defect gets its typed reason.
         fast = Recording.model_validate_json(text)
@@ -309,7 +309,7 @@ def _events_unreplayable(response: RecordedResponse, where: str) -> str | None:
 def load_if_present(path: Path) -> Recording | None:
     """Read a trial's cassette (:func:`load`); None when there is no such file, found by
     opening it (a replayed trial asked the file system three times before reading it,
-    each ask 0.1 ms of system CPU on a slow disk)."""
+    each ask a system call, costly on a slow disk)."""
     raw = read_cassette(path)  # a regular file only, bounded in size
     return None if raw is None else _parsed(raw, path)
 

@@ -2,9 +2,9 @@
 
 A replay answered at the provider boundary (:mod:`.boundary`) needs the recorded
 replies and their request keys, nothing of vcrpy's request objects, matchers or HTTP
-stubs; importing vcrpy alone cost 0.3-0.5 s of CPU, a sixth of replaying the 1,000
-``bfcl-smoke`` trials, and building its request objects and re-encoding each JSON body
-for it another 0.2 ms a trial. This cassette holds the parsed :class:`.recording.Recording`
+stubs; importing vcrpy alone was a large share of replaying the 1,000 ``bfcl-smoke``
+trials, and building its request objects and re-encoding each JSON body for it added to
+every trial's CPU. This cassette holds the parsed :class:`.recording.Recording`
 and answers by key; when a request does reach HTTP (``--replay full``, a reply the
 boundary could not read, a cassette recorded before request keys), :meth:`upgrade`
 opens the same file as vcrpy's cassette, with what was played so far.
@@ -77,7 +77,7 @@ class ReplayOnlyCassette:
         """The JSON object a recorded 2xx reply carried (None: a refusal, a stream, a body
         that is not an object), counted as a play. Each play is a copy, as each was
         decoded anew from vcrpy's cassette: what a reader keeps or changes of one play
-        never reaches the next (about 15 us a reply)."""
+        never reaches the next (a copy is cheap beside the trial)."""
         response = self.exchanges[index].response
         body = response.body
         if response.status // 100 != 2 or response.chunks is not None or type(body) is not dict:

@@ -114,7 +114,7 @@ def _copy_request(request: VcrRequest) -> VcrRequest:
 
     Scrubbing replaces the uri and the body and edits the headers in place: a shallow copy
     with its own headers is enough. ``copy.deepcopy`` walked every header and the parsed
-    uri: 88 us against 35 us for an OpenAI SDK request (15 headers, vcrpy 9.4)."""
+    uri, work that no scrub needs."""
     req = copy.copy(request)
     req.headers = dict(request.headers.items())  # vcrpy's HeadersDict of str values
     return req

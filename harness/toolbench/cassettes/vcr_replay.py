@@ -1,7 +1,7 @@
 """vcrpy's cassettes as toolbench opens them: to record (``--record new | all``), and for
 replay only, the cassette a ``--record none`` trial hands to the HTTP router when a
 request reaches HTTP (``--replay full``, a reply the provider boundary could not answer).
-Imported only then: importing vcrpy costs 0.3-0.5 s of CPU."""
+Imported only then: importing vcrpy is a large part of a replay's start-up."""
 
 from __future__ import annotations
 

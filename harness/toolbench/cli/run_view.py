@@ -69,7 +69,7 @@ def print_summary(
     from toolbench.report.summary_rows import summary_rows
 
     shown = view("summary")
-    # The built-in rates are counted without pandas (0.4 s to import); a plugin's metric
+    # The built-in rates are counted without pandas (slow to import); a plugin's metric
     # in the summary without a per-row value takes the pandas table.
     quick = summary_rows(run_dir, shown, written_from)
     if quick is not None:

@@ -170,7 +170,7 @@ class Requirements:
 @cache
 def _marker_reader() -> type[MarkerReader]:
     """The reader class, imported once (``incremental`` imports this module; an import
-    statement per reader costs a microsecond, about a tenth of a short reply's reading)."""
+    statement per reader was a noticeable share of a short reply's reading)."""
     from toolbench.formats.incremental import MarkerReader
 
     return MarkerReader

@@ -724,7 +724,7 @@ class TimedChunk:
 class Timed(Protocol):
     """What :func:`observe_stream` reads of a delta: a :class:`TimedChunk`, or a stored
     trial's :class:`~toolbench.results.TimedText` read as it is (a copy of each of a
-    stream's 200 deltas was a quarter of the streaming scorer's time)."""
+    stream's 200 deltas was a large share of the streaming scorer's time)."""
 
     @property
     def offset_ms(self) -> float: ...

@@ -18,7 +18,7 @@ strings. This scanner walks the text once, left to right:
 * the Python-level work is bounded: at most :data:`TOKEN_BUDGET` bracket runs and
   objects are read per scan. Past that, ``Scan.stopped`` says where reading stopped and
   the rest is not scanned. Hostile text can make every two characters a token
-  (``{]`` repeated); without the bound 1 MB of it took 1.4 s.
+  (``{]`` repeated); without the bound a megabyte of it took far over the parsers' aim.
 
 Every closing bracket ends a balanced span; nested spans fold into the outermost closed
 one, which also recovers the valid objects that follow a stray unbalanced ``{``.

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from toolbench import plugins
 from toolbench.errors import UnknownNameError
 
-if TYPE_CHECKING:  # pandas is imported by whoever builds a trial table (0.4 s of CPU)
+if TYPE_CHECKING:  # pandas is imported by whoever builds a trial table (slow to import)
     import pandas as pd
 
 ENTRY_POINT_GROUP = "toolbench.metrics"
@@ -79,8 +79,8 @@ class Metric:
     per_row: PerRow | None = None
     """The rate's per-trial value from one row, without pandas (optional; the same value
     :attr:`per_trial` gives, a test holds it). When every metric of the run summary has
-    one, ``toolbench run`` prints its summary without importing pandas, which cost a
-    fifth of the CPU of replaying 1,000 trials (:mod:`toolbench.report.summary_rows`)."""
+    one, ``toolbench run`` prints its summary without importing pandas, which was a
+    large share of the CPU of replaying 1,000 trials (:mod:`toolbench.report.summary_rows`)."""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name) or self.name in RESERVED:

@@ -212,7 +212,7 @@ def _by_litellm(model: str, api_base: str | None) -> Refusal:
 
     def refused(param: str, value: Any) -> str | None:
         # Whether a seed passes does not depend on its value: one check per model, not one
-        # per sample (LiteLLM's parameter mapping costs about 0.2 ms a call).
+        # per sample (LiteLLM's parameter mapping is not cheap).
         probe = 0 if param == "seed" and type(value) is int else value
         why = _passes(name, provider, param, repr(probe), _hashable(probe))
         if why is not None and probe is not value:

@@ -4,11 +4,12 @@ A replay asked LiteLLM four things it had already answered when the exchange was
 recorded: what the model takes (its parameter tables: which sampling parameters are sent
 or dropped), how to read the reply (its per-provider response conversion: Anthropic's
 blocks, Gemini's parts, DeepSeek's reasoning), how many tokens and what price. Importing
-LiteLLM to ask again cost 2.7 s of CPU, and reading a reply through it 4 to 5 ms; so the
-recording keeps the answers: on the cassette, the model's capabilities; on each exchange,
-the reply as read (a stream's as assembled, with its stream record) and the parameters
-sent and dropped (:class:`~toolbench.cassettes.recording.ReadReply`). A replay at the
-boundary (the default ``--replay boundary``) answers from them, plain or streamed:
+LiteLLM to ask again cost more CPU than the rest of a small replay, and reading a reply
+through it more than the rest of a trial; so the recording keeps the answers: on the
+cassette, the model's capabilities; on each exchange, the reply as read (a stream's as
+assembled, with its stream record) and the parameters sent and dropped
+(:class:`~toolbench.cassettes.recording.ReadReply`). A replay at the boundary (the default
+``--replay boundary``) answers from them, plain or streamed:
 
 1. the capabilities kept build the request as the recording did, but with every sampling
    parameter sent (what toolbench can build without LiteLLM's tables); its key finds the
@@ -65,9 +66,9 @@ _KEPT: dict[type, bool] = {}
 
 def is_kept(exchange: object) -> TypeGuard[KeptView]:
     """``isinstance(exchange, KeptView)``, answered once per class: the protocol check
-    looks up every member on each call (45 us, 5% of a replayed plain trial, which asks
-    it three times), and a cassette class either keeps replies or does not (its members
-    are set in ``__init__``)."""
+    looks up every member on each call (and a replayed plain trial asks it three times),
+    and a cassette class either keeps replies or does not (its members are set in
+    ``__init__``)."""
     kind = type(exchange)
     known = _KEPT.get(kind)
     if known is None:

@@ -5,14 +5,14 @@ prices a reply. Attempts, retries and reading the reply are the shared call's
 (:mod:`toolbench.providers.call`). This module also holds the replay at the provider
 boundary (moving to the cassette layer).
 
-LiteLLM is imported lazily (about 4 s) and only after its environment switches are set:
+LiteLLM is imported lazily (its import is slow) and only after its environment switches are set:
 ``DISABLE_AIOHTTP_TRANSPORT`` (its aiohttp transport would bypass the cassettes, which
 hook httpx) and :data:`OFFLINE_SWITCHES` (no fetch from GitHub); once imported, no
 tokenizer is downloaded either: a trial contacts the model's endpoint and nothing else.
 
 Replay at the provider boundary: a request the trial's cassette already holds is
 answered from it without LiteLLM's and the OpenAI SDK's request and response machinery
-(about 5 ms of CPU a call, which bound replay speed). The cassette finds the exchange by
+(most of a replayed call's CPU, which bound replay speed). The cassette finds the exchange by
 toolbench's own request key (:func:`request_key`, recorded with every exchange since
 keys exist) or, in older cassettes, by the HTTP request the SDK would send
 (:func:`wire_request`, matched exactly as vcrpy matches). Anything else (a request the
@@ -102,8 +102,8 @@ FIRST_CALL_MODULES = (
     "openai.resources", "openai.resources.chat", "anyio._backends._asyncio", "anyio.streams.tls",
     "jiter", "litellm.proxy._types", "litellm._service_logger",
 )  # fmt: skip
-"""What LiteLLM and the OpenAI SDK import on their first call (0.6 s of CPU, measured with
-LiteLLM 1.106.2): :func:`warm` imports them, so a benchmark's clock (or a worker's event
+"""What LiteLLM and the OpenAI SDK import on their first call (as of LiteLLM
+1.106.2): :func:`warm` imports them, so a benchmark's clock (or a worker's event
 loop) does not pay for them."""
 
 
@@ -114,8 +114,8 @@ def warm() -> None:
     """Import LiteLLM and what its first call would import (a missing one is skipped).
 
     A live run does it before its first request: the deadline of an attempt
-    (``--timeout``) is the provider's, and 0.6 s of imports inside the first one would
-    spend it."""
+    (``--timeout``) is the provider's, and the first call's imports inside it would
+    spend much of it."""
     import importlib
 
     global _warmed
@@ -361,7 +361,7 @@ def _priced_cost(resp: Any, lm: ModuleType) -> float | None:
     """:func:`_cost`, asked once per response model name that has no price.
 
     LiteLLM's price lookup fails slowly for a model it has no price for (the embedded
-    models, a local server's): 0.75 ms a call, live or replayed; its tables do not change
+    models, a local server's), on every call, live or replayed; its tables do not change
     during a run, so a name without a price is not looked up again."""
     name = str(getattr(resp, "model", ""))
     if name in _UNPRICED:
@@ -542,7 +542,7 @@ class LiteLLMAPI:
         OpenAI-compatible server (vLLM, llama.cpp, LM Studio) when the environment has
         none, else None (the SDK reads the environment's). Asked once per model of a
         run (an instance serves one run, whose environment does not change): LiteLLM's
-        check of the environment cost a live trial 0.1 ms."""
+        check of the environment is too slow to repeat for every trial."""
         if model not in self._live_keys:
             need = keyless(model, api_base) and missing_key(model)
             self._live_keys[model] = NO_KEY if need else None

@@ -25,7 +25,7 @@ from toolbench.providers.local_server import LocalServerPool, check_ready
 LOCAL_KEY = "toolbench-local"
 LOCAL_MAX_TOKENS = 256
 LOCAL_TIMEOUT_S = 60.0
-"""A 256-token reply takes 3-15 s here; a minute means the generation hung (seen with
+"""A 256-token reply takes seconds on a CPU; a minute means the generation hung (seen with
 grammar-constrained function calling on Gemma 3 270M with llama-cpp-python)."""
 LOCAL_PARAMS = frozenset({
     "temperature", "seed", "stop", "max_tokens", "tools", "tool_choice", "parallel_tool_calls",

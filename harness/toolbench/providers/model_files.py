@@ -42,7 +42,7 @@ def cache_dir() -> Path:
 def sha256_of(path: Path) -> str:
     """The file's SHA-256, computed once per file version in a process: a live run checks
     a GGUF before any trial (``check_ready``) and again when its server starts, and
-    hashing 93 MB twice cost a second of every live run's start."""
+    hashing a model file twice slowed every live run's start."""
     st = path.stat()
     return _digest(str(path), st.st_mtime_ns, st.st_size)
 

@@ -2,8 +2,8 @@
 
 The embedded models' ``llama-server`` speaks plain OpenAI chat, takes what its kind says
 it takes and has no price: nothing about a replayed exchange needs LiteLLM's tables or its
-response conversion, so a replay of its cassettes never imports LiteLLM (3 of the 6 CPU
-seconds of a 1,000-trial replay were that import). The recorded body is read by the one
+response conversion, so a replay of its cassettes never imports LiteLLM (that import was as
+much CPU as all the rest of a 1,000-trial replay). The recorded body is read by the one
 reply reader (:func:`~toolbench.providers.reply.read_reply`) that reads LiteLLM's
 objects too; a test holds the two readings equal on every committed body.
 """

@@ -1,7 +1,7 @@
 """LiteLLM's provider prefixes, as the pinned LiteLLM version lists them, checked in.
 
 Telling whether ``anthropic/claude-...`` names a provider LiteLLM speaks is all a replay's
-preflight asks of LiteLLM, and importing LiteLLM to ask costs 2.7 s of CPU, more than the
+preflight asks of LiteLLM, and importing LiteLLM to ask costs more CPU than the
 rest of a small replay. A model whose prefix is in this table is known without LiteLLM; any
 other model string (no prefix, an unknown one, a bare model name only LiteLLM's tables can
 resolve) is still resolved by LiteLLM, which gives the did-you-mean of an unknown prefix.

@@ -272,7 +272,7 @@ def stream_record(done: Assembled) -> StreamTurn:
     redacted = zip(done.deltas, texts, strict=True)
     deltas = done.deltas if texts is pieces else [TimedText(d.offset_ms, t) for d, t in redacted]
     # Built, not validated: every field is typed already (the deltas are the reader's own
-    # TimedText values; validating them again was a tenth of a replayed streamed trial).
+    # TimedText values; validating them again was a noticeable share of a replay).
     return StreamTurn.model_construct(
         deltas=deltas, first_token_ms=done.first_token_ms, first_call_ms=done.first_call_ms,
         call_complete_ms=done.call_complete_ms, last_ms=done.last_ms,

@@ -1,7 +1,7 @@
 """The run summary's cells without pandas: what ``toolbench run`` prints when it ends.
 
-Importing pandas costs about 0.4 s of CPU, a fifth of replaying the 1,000 ``bfcl-smoke``
-trials as a whole command, and the summary only shows rates. When every metric of the
+Importing pandas is a large share of the CPU of replaying the 1,000 ``bfcl-smoke`` trials
+as a whole command, and the summary only shows rates. When every metric of the
 ``summary`` view declares its per-row value (:attr:`~toolbench.metrics.registry.Metric.per_row`:
 the built-in rates do), its cells are counted here from the rows of one read of the
 results file; a plugin's metric without one makes the caller build the pandas trial

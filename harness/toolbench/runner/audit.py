@@ -35,8 +35,8 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YAML_SUFFIXES = (".yaml", ".yml")
 _KEY_LINE = re.compile(r"[ \t-]*['\"]?([A-Za-z0-9_-]+)['\"]?[ \t]*:")
 """A mapping key at the start of a raw line: a secret header there is a finding even in a
-file that does not parse as YAML. (A case-insensitive alternation of the names was 18x
-slower on the committed cassettes.)"""
+file that does not parse as YAML. (A case-insensitive alternation of the names was
+much slower on the committed cassettes.)"""
 
 
 @dataclass(frozen=True, order=True)

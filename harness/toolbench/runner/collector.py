@@ -5,14 +5,13 @@ the parsed calls, the scores, the lines it writes) and almost none of them outli
 trial or form cycles. With the interpreter's default threshold (a young collection every
 700 net allocations) a live trial paid for about a dozen young collections, each walking
 what was in flight for the other fifteen trials at that moment and promoting it, only for
-the next collection to walk it again: paired rounds of 400 live trials (concurrency 16,
-``benchmarks/bench_live_cpu.py``'s bare kind; eight pairs, three times) cost a median
-0.53, 0.29 and 0.14 ms of CPU a trial more with the default than with a young threshold
-of 10,000.
+the next collection to walk it again. A young threshold of 10,000 for the run saves a live trial
+measurable CPU (paired rounds of ``benchmarks/bench_live_cpu.py``'s bare kind;
+the figures are in docs/benchmarks.md).
 
 What start-up built (modules, schemas, the plan) lives as long as the run: it is moved out
 of the collector's sight (``gc.freeze``), so a full collection no longer walks it again for
-each trial's short-lived objects (a replayed stream's cassette: twice as slow otherwise).
+each trial's short-lived objects (a replayed stream's cassette is read markedly slower otherwise).
 
 Both are given back when the run ends, so a process that runs several runs, or a library
 user's application around it, keeps its own settings and frees what the run built.

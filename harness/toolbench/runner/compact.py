@@ -92,7 +92,7 @@ def _updated(model: M, update: dict[str, Any]) -> M:
     """``model`` itself when every value of ``update`` is the one it holds already
     (:func:`cut` and :func:`cap_tree` give back what they did not cut), else a copy with
     them: a trial with nothing over its caps is written as it is, not copied (copying
-    every turn of every trial was a tenth of a replayed plain trial's CPU)."""
+    every turn of every trial was a noticeable share of a replayed plain trial's CPU)."""
     if all(value is getattr(model, name) for name, value in update.items()):
         return model
     return model.model_copy(update=update)

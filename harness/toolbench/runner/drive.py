@@ -317,8 +317,8 @@ async def _score(
     reply's schema validation must not stall its I/O), on the event loop when ``inline``
     says so: when nothing is waiting on a server (a replay), or when this trial's
     scoring is known to be quick (:mod:`toolbench.scoring.quick`). Handing the work to a
-    thread and back cost a replayed plain trial a third of its CPU, a live trial 0.2 ms
-    and seven context switches."""
+    thread and back was a large share of a replayed plain trial's CPU, and cost a live trial
+    CPU and context switches of its own."""
     args = (spec.scenario, spec.fmt, turns, settings, spec.markers)
     if inline is not None and inline(turns):
         return score_trial(*args)

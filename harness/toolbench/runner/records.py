@@ -50,8 +50,8 @@ def scenario_files(scenarios: Sequence[Scenario]) -> list[ScenarioFile]:
 
 _REF_KEY = re.compile(r"""(?<![\w-])["']?ref["']?\s*:""")
 """Where a ``ref`` key may stand in a YAML text (block or flow, quoted or not): a file
-without one references no tool set and is not parsed again (``bfcl-smoke``'s file took
-0.5 s of CPU to parse a second time, a sixth of its whole replay)."""
+without one references no tool set and is not parsed again (parsing ``bfcl-smoke``'s
+file a second time was a large share of its whole replay)."""
 
 
 def _tool_set_paths(path: Path) -> list[Path]:

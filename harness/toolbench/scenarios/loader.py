@@ -92,8 +92,7 @@ def load_tool_set(path: Path) -> list[ToolDef]:
     """The tool definitions of a shared tool set (``tools/<name>.yaml``).
 
     Read once per file version: many scenarios reference the same set, and decoding its
-    YAML again for each was about a sixth of a replayed run's CPU (1.1 s of 6.7 s for the
-    default run)."""
+    YAML again for each was a large share of a replayed run's CPU."""
     st = path.stat()
     return list(_tool_set(str(path), st.st_mtime_ns, st.st_size))
 

@@ -17,7 +17,7 @@ bounded before any parsing starts:
   writer far from the file that held it.
 
 Parsing uses libyaml (``CSafeLoader``) when PyYAML was built with it: the pure-Python
-parser needs over a minute for a 25 MB file.
+parser is many times slower on a large file.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import yaml
 from toolbench.errors import ScenarioError
 
 MAX_FILE_BYTES = 1024 * 1024
-"""Largest scenario or tool-set file read (1 MiB: about 5,000 scenarios, 5 s to load)."""
+"""Largest scenario or tool-set file read (1 MiB: about 5,000 scenarios, seconds to load)."""
 
 MAX_DEPTH = 64
 """Deepest nesting of YAML collections in one file."""

@@ -3,9 +3,9 @@ event loop rather than hand it to a worker thread.
 
 The runner scores a trial in a worker thread while other trials may be waiting on a
 server, so that a slow check cannot stall their I/O or skew a stream's arrival times.
-Most trials' scoring is a parse and a few comparisons, well under a millisecond, and the
-handoff to the thread and back cost a live trial about 0.2 ms of CPU and seven context
-switches (``benchmarks/bench_live_cpu.py``, concurrency 16). What can take longer is
+Most trials' scoring is a parse and a few comparisons, and the handoff to the thread and
+back cost a live trial a noticeable share of its CPU and several context switches
+(``benchmarks/bench_live_cpu.py``, concurrency 16). What can take longer is
 known, and any of it keeps the thread:
 
 - a regular expression of the scenario's author (an argument matcher's ``regex``, the
@@ -16,7 +16,7 @@ known, and any of it keeps the thread:
   :data:`QUICK_REPLY_CHARS` characters of text and tool-call arguments in all turns).
 
 A scenario that only looks like it has a pattern (a parameter named ``pattern``) is
-scored in the thread, as every trial was before: a wrong "no" costs 0.2 ms, a wrong
+scored in the thread, as every trial was before: a wrong "no" costs one handoff, a wrong
 "yes" could stall every request in flight.
 """
 
@@ -31,7 +31,7 @@ from toolbench.scoring.scorer import all_scorers
 
 QUICK_REPLY_CHARS = 16_000
 """The most characters of reply text and tool-call arguments, over a trial's turns, whose
-scoring is taken as quick (a parse and a schema check of 16 KB: about a millisecond)."""
+scoring is taken as quick (a parse and a schema check of 16 KB: short beside a server's reply)."""
 
 _PATTERN_KEYS = frozenset({"regex", "pattern", "patternProperties"})
 

@@ -31,7 +31,7 @@ from toolbench.results import TimedText
 
 TimedDelta = TimedText
 """A text delta and its offset (a named tuple: a replayed stream makes about 200 a trial,
-and a frozen dataclass costs five times as much to make); the very value a streamed
+and a frozen dataclass costs several times as much to make); the very value a streamed
 turn's record keeps (:class:`toolbench.results.TimedText`), so that no delta is copied."""
 _new = tuple.__new__
 """Makes a :data:`TimedDelta` without the named tuple's Python-level ``__new__``."""
@@ -143,7 +143,7 @@ class Assembler:
 
         Most of a stream's events are text deltas: each run of them between two other
         events is taken whole, its texts and deltas made by C-level calls (a Python step
-        an event was a tenth of a replayed streamed trial); what ends a run is read by
+        an event was a noticeable share of a replayed streamed trial); what ends a run is read by
         :meth:`feed`. A run whose offsets are not all floats takes the step by step way,
         so a delta's offset is always the float it is written as."""
         n = len(events)
