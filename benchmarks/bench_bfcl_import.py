@@ -1,13 +1,14 @@
 """Import of BFCL's whole single-turn set (``toolbench import bfcl``), wall time.
 
-Run: ``python benchmarks/bench_bfcl_import.py [BFCL_DIR]`` (default ``../shared/bfcl``).
+Run: ``python benchmarks/bench_bfcl_import.py [BFCL_DIR]`` (default ``../shared/bfcl``);
+``--tiny`` imports the test fixture (``tests/data/bfcl/fixture``) instead, in a moment.
 Target: under 30 s. Also checks that a second import is byte-identical and reports the
 time ``scenarios validate`` needs to load the result.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -15,9 +16,15 @@ from pathlib import Path
 from toolbench.bfcl.importer import import_bfcl
 from toolbench.scenarios.loader import validate_paths
 
+TINY = Path(__file__).resolve().parents[1] / "tests" / "data" / "bfcl" / "fixture"
+
 
 def main() -> None:
-    src = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/bfcl")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bfcl_dir", nargs="?", type=Path, default=Path("../shared/bfcl"))
+    ap.add_argument("--tiny", action="store_true", help=f"import {TINY} (checks it runs)")
+    args = ap.parse_args()
+    src = TINY if args.tiny else args.bfcl_dir
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         report = import_bfcl(src, Path(tmp) / "a")

@@ -6,7 +6,8 @@ read close to 0.1 s however busy the harness is), next to each trial's harness t
 
 The full path is measured: LiteLLM, real HTTP on 127.0.0.1, cassette recording per trial,
 parsing, scoring and the flushed results file. LiteLLM's import happens before the clock.
-Run: ``python benchmarks/bench_concurrency.py [--trials 400] [--concurrency 16]``.
+Run: ``python benchmarks/bench_concurrency.py [--trials 400] [--concurrency 16]``;
+``--tiny``: 8 trials at concurrency 4 (checks it still runs; the figures mean nothing).
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ def main() -> None:
         "--model", default="openai/bench",
         help="model name sent (openai/gpt-4o-mini: one LiteLLM has a price for)",
     )  # fmt: skip
+    ap.add_argument("--tiny", action="store_true", help="8 trials at concurrency 4")
     args = ap.parse_args()
+    if args.tiny:
+        args.trials, args.concurrency = 8, 4
 
     os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-secret")
     from toolbench.providers import litellm_api

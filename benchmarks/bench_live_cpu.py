@@ -20,7 +20,8 @@ LiteLLM's import and first-call imports happen before any clock, and every kind 
 once before the rounds. The machine is shared: each round runs the three kinds back to
 back in a turning order, and the spread of the rounds is printed (least, median, most),
 with the load average before and after and what creating one file costs here.
-Run: ``python benchmarks/bench_live_cpu.py [--trials 400] [--rounds 5]``.
+Run: ``python benchmarks/bench_live_cpu.py [--trials 400] [--rounds 5]``; ``--tiny``: 8 trials
+at concurrency 4, one round (checks it still runs; the figures mean nothing).
 """
 
 from __future__ import annotations
@@ -191,7 +192,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dir", type=Path, default=RUNS,
                     help="where the runs write (default: runs/ of the repository)")  # fmt: skip
+    ap.add_argument("--tiny", action="store_true", help="8 trials at concurrency 4, one round")
     args = ap.parse_args()
+    if args.tiny:
+        args.trials, args.concurrency, args.rounds = 8, 4, 1
     os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-secret")
     from toolbench.providers import litellm_api
 
@@ -201,7 +205,7 @@ def main() -> None:
     system: dict[str, list[float]] = {k: [] for k in KINDS}
     with fake_server() as (base_url, _pid):
         for kind in KINDS:  # warm every path (imports, first-call caches, the pool)
-            one_round(kind, 16, args.concurrency, base_url, args.dir)
+            one_round(kind, min(16, args.trials), args.concurrency, base_url, args.dir)
         for r in range(args.rounds):
             # Each round runs the three kinds back to back, in an order that turns each
             # round: a slow spell of the machine falls on every kind alike.

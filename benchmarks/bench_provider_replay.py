@@ -15,11 +15,13 @@ bodies). Measured, each the least of ``ROUNDS`` runs (default 3), the two modes 
   through the shared call in a fresh process.
 
 Each line says whether the process imported LiteLLM. Run from the repository root:
-``python benchmarks/bench_provider_replay.py [ROUNDS]``.
+``python benchmarks/bench_provider_replay.py [ROUNDS]``; ``--tiny``: one round of the
+first case of each kind, only the first also in full (checks it still runs).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -82,11 +84,11 @@ def command(case: str, mode: str, tmp: Path, stream: str = "off") -> tuple[float
     return _cpu(RUN, *argv)
 
 
-def record_streams(tmp: Path) -> None:
+def record_streams(tmp: Path, wires: tuple[str, ...] = STREAMED) -> None:
     from tests.providers.test_call_round_trips import WIRES, Scripted, _two_turns
 
     for wire in WIRES:
-        if wire.id not in STREAMED:
+        if wire.id not in wires:
             continue
         for name, value in wire.env:
             os.environ[name] = value
@@ -95,31 +97,39 @@ def record_streams(tmp: Path) -> None:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rounds", nargs="?", type=int, default=3)
+    ap.add_argument("--tiny", action="store_true", help="one round, one case of each kind")
+    args = ap.parse_args()
+    rounds, cut = (1, 1) if args.tiny else (args.rounds, None)
+    plain, fixtures, streamed = PLAIN[:cut], STREAMED_FIXTURES[:cut], STREAMED[:cut]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         (tmp / "runs").mkdir()
-        record_streams(tmp)
-        jobs = [(f"plain {c}", lambda m, c=c: command(c, m, tmp / "runs")) for c in PLAIN]
+        record_streams(tmp, streamed)
+        jobs = [(f"plain {c}", lambda m, c=c: command(c, m, tmp / "runs")) for c in plain]
         jobs += [
             (f"streamed run {c}", lambda m, c=c: command(c, m, tmp / "runs", "on"))
-            for c in STREAMED_FIXTURES
+            for c in fixtures
         ]
         jobs += [
-            (f"streamed {w}", lambda m, w=w: _cpu(STREAM, w, str(tmp / w), m)) for w in STREAMED
+            (f"streamed {w}", lambda m, w=w: _cpu(STREAM, w, str(tmp / w), m)) for w in streamed
         ]
-        for name, job in jobs:
+        for i, (name, job) in enumerate(jobs):
+            # --tiny replays in full (through LiteLLM, seconds to import) the first job only
+            modes = ("boundary", "full") if i == 0 or not args.tiny else ("boundary",)
             best: dict[str, tuple[float, bool]] = {}
             for _ in range(rounds):
-                for mode in ("boundary", "full"):
+                for mode in modes:
                     cpu, imported = job(mode)
                     if mode not in best or cpu < best[mode][0]:
                         best[mode] = (cpu, imported)
-            b, f = best["boundary"], best["full"]
-            print(
-                f"{name:20s} boundary {b[0]:5.2f} s CPU (LiteLLM imported: {b[1]}), "
-                f"full {f[0]:5.2f} s (LiteLLM imported: {f[1]})"
-            )
+            b = best["boundary"]
+            line = f"{name:20s} boundary {b[0]:5.2f} s CPU (LiteLLM imported: {b[1]})"
+            if "full" in best:
+                f = best["full"]
+                line += f", full {f[0]:5.2f} s (LiteLLM imported: {f[1]})"
+            print(line)
 
 
 if __name__ == "__main__":

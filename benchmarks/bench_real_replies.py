@@ -25,15 +25,17 @@ uses): ``call_accuracy``, or ``no_call_correct`` for irrelevance entries, is com
 BFCL's verdict, and every disagreement is given one cause (first that applies, listed in
 ``CAUSES``).
 
-Run: ``python benchmarks/bench_real_replies.py [--show N]``. Exits 0.
+Run: ``python benchmarks/bench_real_replies.py [--show N]``. Exits 0. ``--tiny``: the first
+100 replies only (checks it still runs).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
+import itertools
 import json
 import re
-import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -154,13 +156,14 @@ def tooldefs(functions: list[dict[str, Any]] | None) -> list[Any]:
     return out
 
 
-def read_all(data: Path = DATA) -> list[Row]:
-    """Every reply of the corpus, read by the strict reader and by ``pythonic``."""
+def read_all(data: Path = DATA, limit: int | None = None) -> list[Row]:
+    """Every reply of the corpus (the first ``limit``), read by the strict reader and by
+    ``pythonic``."""
     from toolbench.formats.registry import get_format
 
     fmt = get_format("pythonic")
     rows = []
-    for rec in read_corpus(data):
+    for rec in itertools.islice(read_corpus(data), limit):
         try:
             strict: list[Call] | None = strict_calls(rec["reply"])
             why = ""
@@ -279,8 +282,8 @@ def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({n / d:.2%})" if d else "0/0"
 
 
-def main(show: int) -> None:
-    rows = read_all()
+def main(show: int, limit: int | None = None) -> None:
+    rows = read_all(limit=limit)
     print(
         f"{len(rows)} real replies, {len({r.rec['model'] for r in rows})} models, "
         f"{len({r.rec['source'] for r in rows})} sources ({DATA.relative_to(ROOT)})\n"
@@ -329,4 +332,8 @@ def main(show: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[sys.argv.index("--show") + 1]) if "--show" in sys.argv else 10)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--show", type=int, default=10, help="disagreements shown (default 10)")
+    ap.add_argument("--tiny", action="store_true", help="the first 100 replies only")
+    args = ap.parse_args()
+    main(args.show, 100 if args.tiny else None)

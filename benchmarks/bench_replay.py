@@ -7,7 +7,8 @@ replay is none), with the share of exchanges answered at the provider boundary.
 Replays the committed cassettes of the default matrix (both local models, four formats,
 the bundled scenarios tagged ``recorded``, the ones with cassettes) as many times as
 needed to pass 1,000 trials.
-Run from the repository root: ``python benchmarks/bench_replay.py [--min-trials 1000]``.
+Run from the repository root: ``python benchmarks/bench_replay.py [--min-trials 1000]``;
+``--tiny``: one recorded scenario, replayed once (checks it still runs).
 """
 
 from __future__ import annotations
@@ -60,7 +61,10 @@ def floor(plan: Any, repeat: int) -> tuple[int, float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--min-trials", type=int, default=1000)
+    ap.add_argument("--tiny", action="store_true", help="one recorded scenario, once")
     args = ap.parse_args()
+    if args.tiny:
+        args.min_trials = 1
 
     from toolbench.providers import litellm_api
     from toolbench.runner.run import RunConfig, execute_run, plan_run
@@ -76,7 +80,8 @@ def main() -> None:
     lm.acompletion = counted
     harness: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        recorded = ["recorded"]  # the other bundled scenarios have no cassettes yet
+        # the other bundled scenarios have no cassettes yet
+        recorded = ["calculate-product"] if args.tiny else ["recorded"]
         cfg0 = RunConfig(record="none", out=Path(tmp) / "probe", report=False, scenarios=recorded)
         per_run = len(plan_run(cfg0).specs)
         repeat = max(1, math.ceil(args.min_trials / per_run))

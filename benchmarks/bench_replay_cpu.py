@@ -17,11 +17,14 @@ as pip compiles them when it installs the package (in a checkout with
 modules from source again: 0.2-0.3 s of CPU, measured, that no installed copy pays).
 
 Each figure is the least of ``ROUNDS`` runs (default 3). Run from the repository root:
-``python benchmarks/bench_replay_cpu.py [ROUNDS]``.
+``python benchmarks/bench_replay_cpu.py [ROUNDS]``. ``--tiny`` (checks it still runs; the
+figures mean nothing): one round, ``bfcl-smoke`` with one model and one format, two
+streamed scenarios against one, one warm process a kind.
 """
 
 from __future__ import annotations
 
+import argparse
 import compileall
 import os
 import resource
@@ -53,11 +56,13 @@ def command_cpu(*args: str) -> float:
     """CPU seconds of one ``toolbench run --record none`` in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
         before = _children_cpu()
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "toolbench", "run", "--record", "none", "--quiet",
              "--no-report", "--out", str(Path(tmp) / "r"), *args],
             check=False, cwd=ROOT, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        ).returncode  # fmt: skip
+        if done not in (0, 3):  # 3: a cell measured nothing (the run itself went through)
+            raise SystemExit(f"toolbench run {' '.join(args)} exited {done}")
         return _children_cpu() - before
 
 
@@ -68,14 +73,14 @@ def byte_compile() -> None:
     compileall.compile_dir(Path(toolbench.__file__).parent, quiet=1)
 
 
-def floor_cpu() -> tuple[int, float]:
+def floor_cpu(models: str = MODELS, formats: str = BFCL_FORMATS) -> tuple[int, float]:
     """Decode every ``bfcl-smoke`` cassette and parse every reply (CPU seconds)."""
     from toolbench.runner.run import RunConfig, plan_run
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = RunConfig(
             record="none", out=Path(tmp) / "p", report=False, scenarios=["bfcl-smoke"],
-            models=MODELS.split(","), formats=BFCL_FORMATS.split(","),
+            models=models.split(","), formats=formats.split(","),
         )  # fmt: skip
         plan = plan_run(cfg)
         if plan.lock is not None:
@@ -90,7 +95,7 @@ def floor_cpu() -> tuple[int, float]:
         return n, time.process_time() - t0
 
 
-def one_kind(stream: str, rounds: int) -> list[float]:
+def one_kind(stream: str, rounds: int, scenarios: list[str]) -> list[float]:
     """CPU ms a trial of the streamed-scenario matrix, replayed ``rounds`` times in this
     process with one stream mode (after one round that warms it)."""
     from toolbench.runner.run import RunConfig, execute_run, plan_run
@@ -100,7 +105,7 @@ def one_kind(stream: str, rounds: int) -> list[float]:
         for i in range(rounds + 1):
             cfg = RunConfig(
                 record="none", out=Path(tmp) / f"{stream}{i}", report=False,
-                scenarios=STREAMED, models=MODELS.split(","), stream=stream,
+                scenarios=scenarios, models=MODELS.split(","), stream=stream,
             )  # fmt: skip
             plan = plan_run(cfg)
             t0 = time.process_time()
@@ -110,16 +115,16 @@ def one_kind(stream: str, rounds: int) -> list[float]:
     return out
 
 
-def in_process(rounds: int) -> dict[str, list[float]]:
+def in_process(rounds: int, scenarios: list[str], processes: int = 2) -> dict[str, list[float]]:
     """CPU ms a trial, plain and streamed, each kind in its own warm process (``rounds``
     rounds a process, two processes a kind, the kinds alternated). One process running
     both kinds in turn measured its streamed rounds up to a quarter slower than a process
     running streamed rounds alone, and than the same code as whole commands."""
     per: dict[str, list[float]] = {"off": [], "on": []}
-    for _ in range(2):
+    for _ in range(processes):
         for stream in ("off", "on"):
             done = subprocess.run(
-                [sys.executable, __file__, "--one", stream, str(rounds)],
+                [sys.executable, __file__, "--one", stream, str(rounds), ",".join(scenarios)],
                 check=True, cwd=ROOT, stdout=subprocess.PIPE, text=True,
             )  # fmt: skip
             per[stream] += [float(x) for x in done.stdout.split()]
@@ -133,20 +138,27 @@ def best(rounds: int, *args: str) -> float:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rounds", nargs="?", type=int, default=3)
+    ap.add_argument("--tiny", action="store_true", help="one round of a small matrix")
+    opts = ap.parse_args()
+    rounds = 1 if opts.tiny else opts.rounds
+    models, formats = (MODELS.split(",")[0], "prompt-json") if opts.tiny else (MODELS, BFCL_FORMATS)
+    streamed = STREAMED[:2] if opts.tiny else STREAMED
     byte_compile()
-    bfcl = ("--scenarios", "bfcl-smoke", "--models", MODELS, "--formats", BFCL_FORMATS)
+    bfcl = ("--scenarios", "bfcl-smoke", "--models", models, "--formats", formats)
     whole = best(rounds, *bfcl)
-    n, floor = min(floor_cpu() for _ in range(rounds))
-    print(f"bfcl-smoke replay, whole command : {whole:.2f} s CPU for 1,000 trials (aim <= 2 s)")
+    n, floor = min(floor_cpu(models, formats) for _ in range(rounds))
+    print(f"bfcl-smoke replay, whole command : {whole:.2f} s CPU for {n:,} trials (aim <= 2 s "
+          "for 1,000)")  # fmt: skip
     print(f"decode-and-parse floor (JSON)    : {floor:.2f} s CPU for {n} trials")
     print(f"floor / whole command            : {floor / whole:.2f}")
-    one = STREAMED[:1]
-    trials = len(STREAMED) * 2 * 5
+    one = streamed[:1]
+    trials = len(streamed) * 2 * 5
     commands = {
         (label, size): ("--scenarios", ",".join(scenarios), *extra)
         for label, extra in (("plain", ()), ("streamed", ("--stream", "on")))
-        for size, scenarios in (("big", STREAMED), ("small", one))
+        for size, scenarios in (("big", streamed), ("small", one))
     }
     # The four commands alternated round by round (the machine's speed drifts over
     # minutes: run one after the other, a slow spell fell on one kind only).
@@ -160,8 +172,9 @@ def main() -> None:
         per[label] = (big - small) / (trials - 10)
         print(f"{label:8} replay             : {1000 * per[label]:.2f} ms CPU a trial "
               f"({big:.2f} s for {trials} trials, {small:.2f} s for 10)")  # fmt: skip
-    print(f"streamed / plain                 : {per['streamed'] / per['plain']:.2f} (aim <= 2)")
-    warm = in_process(rounds)
+    if per["plain"] > 0:  # at --tiny's size the difference can vanish in the noise
+        print(f"streamed / plain                 : {per['streamed'] / per['plain']:.2f} (aim <= 2)")
+    warm = in_process(rounds, streamed, 1 if opts.tiny else 2)
     for how, pick in (("least", min), ("median", statistics.median)):
         plain, streamed = pick(warm["off"]), pick(warm["on"])
         print(f"warm processes, {how:6} of {len(warm['on'])} : plain {plain:.2f} ms, streamed "
@@ -171,6 +184,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--one"]:  # one kind's rounds, for in_process
-        print(*(f"{x:.4f}" for x in one_kind(sys.argv[2], int(sys.argv[3]))))
+        print(
+            *(f"{x:.4f}" for x in one_kind(sys.argv[2], int(sys.argv[3]), sys.argv[4].split(",")))
+        )
     else:
         main()

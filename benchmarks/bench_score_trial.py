@@ -7,11 +7,13 @@ are the schema-5 fixture's replies (``tests/data/runs/v5``: plain trials of an e
 model, replayed from the committed cassettes), rescored in a loop; CPU time of this
 process, best of 5 rounds.
 
-Run: ``python benchmarks/bench_score_trial.py``.
+Run: ``python benchmarks/bench_score_trial.py``; ``--tiny``: one round of 20 (checks it
+still runs).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import time
@@ -29,25 +31,28 @@ ROUNDS, N = 5, 2000
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tiny", action="store_true", help="one round of 20 trials")
+    rounds, n = (1, 20) if ap.parse_args().tiny else (ROUNDS, N)
     with contextlib.redirect_stderr(io.StringIO()):
         trials = [t for t in iter_results(RUN) if "stream" not in t.format]
     by_id = {s.id: s for s in load_scenarios()}
     work = [(by_id[t.scenario_id], get_format(t.format), t.turns, t.settings) for t in trials]
     scores = score_trial(*work[0])
     score_us, io_us = [], []
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         t0 = time.process_time()
-        for i in range(N):
+        for i in range(n):
             scores = score_trial(*work[i % len(work)])
         t1 = time.process_time()
-        for _ in range(N):
+        for _ in range(n):
             TrialScores.model_validate_json(scores.model_dump_json())
         t2 = time.process_time()
-        score_us.append((t1 - t0) / N * 1e6)
-        io_us.append((t2 - t1) / N * 1e6)
+        score_us.append((t1 - t0) / n * 1e6)
+        io_us.append((t2 - t1) / n * 1e6)
     size = len(scores.model_dump_json())
     print(f"{len(work)} plain trials, {len(scores.values)} named values each, {size} bytes")
-    print(f"score_trial: {min(score_us):.0f} us a trial (best of {ROUNDS} x {N})")
+    print(f"score_trial: {min(score_us):.0f} us a trial (best of {rounds} x {n})")
     print(f"scores written and read back: {min(io_us):.1f} us a trial")
 
 

@@ -1,6 +1,7 @@
 """Plan a 100,000-trial matrix, split it into 8 shards, and merge the 8 shard runs.
 
-Run: ``python benchmarks/bench_shards.py [--trials N] [--shards K]``. Targets: merge
+Run: ``python benchmarks/bench_shards.py [--trials N] [--shards K]``; ``--tiny``: 200
+trials in 2 shards (checks it still runs). Targets: merge
 under 30 s and under 1 GB peak RSS. The matrix is the bundled suite x 5 formats x 10
 models x as many samples as reach the trial count; planning runs ``plan_run`` (no model
 call, ``--record none``). Each shard's results are written as the runner would (one
@@ -59,7 +60,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=100_000)
     ap.add_argument("--shards", type=int, default=8)
+    ap.add_argument("--tiny", action="store_true", help="200 trials in 2 shards")
     args = ap.parse_args()
+    if args.tiny:
+        args.trials, args.shards = 200, 2
     scenarios = [s.id for s in load_scenarios()]
     samples = math.ceil(args.trials / (len(scenarios) * len(FORMATS) * len(MODELS)))
     base = template()

@@ -4,7 +4,8 @@ Records the bundled suite against the in-process fake OpenAI server (tests/suppo
 for ``xml`` and ``native`` and once for ``xml:stream`` and ``native:stream`` (the fake
 streams every reply in deltas of 4 characters, as OpenAI's chunk format does), then
 replays each set offline and reports trials per second and the cost of streaming per
-trial. Run from the repository root: ``python benchmarks/bench_stream_replay.py``.
+trial. Run from the repository root: ``python benchmarks/bench_stream_replay.py``;
+``--tiny``: one scenario (checks it still runs).
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ REPLY = (
 )
 
 
-def _run(base: str, tmp: Path, out: str, formats: str, record: str) -> float:
+def _run(
+    base: str, tmp: Path, out: str, formats: str, record: str, extra: tuple[str, ...] = ()
+) -> float:
     t0 = time.perf_counter()
     rc = run_cli([
         "run", "--models", "openai/fake", "--formats", formats, "--api-base", base,
         "--out", str(tmp / out), "--cassettes", str(tmp / "cas"), "--quiet", "--no-report",
-        "--record", record, "--concurrency", "8",
+        "--record", record, "--concurrency", "8", *extra,
     ])  # fmt: skip
     elapsed = time.perf_counter() - t0
     if rc not in (0, 3):
@@ -41,7 +44,9 @@ def _run(base: str, tmp: Path, out: str, formats: str, record: str) -> float:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__).parse_args()
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--tiny", action="store_true", help="one scenario")
+    extra = ("--scenarios", "calculate-product") if ap.parse_args().tiny else ()
     os.environ.setdefault("OPENAI_API_KEY", "bench-key-not-secret-0000")
     sys.path.insert(0, str(ROOT))  # the fake server lives in tests/support
     from tests.support.fake_openai import FakeOpenAI
@@ -52,10 +57,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d, FakeOpenAI(default=REPLY) as fake:
         tmp = Path(d)
         for name, formats in (("plain", "xml,native"), ("stream", "xml:stream,native:stream")):
-            _run(fake.base_url, tmp, f"rec-{name}", formats, "new")
+            _run(fake.base_url, tmp, f"rec-{name}", formats, "new", extra)
         results = {}
         for name, formats in (("plain", "xml,native"), ("stream", "xml:stream,native:stream")):
-            elapsed = _run(fake.base_url, tmp, f"rep-{name}", formats, "none")
+            elapsed = _run(fake.base_url, tmp, f"rep-{name}", formats, "none", extra)
             n = sum(1 for r in load_results(tmp / f"rep-{name}") if r.status == "ok")
             results[name] = (n, elapsed)
             rate = n / elapsed

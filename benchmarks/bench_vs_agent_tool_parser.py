@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_vs_agent_tool_parser.py`` (needs the ``bench`` extra:
 ``pip install -c constraints.txt -e '.[bench]'``; without it the benchmark says so and
-exits 0). ``--loops N`` reads every reply set N times per measurement (default 20).
+exits 0). ``--loops N`` reads every reply set N times per measurement (default 20; ``--tiny``: 1).
 
 Both read the same small replies, per format family: the rows of the format tests' parse
 tables and, when ``../shared/conformance`` is present, the reference parsers' vectors
@@ -57,7 +57,10 @@ def their_calls(atp: Any, text: str) -> list[tuple[str, Any]] | None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loops", type=int, default=20)
+    parser.add_argument("--tiny", action="store_true", help="one loop")
     args = parser.parse_args()
+    if args.tiny:
+        args.loops = 1
     try:
         import agent_tool_parser as atp
     except ImportError:
