@@ -144,7 +144,7 @@ def main() -> None:
     opts = ap.parse_args()
     rounds = 1 if opts.tiny else opts.rounds
     models, formats = (MODELS.split(",")[0], "prompt-json") if opts.tiny else (MODELS, BFCL_FORMATS)
-    streamed = STREAMED[:2] if opts.tiny else STREAMED
+    stream_set = STREAMED[:2] if opts.tiny else STREAMED
     byte_compile()
     bfcl = ("--scenarios", "bfcl-smoke", "--models", models, "--formats", formats)
     whole = best(rounds, *bfcl)
@@ -153,12 +153,12 @@ def main() -> None:
           "for 1,000)")  # fmt: skip
     print(f"decode-and-parse floor (JSON)    : {floor:.2f} s CPU for {n} trials")
     print(f"floor / whole command            : {floor / whole:.2f}")
-    one = streamed[:1]
-    trials = len(streamed) * 2 * 5
+    one = stream_set[:1]
+    trials = len(stream_set) * 2 * 5
     commands = {
         (label, size): ("--scenarios", ",".join(scenarios), *extra)
         for label, extra in (("plain", ()), ("streamed", ("--stream", "on")))
-        for size, scenarios in (("big", streamed), ("small", one))
+        for size, scenarios in (("big", stream_set), ("small", one))
     }
     # The four commands alternated round by round (the machine's speed drifts over
     # minutes: run one after the other, a slow spell fell on one kind only).
@@ -174,7 +174,7 @@ def main() -> None:
               f"({big:.2f} s for {trials} trials, {small:.2f} s for 10)")  # fmt: skip
     if per["plain"] > 0:  # at --tiny's size the difference can vanish in the noise
         print(f"streamed / plain                 : {per['streamed'] / per['plain']:.2f} (aim <= 2)")
-    warm = in_process(rounds, streamed, 1 if opts.tiny else 2)
+    warm = in_process(rounds, stream_set, 1 if opts.tiny else 2)
     for how, pick in (("least", min), ("median", statistics.median)):
         plain, streamed = pick(warm["off"]), pick(warm["on"])
         print(f"warm processes, {how:6} of {len(warm['on'])} : plain {plain:.2f} ms, streamed "

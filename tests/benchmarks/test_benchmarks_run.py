@@ -21,7 +21,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,17 +220,17 @@ def test_docs_say_how_to_run_each_tiny() -> None:
         assert f"benchmarks/{b.script}" in docs, b.script
 
 
-@pytest.mark.parametrize("bench", BENCHES, ids=[b.script for b in BENCHES])
-def test_benchmark_runs_tiny(bench: Bench, tmp_path: Path) -> None:
+def _run(bench: Bench, tmp: Path) -> subprocess.CompletedProcess[str]:
+    """``bench``'s script at ``--tiny``, in its own process, as by hand."""
     env = dict(os.environ)
-    args = [a if a != "--dir" else f"--dir={tmp_path / 'runs'}" for a in bench.args]
+    args = [a if a != "--dir" else f"--dir={tmp / 'runs'}" for a in bench.args]
     if bench.script == "bench_replay_instructions.py":
-        shim = tmp_path / "bin" / "valgrind"
+        shim = tmp / "bin" / "valgrind"
         shim.parent.mkdir()
         shim.write_text(FAKE_VALGRIND.format(python=sys.executable), encoding="utf-8")
         shim.chmod(0o755)
         env["PATH"] = f"{shim.parent}{os.pathsep}{env.get('PATH', '')}"
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(BENCHMARKS / bench.script), "--tiny", *args],
         cwd=ROOT,
         env=env,
@@ -238,6 +239,32 @@ def test_benchmark_runs_tiny(bench: Bench, tmp_path: Path) -> None:
         timeout=HANG,
         check=False,
     )
+
+
+@pytest.fixture(scope="module")
+def runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Future[subprocess.CompletedProcess[str]]]]:
+    """The selected benchmarks' runs, two at a time: most of a tiny run is start-up and
+    waiting on a fake server, so two overlap well even on two cores."""
+    selected = [
+        b
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and item.originalname == "test_benchmark_runs_tiny"
+        if isinstance(b := item.callspec.params["bench"], Bench)
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {
+            b.script: pool.submit(_run, b, tmp_path_factory.mktemp(b.script.removesuffix(".py")))
+            for b in selected
+        }
+
+
+@pytest.mark.parametrize("bench", BENCHES, ids=[b.script for b in BENCHES])
+def test_benchmark_runs_tiny(
+    bench: Bench, runs: dict[str, Future[subprocess.CompletedProcess[str]]]
+) -> None:
+    done = runs[bench.script].result()
     assert done.returncode == 0, (
         f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     )
