@@ -215,7 +215,8 @@ def run_all(root: Path, n_scenarios: int, samples: int) -> int:
         print(
             f"{name:<15} {r['wall']:>8.2f} {TARGET_S:>7.0f} {r['rss_mb']:>12.0f} "
             f"{TARGET_MB:>7.0f}  {'yes' if ok else 'NO'}"
-            + (f"  (exit {r['rc']}: {r['err']})" if r["rc"] else "")
+            + (f"  (exit {r['rc']}: {r['err']})" if r["rc"] not in read else "")
+            + (f"  (exit {r['rc']}: its verdict)" if r["rc"] and r["rc"] in read else "")
         )
     html = root / "big.html"
     if html.exists():
