@@ -52,11 +52,6 @@ SseCassette = rec.Recording
 (:mod:`toolbench.cassettes.recording`)."""
 
 
-def sse_path(path: Path) -> Path:
-    """The cassette of a streamed trial whose cassette path is ``path`` (the same file)."""
-    return path
-
-
 def load(path: Path) -> SseCassette:
     """Read a trial's cassette; a file that is not one raises ``CassetteUnreadableError``
     (``CassetteLayoutError`` for the old layout or chunks without offsets)."""

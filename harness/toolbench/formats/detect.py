@@ -93,12 +93,6 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 _TOKEN = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 
 
-def name_tokens(model: str) -> str:
-    """The model name as space-separated tokens: provider prefix and ``:tag`` removed,
-    lowercased, split into words and version numbers (``ollama/Qwen3.5:4b`` -> ``qwen 3.5``)."""
-    return _tokenize(model)[1]
-
-
 def _tokenize(model: str) -> tuple[str, str, list[tuple[int, int]]]:
     """``(name, tokens joined by spaces, each token's span in name)``."""
     name = model.rsplit("/", 1)[-1]

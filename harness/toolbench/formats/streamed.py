@@ -66,11 +66,6 @@ def is_streamed(fmt: Format) -> bool:
     return isinstance(fmt, Streamed)
 
 
-def unstreamed_spec(spec: str) -> str:
-    """The spec of the non-streamed twin of a format (itself when not streamed)."""
-    return split_stream(spec)[0]
-
-
 class Streamed(Format):
     """A format asked with ``stream=True``: everything else is the inner format's."""
 
