@@ -4,6 +4,7 @@ refusal the trial may act on); the protocol checks of each provider's reply shap
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -66,17 +67,31 @@ def error_object(data: dict[str, Any]) -> str | None:
     :func:`reply_fault`) leaves its classification to the sender's exception, as for a
     4xx or 5xx that carried the same object.
     """
-    error = data.get("error")
-    typed = data.get("type") == "error"
-    if not typed and (not error or data.get("object") == "response"):
+    if data.get("type") != "error" and data.get("object") == "response":
         return None  # a Responses API body: its own rule (_responses_fault)
-    if not typed and any(data.get(k) for k in REPLY_FIELDS):
+    if carried_error(data, REPLY_FIELDS) is None:
         return None
+    error = data.get("error")
     if isinstance(error, dict):
         kind = error.get("type") or error.get("status") or error.get("code")
         parts = [str(p) for p in (kind, error.get("message")) if p not in (None, "")]
         return ": ".join(parts)[:200] or "an error"
     return str(error)[:200] if error else "an error"
+
+
+def carried_error(data: dict[str, Any], reply_fields: Sequence[str]) -> Any:
+    """The error a JSON object (a body, or a stream's event) carries in place of a reply,
+    by its shape alone: ``type`` ``"error"`` (its ``error`` field, or True when it has
+    none), or a non-empty ``error`` field beside none of ``reply_fields``. None: no
+    error. One rule for what is recorded (:func:`error_object`) and what a stream's
+    reader types (:mod:`toolbench.providers.readers.signals`); each names the fields
+    that carry a reply on what it reads."""
+    error = data.get("error")
+    if data.get("type") == "error":
+        return error or True
+    if error and not any(data.get(k) for k in reply_fields):
+        return error
+    return None
 
 
 ANTHROPIC_BLOCKS = frozenset({"text", "tool_use", "server_tool_use", "thinking",

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolbench import codes
-from toolbench.cassettes.faults import ANTHROPIC_BLOCKS
+from toolbench.cassettes.faults import ANTHROPIC_BLOCKS, carried_error
 from toolbench.providers.base import Fault
 from toolbench.providers.readers import cohere, responses
 
@@ -56,14 +56,17 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+EVENT_REPLY_FIELDS = ("choices", "candidates", "message", "delta")
+"""An event's fields that carry (part of) a reply: beside one, an ``error`` field is not
+the event's failure signal."""
+
+
 def _error_of(data: dict[str, Any]) -> Any:
     """The error an event carries in place of a reply (None: it carries none)."""
-    if data.get("type") == "error":
-        return data.get("error") or data.get("message") or "an error event"
-    error = data.get("error")
-    if error and not any(data.get(k) for k in ("choices", "candidates", "message", "delta")):
-        return error
-    return None
+    error = carried_error(data, EVENT_REPLY_FIELDS)
+    if error is True:  # a ``type: error`` event without an ``error`` field
+        return data.get("message") or "an error event"
+    return error
 
 
 def error_fault(error: Any) -> Fault:
