@@ -76,7 +76,6 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
         return True
 
 
-_DUMPER: Any = _Dumper
 _FILE_BUDGET = MAX_FILE_BYTES - 64 * 1024
 
 
@@ -238,7 +237,7 @@ def entry_scenario(
 
 def _dump(data: Any) -> str:
     text: str = yaml.dump(
-        data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=1_000_000
+        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000
     )
     return text
 
