@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from toolbench.cassettes.recording import Recording
+from toolbench.cassettes.recording import Recording
 
 
 def reply_fault(status: int, content: bytes, path: str) -> str | None:

@@ -22,9 +22,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from toolbench.cassettes import recording as rec
+import toolbench.cassettes.recording as rec
 from toolbench.cassettes.persist import write_atomically
 from toolbench.cassettes.serializer import LegacyYamlSerializer, recording_of
+from toolbench.cassettes.stream_cassette import events_of
 
 SSE_SUFFIX = ".sse.json"
 YAML_SUFFIX = ".yaml"
@@ -67,8 +68,6 @@ def convert(old: Path) -> rec.Recording:
 
 def with_events(recording: rec.Recording) -> rec.Recording:
     """``recording`` at this version: each 2xx stream's decoded events beside its chunks."""
-    from toolbench.cassettes.stream_cassette import events_of
-
     recording.version = rec.VERSION
     for ex in recording.exchanges:
         if ex.response.chunks is not None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from toolbench.cassettes import recording as rec
+import toolbench.cassettes.recording as rec
 from toolbench.cassettes.faults import answered
 from toolbench.cassettes.persist import cassette_text
 from toolbench.cassettes.serializer import metadata_of

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from toolbench.cassettes import recording as rec
+import toolbench.cassettes.recording as rec
 from toolbench.cassettes.faults import answered
 
 VCR_VERSION = 1

@@ -32,13 +32,17 @@ from typing import Any, Literal
 
 import httpx
 
-from toolbench import cassettes as vcr_side  # the package, initialised before this module
+import toolbench.cassettes.recording as rec
 from toolbench import codes, eventstream
-from toolbench.cassettes import recording as rec
 from toolbench.cassettes.boundary import url_path
 from toolbench.cassettes.faults import error_object
-from toolbench.cassettes.match import echo_equivalent
+from toolbench.cassettes.hosts import normalise_local_model
+from toolbench.cassettes.match import echo_equivalent, without_echo_extras
+from toolbench.cassettes.persist import move_aside, write_atomically
+from toolbench.cassettes.route import real_async, reset_stream_route, set_stream_route
+from toolbench.cassettes.scrub import scrub_body_data, scrub_headers, scrub_request
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
+from toolbench.cassettes.use import RecordOption
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import redact_data, secret_values
 
@@ -60,7 +64,7 @@ def load(path: Path) -> SseCassette:
 
 def save(path: Path, cassette: SseCassette) -> None:
     """Write atomically (a temporary file renamed over the cassette)."""
-    vcr_side.write_atomically(path, rec.dump(cassette), 0o644)
+    write_atomically(path, rec.dump(cassette), 0o644)
 
 
 # --------------------------------------------------------------------------- streams
@@ -383,7 +387,7 @@ def _responses_events(clock: Clock) -> bool:
 
 def _same_body(a: Any, b: Any) -> bool:
     def norm(body: Any) -> Any:
-        return echo_equivalent(vcr_side.without_echo_extras(body))
+        return echo_equivalent(without_echo_extras(body))
 
     return bool(norm(a) == norm(b))
 
@@ -403,7 +407,7 @@ class SseTrialCassette:
     ``clock`` its streamed completion reads.
     """
 
-    def __init__(self, path: Path, record: vcr_side.RecordOption, data: SseCassette) -> None:
+    def __init__(self, path: Path, record: RecordOption, data: SseCassette) -> None:
         self.path, self.record, self.data = path, record, data
         self.unmatched: list[str] = []
         self.notes: list[str] = []
@@ -550,7 +554,7 @@ class SseTrialCassette:
         found = self._find_as(method, path, body)
         if found is not None:
             return found
-        recorded = vcr_side.scrub_body_data(body, self._values)
+        recorded = scrub_body_data(body, self._values)
         if recorded == body:
             return None
         return self._find_as(method, path, recorded)
@@ -599,7 +603,7 @@ class SseTrialCassette:
         # Plain bytes on the wire: a compressed stream could be neither read nor redacted.
         request.headers["accept-encoding"] = "identity"
         t0 = time.perf_counter()
-        response: httpx.Response = await vcr_side.real_async(transport, request)
+        response: httpx.Response = await real_async(transport, request)
         status = response.status_code
         if not 200 <= status < 300:
             if not 400 <= status < 500 or status in (408, 429):
@@ -636,15 +640,15 @@ class SseTrialCassette:
     ) -> SseExchange:
         values = self._values
         headers: dict[str, Any] = {k: v for k, v in response.headers.items()}
-        vcr_side.scrub_headers(headers, values)
+        scrub_headers(headers, values)
         from vcr.request import Request as VcrRequest  # recording only: vcrpy is slow to import
 
         # The body is recorded as a replay matches it (scrub_body_data), the rest scrubbed.
         vreq = VcrRequest(request.method, str(request.url), b"", dict(request.headers))
-        scrubbed = vcr_side.scrub_request(vreq, values)
+        scrubbed = scrub_request(vreq, values)
         # llama-server's GGUF path in each chunk's ``model`` field, recorded as the alias.
         chunks = [
-            RawChunk(offset_ms=c.offset_ms, text=vcr_side.normalise_local_model(c.text))
+            RawChunk(offset_ms=c.offset_ms, text=normalise_local_model(c.text))
             if c.text is not None
             else c
             for c in chunks
@@ -669,7 +673,7 @@ class SseTrialCassette:
         recorded.events = events_of(recorded)
         ex = SseExchange(
             request=rec.RecordedRequest(
-                method=request.method, uri=scrubbed.uri, body=vcr_side.scrub_body_data(body, values)
+                method=request.method, uri=scrubbed.uri, body=scrub_body_data(body, values)
             ),
             response=recorded,
         )
@@ -696,7 +700,7 @@ def current() -> SseTrialCassette | None:
 
 
 @contextmanager
-def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseTrialCassette]:
+def use_sse_cassette(path: Path, record: RecordOption) -> Iterator[SseTrialCassette]:
     """Route this task's HTTP through the SSE cassette at ``path`` (see the module doc).
 
     ``none``: replay only; ``new``: replay what is recorded, record what is missing (an
@@ -711,7 +715,7 @@ def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseT
         except CassetteUnreadableError as exc:
             if record != "new" or isinstance(exc, CassetteLayoutError):
                 raise
-            aside = vcr_side.move_aside(path)
+            aside = move_aside(path)
             notes.append(f"{exc}; moved to {aside.name} and recorded again")
         else:
             if found is None:
@@ -725,11 +729,11 @@ def use_sse_cassette(path: Path, record: vcr_side.RecordOption) -> Iterator[SseT
     tc = SseTrialCassette(path, record, data)
     tc.notes.extend(notes)
     token = _current.set(tc)
-    reset = vcr_side.set_stream_route(tc.handle)
+    reset = set_stream_route(tc.handle)
     try:
         yield tc
     finally:
-        vcr_side.reset_stream_route(reset)
+        reset_stream_route(reset)
         _current.reset(token)
         if record != "none" and tc.dirty and tc.data.exchanges:
             save(path, tc.data)
