@@ -19,7 +19,7 @@ from typing import Any
 from declared import declaring, replies
 
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import Event, IncrementalReader
+from toolbench.formats.reader import Event, IncrementalReader
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "cassettes"

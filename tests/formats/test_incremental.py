@@ -15,21 +15,19 @@ import pytest
 from fmt_helpers import TOOLS
 from stream_corpus import read_all
 
+import toolbench.formats.reader_regions as reader_regions
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import (
-    Event,
-    MarkerReader,
-    TimedChunk,
-    _holds_of,
-    first_chars,
-    observe_stream,
-)
+from toolbench.formats.marker_reader import MarkerReader
+from toolbench.formats.observe import TimedChunk, observe_stream
+from toolbench.formats.reader import Event
+from toolbench.formats.reader_plan import holds_of
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import (
     Brackets,
     after_newline_firsts,
     context_free,
     context_width,
+    first_chars,
     line_first_chars,
     line_start_firsts,
     overlap,
@@ -479,7 +477,7 @@ def test_held_tails_remembered_by_one_reader_do_not_mislead_another(
         reader = fmt.reader()
         return [e for ch in text for e in reader.feed(ch)] + reader.close()
 
-    _holds_of(fmt.reader()._open)[0].clear()  # type: ignore[attr-defined]
+    holds_of(fmt.reader()._open)[0].clear()  # type: ignore[attr-defined]
     fresh = events(then)
     events(first)
     events(first)
@@ -660,11 +658,9 @@ def test_inside_a_react_call_a_line_that_cannot_end_it_is_kept_without_a_search(
 ) -> None:
     """react's call ends before ``Thought:`` at a line start: after a newline, a chunk
     that cannot begin that there (``Obs:``) is kept in the call without the engine."""
-    import toolbench.formats.incremental as incremental
-
     fmt = get_format("react")
     searches = 0
-    closers = incremental.compiled
+    closers = reader_regions.compiled
 
     class Counted:
         def __init__(self, pattern: str) -> None:
@@ -675,7 +671,7 @@ def test_inside_a_react_call_a_line_that_cannot_end_it_is_kept_without_a_search(
             searches += 1
             return self.inner.search(*args, **kwargs)
 
-    monkeypatch.setattr(incremental, "compiled", Counted)
+    monkeypatch.setattr(reader_regions, "compiled", Counted)
     text = "Action: get\n" + "Obs: abcdefghijklmnopqrstuvwxyz\n" * 40 + "Thought: ok\n"
     chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
     reader = fmt.reader()

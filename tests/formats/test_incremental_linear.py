@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import toolbench.formats.incremental as incremental
+import toolbench.formats.reader_regions as reader_regions
 from toolbench.formats.base import Format
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.xml import call_text as hermes_call
@@ -89,8 +89,8 @@ def _profiled(counter: list[int]) -> Iterator[None]:
 def _work(fmt: Format, text: str, size: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """(characters searched, calls made) to read ``text`` in chunks of ``size``."""
     searched = [0]
-    closers = incremental.compiled
-    monkeypatch.setattr(incremental, "compiled", lambda p: _Counting(closers(p), searched))
+    closers = reader_regions.compiled
+    monkeypatch.setattr(reader_regions, "compiled", lambda p: _Counting(closers(p), searched))
     reader = fmt.reader()
     opener = reader._open  # type: ignore[attr-defined]
     if opener is not None:
@@ -101,7 +101,7 @@ def _work(fmt: Format, text: str, size: int, monkeypatch: pytest.MonkeyPatch) ->
         for chunk in chunks:
             reader.feed(chunk)
         reader.close()
-    monkeypatch.setattr(incremental, "compiled", closers)
+    monkeypatch.setattr(reader_regions, "compiled", closers)
     return searched[0], calls[0]
 
 

@@ -17,13 +17,10 @@ from hypothesis import strategies as st
 from stream_corpus import CONFORMANCE, corpus, misplaced, read_all, split_at, stream, trace
 from test_properties import FRAGMENTS
 
-from toolbench.formats.incremental import (
-    ByteReader,
-    DisplayPolicy,
-    MarkerReader,
-    _holds_of,
-    observe_stream,
-)
+from toolbench.formats.marker_reader import MarkerReader
+from toolbench.formats.observe import DisplayPolicy, observe_stream
+from toolbench.formats.reader import ByteReader
+from toolbench.formats.reader_plan import holds_of
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import Brackets
 from toolbench.results import TimedText
@@ -158,7 +155,7 @@ def test_what_is_shown_and_held_after_a_prefix_does_not_depend_on_its_split(
     ends = list(itertools.accumulate(map(len, chunks)))
     assert [one_by_one[n - 1] if n else ("", 0) for n in ends] == at_once, spec
     head = text[-240:]  # and at every character of a tail (each prefix fed at once),
-    _holds_of(FORMATS[spec].reader()._open)[0].clear()  # type: ignore[attr-defined]
+    holds_of(FORMATS[spec].reader()._open)[0].clear()  # type: ignore[attr-defined]
     by_char = _shown_and_held(spec, list(head))  # with no held tail remembered yet
     assert by_char == [_shown_and_held(spec, [head[: i + 1]])[0] for i in range(len(head))]
 

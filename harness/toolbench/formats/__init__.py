@@ -22,7 +22,8 @@ from toolbench.formats.base import (
     ToolCall,
 )
 from toolbench.formats.detect import Detection, detect_format
-from toolbench.formats.incremental import Event, IncrementalReader, TimedChunk, observe_stream
+from toolbench.formats.observe import TimedChunk, observe_stream
+from toolbench.formats.reader import Event, IncrementalReader
 from toolbench.formats.registry import format_names, get_format, register_format
 from toolbench.tools import ToolDef
 

@@ -13,117 +13,41 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolbench.formats.exchange import (
+    Message,
+    ModelReply,
+    ParseIssue,
+    ParseResult,
+    ParseStatus,
+    RenderedRequest,
+    ToolCall,
+)
+from toolbench.formats.marker_reader import MarkerReader
+from toolbench.formats.reader import IncrementalReader
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax, literal_tokens, tokens
-from toolbench.sparse import SparseModel
 from toolbench.tools import ToolDef
 
-if TYPE_CHECKING:
-    from toolbench.formats.incremental import IncrementalReader, MarkerReader
-
-Message = dict[str, Any]
-"""An OpenAI-style chat message (``role``, ``content``, and for native ``tool_calls``...)."""
-
-ParseStatus = Literal["strict", "repaired", "failed", "no_call"]
-
-
-class ToolCall(SparseModel):
-    """A call read back from a reply."""
-
-    model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("notes",)
-
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    id: str | None = None
-    repaired: bool = False
-    """True when the call only decoded through the lenient path (JSON repair, or a block
-    that held more than one JSON value, see ``call.lenient``)."""
-    notes: list[str] = Field(default_factory=list)
-    """Codes of what was normalised on the way without being an error (``args.null``:
-    arguments sent as null or as the string ``"null"`` were read as ``{}``). Left out of
-    the serialized call when empty, so stored results only change where a note applies."""
-
-
-class ParseIssue(BaseModel):
-    """A typed parse error: parse failures are data, never exceptions."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    code: str
-    message: str
-
-
-class ParseResult(SparseModel):
-    """What a format read from one reply.
-
-    ``status`` keeps strict and lenient outcomes apart: ``strict`` means every call the reply
-    attempted decoded without repair or leniency, ``repaired`` that calls came out but at
-    least one needed the repair layer or a lenient reading, or that another attempted call
-    of the same reply was dropped (a block that failed to decode), ``failed`` that the reply
-    tried to call and nothing usable came out, ``no_call`` that it did not try.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("via",)
-
-    calls: list[ToolCall] = Field(default_factory=list)
-    content: str = ""
-    """User-visible text: outside the calls, think blocks removed, sanitized."""
-    raw_content: str = ""
-    """Text outside the calls with think blocks removed, before sanitizing."""
-    reasoning: str | None = None
-    errors: list[ParseIssue] = Field(default_factory=list)
-    status: ParseStatus = "no_call"
-    attempted: bool = False
-    """Whether the reply tried to call a tool (even if that failed to parse)."""
-    stop_signals: list[str] = Field(default_factory=list)
-    """Stop-compliance codes seen while parsing (``stop.text_after_call`` ...)."""
-    final_answer: str | None = None
-    """The answer when the reply is a final answer (ReAct's ``Final Answer:``, else content)."""
-    via: Literal["primary", "fallback"] | None = None
-    """Which part of a fallback composition (``native|xml``) produced this result:
-    ``fallback`` when the primary found no call and the fallback's parser read calls.
-    None for a plain format; left out of the serialized result then, so stored results
-    only change where a composition ran."""
-
-    def codes(self) -> list[str]:
-        return [e.code for e in self.errors]
-
-
-class ModelReply(BaseModel):
-    """One assistant turn as the provider returned it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    text: str = ""
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
-    """Provider-native tool calls (OpenAI shape: id, type, function.name/arguments)."""
-    finish_reason: str | None = None
-    raw_message: dict[str, Any] = Field(default_factory=dict)
-    """The assistant message exactly as returned, echoed back unchanged by ``native``."""
-
-
-class RenderedRequest(BaseModel):
-    """Exactly what a format sends for one turn (besides model and sampling parameters)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    messages: list[Message]
-    stop: list[str] | None = None
-    tools: list[dict[str, Any]] | None = None
-    tool_choice: Any = None
-    params: dict[str, Any] = Field(default_factory=dict)
-    """Request parameters a format option asks for (``native:parallel=false``:
-    ``parallel_tool_calls``; ``native:tool_choice=required``: ``tool_choice``, over the
-    field above). Filtered by the model's capabilities like the harness's own: one the
-    provider does not take is dropped and recorded, so the cell says "not applied"."""
-    api: Literal["chat", "responses"] = "chat"
-    """The provider API the request is sent to: chat completions, or OpenAI's Responses API
-    (``native:api=responses``; the provider layer shapes the request for it)."""
+__all__ = [
+    "Format",
+    "FormatOptions",
+    "Message",
+    "ModelReply",
+    "NamePattern",
+    "NoOptions",
+    "ParseIssue",
+    "ParseResult",
+    "ParseStatus",
+    "RenderedRequest",
+    "Requirements",
+    "ShotsOptions",
+    "ToolCall",
+]
+"""The format's base class and what goes with it; the data it exchanges (defined in
+:mod:`toolbench.formats.exchange`) is importable from here too, as plugins import it."""
 
 
 class NoOptions(BaseModel):
@@ -165,15 +89,6 @@ class Requirements:
     """Request ``stop`` sequences: the format stops the model before it invents results."""
     raw_completion: bool = False
     """A raw text completion (no chat template): the format writes the whole prompt."""
-
-
-@cache
-def _marker_reader() -> type[MarkerReader]:
-    """The reader class, imported once (``incremental`` imports this module; an import
-    statement per reader was a noticeable share of a short reply's reading)."""
-    from toolbench.formats.incremental import MarkerReader
-
-    return MarkerReader
 
 
 @cache
@@ -291,11 +206,11 @@ class Format(ABC):
     def reader(
         self, tools: Sequence[ToolDef] | None = None, *, early_calls: bool = True
     ) -> IncrementalReader:
-        """A fresh incremental reader of one reply (:mod:`toolbench.formats.incremental`);
+        """A fresh incremental reader of one reply (:mod:`toolbench.formats.marker_reader`);
         its result after ``close()`` is exactly ``self.parse(whole text, tools)``.
         ``early_calls``: each ``call_complete`` event carries its block's calls (one more
         parse of each call block; a measurement that only needs positions turns it off)."""
-        return _marker_reader()(self, tools, self.stream_syntax(), early_calls=early_calls)
+        return MarkerReader(self, tools, self.stream_syntax(), early_calls=early_calls)
 
     @abstractmethod
     def continue_conversation(

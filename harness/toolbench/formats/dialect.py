@@ -26,6 +26,7 @@ from toolbench.formats.base import Message, ModelReply, ParseIssue, ParseResult,
 from toolbench.formats.calls import CallCollector
 from toolbench.formats.jsonscan import Decoded, decode, loads_strict
 from toolbench.formats.prompted import PromptedFormat
+from toolbench.formats.pycalls import python_literal
 from toolbench.formats.shots import render_shots
 from toolbench.formats.text import MARKER_ROUNDS, drop_think_tags, remove_all, tidy
 from toolbench.tools import ToolDef
@@ -259,8 +260,6 @@ _NO_READING = object()
 def _python_literal(text: str) -> Decoded:
     """A Python-literal object or list (single quotes, ``True``/``None``), read with
     ``ast`` by the pythonic format's checked reader, never evaluated."""
-    from toolbench.formats.pythonic import python_literal  # pythonic imports this module
-
     ok, value = python_literal(text)
     return Decoded(value, ok=True) if ok and isinstance(value, (dict, list)) else Decoded()
 

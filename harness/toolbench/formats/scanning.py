@@ -1,4 +1,4 @@
-"""The scanning pieces of the incremental readers (:mod:`toolbench.formats.incremental`).
+"""The scanning pieces of the incremental reader (:mod:`toolbench.formats.marker_reader`).
 
 What lets a reader look at each new chunk once: the characters a pattern's match can
 begin with (so most chunks never reach the pattern engine), a bracket counter for calls

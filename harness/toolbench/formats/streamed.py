@@ -30,7 +30,7 @@ from toolbench.formats.streamsyntax import StreamSyntax
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
-    from toolbench.formats.incremental import IncrementalReader
+    from toolbench.formats.reader import IncrementalReader
 
 STREAM_OPTION = "stream"
 """The spec option (a bare word, no ``=value``)."""

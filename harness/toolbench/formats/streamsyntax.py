@@ -2,7 +2,7 @@
 
 A format declares its :class:`StreamSyntax` (the class attribute ``stream``): which
 markers open a call, what ends one, and which bare tokens a careful application hides.
-The reader in :mod:`toolbench.formats.incremental` runs any syntax; keeping the syntax as
+The reader in :mod:`toolbench.formats.marker_reader` runs any syntax; keeping the syntax as
 data (not code per format) is what lets the display policy, the hold-back and the leak
 measure be the same for every format, plugins included.
 

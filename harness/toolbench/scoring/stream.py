@@ -5,7 +5,7 @@ Timing: time to first token (``ttft_ms``, first exchange), time to the first cal
 and to that call's completion (``first_call_byte_ms``, ``call_complete_ms``, in the
 exchange that made the first call), output tokens per second after the first token
 (``tokens_per_s``). Text formats: the deltas go through the format's incremental reader
-and display policy (:func:`toolbench.formats.incremental.observe_stream`), which says
+and display policy (:func:`toolbench.formats.observe.observe_stream`), which says
 whether raw markup reached the displayed text (``stream_leak``), how much
 (``leaked_chars``) and how long text was held back (``holdback_ms``); native trials have
 None for these. ``stream_error``: some exchange's delta sequence was broken (its
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolbench.formats.base import Format
-from toolbench.formats.incremental import DisplayPolicy, StreamView, observe_stream
+from toolbench.formats.observe import DisplayPolicy, StreamView, observe_stream
 from toolbench.formats.streamed import Streamed, is_streamed
 from toolbench.results import ScoreValue, TurnRecord, Value, ValueKind
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput
