@@ -21,7 +21,7 @@ from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
 from toolbench.stored_tuples import StoredAsObjects
 
-RESULTS_SCHEMA_VERSION = 6
+RESULTS_SCHEMA_VERSION = 7
 """The version of the stored run this toolbench writes (2: ``run.json`` got
 ``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
 cells, scenario files with hashes, model parameters, api base, cassette directory,
@@ -30,8 +30,9 @@ shard, display policy; trials may be streamed: ``TrialResult.stream``,
 ``scenario_hashes``, ``merge`` compares ``scenario_files``; 5: a streamed trial's
 measurements move from ``TrialResult.stream`` into ``scores.values``, the named values of
 the registered scorers; 6: the core checks (``parse_ok``, ``call_accuracy``, ...) move
-from fixed ``scores`` fields into ``scores.values`` too, given by the built-in scorers);
-older records are migrated on read, newer ones refused."""
+from fixed ``scores`` fields into ``scores.values`` too, given by the built-in scorers;
+7: ``run.json`` holds what the reports read of the run's inputs: ``scenario_tags`` and
+``model_notes``); older records are migrated on read, newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -349,7 +350,7 @@ class RunInfo(SparseModel):
     """``runs/<id>/run.json``: the matrix and the environment of a run."""
 
     model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("auto_formats", "shard")
+    omit_when_empty = ("auto_formats", "shard", "scenario_tags", "model_notes")
 
     schema_version: int = RESULTS_SCHEMA_VERSION
     run_id: str
@@ -397,3 +398,10 @@ class RunInfo(SparseModel):
     shard: Shard | None = None
     """The part of the matrix this run holds (``run --shard K/N``); None for a whole run
     (and for a merge of every shard), and then left out of the file."""
+    scenario_tags: dict[str, list[str]] = Field(default_factory=dict)
+    """Per scenario id, its tags as the run read them (untagged scenarios left out), so a
+    workload (``recommend --scenarios TAG``) selects trials from the run itself, not from
+    scenario files that may have changed since. Empty in runs before schema 7."""
+    model_notes: list[str] = Field(default_factory=list)
+    """What the reports' header says about the run's models (the embedded models'
+    descriptions); empty for other models and in runs before schema 7."""

@@ -80,17 +80,17 @@ def test_a_newer_run_json_is_refused_in_one_line(
     runs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     info = json.loads(Path("r1/run.json").read_text())
-    info["schema_version"] = 7
+    info["schema_version"] = CURRENT + 1
     Path("r1/run.json").write_text(json.dumps(info))
     code, _, err = cli(["report", "r1", "--to", "md"], capsys)
     assert (code, err) == (
         2,
-        f"error: r1/run.json: written by a newer toolbench (schema 7); "
+        f"error: r1/run.json: written by a newer toolbench (schema {CURRENT + 1}); "
         f"this one reads up to {CURRENT}\n",
     )
     code, _, err = cli(["rescore", "r1", "-o", "r1b"], capsys)
     assert (code, err.splitlines()[0]) == (2, err.rstrip("\n"))
-    assert "r1/run.json: written by a newer toolbench (schema 7)" in err
+    assert f"r1/run.json: written by a newer toolbench (schema {CURRENT + 1})" in err
     assert not Path("r1b").exists()
 
 

@@ -51,7 +51,7 @@ from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import expand_stream
 from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
 from toolbench.providers.llama_server import server_chat_template
-from toolbench.providers.local_models import DEFAULT_MODELS
+from toolbench.providers.local_models import DEFAULT_MODELS, report_notes
 from toolbench.providers.registry import DEFAULT_KIND, Providers, api_class, kind_of, kinds
 from toolbench.redaction import redact, redact_uri, register_url_secrets
 from toolbench.results import RunInfo, Shard, TrialResult, TurnRecord
@@ -514,6 +514,8 @@ def _run_info(cfg: RunConfig, plan: Plan) -> RunInfo:
         cells={m: [f.spec for f in fmts] for m, fmts in plan.by_model.items()},
         format_options={f.spec: f.options.model_dump() for f in plan.formats},
         scenario_files=scenario_files(plan.scenarios),
+        scenario_tags={s.id: list(s.tags) for s in plan.scenarios if s.tags},
+        model_notes=report_notes(plan.models),
         model_params=plan.model_params,
         api_base=redact_uri(cfg.api_base) if cfg.api_base else None,
         cassette_api_base=cassette_api_base(cfg.api_base) if cfg.api_base else None,

@@ -196,3 +196,18 @@ def _trial_5_to_6(record: dict[str, Any]) -> dict[str, Any]:
 def _run_5_to_6(record: dict[str, Any]) -> dict[str, Any]:
     """Schema 6 changed only trial lines: a schema-5 ``run.json`` is a valid schema-6 one."""
     return record
+
+
+@migration("trial", 6)
+def _trial_6_to_7(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 7 changed ``run.json``: a schema-6 line is a valid schema-7 line as it is."""
+    return record
+
+
+@migration("run", 6)
+def _run_6_to_7(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 7 ``run.json`` adds ``scenario_tags`` and ``model_notes``, what the reports
+    read of the run's inputs; empty means "not recorded": a workload then selects by
+    scenario id, file or folder only, and the header has no note on the models."""
+    return record
+
