@@ -1,33 +1,40 @@
-"""Loading registered objects from entry points, the same way for every registry.
+"""The loader's old entry, for a registry not yet moved onto :class:`toolbench.registry.Registry`.
 
-Scorers (``toolbench.scorers``) and metrics (``toolbench.metrics``) come from entry points,
-toolbench's own and plugins' alike. One broken plugin must not take the others down: an
-import error, an entry that names the wrong kind of object, or a name already taken is
-one warning line, and the rest load.
+Everything here is :mod:`toolbench.registry`'s one loader: the same warning lines, the
+same order (toolbench's own first), the same stale-install line. A registry should hold
+a :class:`~toolbench.registry.Registry` instead; this goes when none calls it.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar
+
+from toolbench.registry import STALE, RegistrationError, Registry, instances_of, ours
+
+__all__ = ["STALE", "installed", "load_entry_points", "ours"]
 
 T = TypeVar("T")
 
 
-def _entries(obj: object, kind: type[T]) -> list[T] | None:
-    if isinstance(obj, kind):
-        return [obj]
-    if isinstance(obj, Sequence) and obj and all(isinstance(x, kind) for x in obj):
-        return list(obj)
-    return None
+class _Adapter(Registry[T]):
+    """A registry whose table is someone else's: registering calls their function."""
 
+    def __init__(
+        self, kind: type[T], what: str, register: Callable[[T], Any], duplicate: type[Exception]
+    ) -> None:
+        super().__init__(
+            "", instances_of(kind), what, lambda item: str(getattr(item, "name", item))
+        )
+        self._register, self._duplicate = register, duplicate
 
-def warn(what: str, ep: EntryPoint, problem: str, consequence: str | None = None) -> None:
-    """One warning line about ``what`` plugin ``ep`` (``scorer``, ``metric``)."""
-    tail = consequence if consequence is not None else f"its {what}s are left out"
-    print(f"warning: {what} plugin '{ep.name}' ({ep.value}) {problem}; {tail}", file=sys.stderr)
+    def register(self, item: T, *, replace: bool = False) -> T:
+        try:
+            self._register(item)
+        except self._duplicate as exc:
+            raise RegistrationError(str(exc)) from exc
+        return item
 
 
 def load_entry_points(
@@ -37,48 +44,16 @@ def load_entry_points(
     register: Callable[[T], Any],
     duplicate: type[Exception],
 ) -> None:
-    """Register every ``kind`` object each entry point names (one object or a sequence
-    of them) with ``register``; what cannot be loaded or registered is one warning line."""
-    for ep in eps:
-        try:
-            obj = ep.load()
-        except Exception as exc:  # a plugin's import error is its own, not ours
-            first = str(exc).splitlines()[0] if str(exc) else ""
-            warn(what, ep, f"failed to load: {type(exc).__name__}: {first}")
-            continue
-        found = _entries(obj, kind)
-        if found is None:
-            name = kind.__name__
-            warn(what, ep, f"does not name a {name} or a sequence of {name} objects")
-            continue
-        for item in found:
-            try:
-                register(item)
-            except duplicate as exc:
-                warn(what, ep, f"{exc}", f"'{getattr(item, 'name', item)}' is left out")
-
-
-STALE = (
-    "warning: toolbench's own '{group}' entry points are not installed (metadata older "
-    "than this checkout): reinstall it, `pip install -e .`"
-)
-"""Said once when the built-ins are missing: a checkout whose installed metadata predates
-the group would otherwise lose them silently."""
+    """Register every ``kind`` object each entry point names with ``register``; what
+    cannot be loaded or registered is one warning line."""
+    _Adapter(kind, what, register, duplicate).load_entries(eps)
 
 
 def installed(
     group: str, ours_first: bool = False, find: Callable[..., Iterable[EntryPoint]] = entry_points
 ) -> list[EntryPoint]:
-    """The group's installed entry points (``find``: a registry's own lookup, which tests
-    replace), by name, toolbench's own first when ``ours_first``; warns once
+    """The group's installed entry points, toolbench's own first; warns once
     (:data:`STALE`) when toolbench's own are missing."""
-    eps = sorted(find(group=group), key=lambda ep: (ours_first and not ours(ep), ep.name))
-    if not any(ours(ep) for ep in eps):
-        print(STALE.format(group=group), file=sys.stderr)
-    return eps
-
-
-def ours(ep: EntryPoint) -> bool:
-    """Declared by toolbench's own distribution (its built-ins), not by a plugin's."""
-    dist = ep.dist
-    return dist is not None and dist.name == "toolbench"
+    reg: Registry[object] = Registry(group, instances_of(object), "", str)
+    reg.find = lambda g: find(group=g)
+    return reg.installed()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Generic, TypeGuard, TypeVar
@@ -32,7 +33,6 @@ from typing import Generic, TypeGuard, TypeVar
 from toolbench.errors import UnknownNameError
 
 T = TypeVar("T")
-C = TypeVar("C")
 
 DIST_NAME = "toolbench"
 
@@ -67,15 +67,6 @@ def instances_of(cls: type[T]) -> Kind[T]:
         return isinstance(obj, cls)
 
     return Kind(test, cls.__name__)
-
-
-def subclasses_of(cls: type[C]) -> Kind[type[C]]:
-    """A registry of classes deriving from ``cls`` (formats)."""
-
-    def test(obj: object) -> TypeGuard[type[C]]:
-        return isinstance(obj, type) and issubclass(obj, cls)
-
-    return Kind(test, f"{cls.__name__} subclass")
 
 
 def ours(ep: EntryPoint) -> bool:
@@ -214,14 +205,40 @@ class Registry(Generic[T]):
                 self._loading = False
             self._loaded = True
 
+    @contextmanager
+    def installing(self, *eps: EntryPoint) -> Iterator[None]:
+        """Within the block, the registry is loaded as if a distribution declaring
+        ``eps`` were installed beside the real ones; after it, as it was. A plugin's own
+        tests use this to load it through its entry point without installing it."""
+        find, saved, builtin, loaded = (
+            self.find,
+            dict(self._items),
+            set(self._builtin),
+            self._loaded,
+        )
+        self.find = lambda group: [*find(group), *eps]
+        try:
+            self._forget()  # loaded again on first use, with them
+            yield
+        finally:
+            self.find = find
+            self._items.clear()
+            self._items.update(saved)
+            self._builtin = builtin
+            self._loaded = loaded
+            self.changed()
+
     def reload(self) -> None:
         """Forget everything and read the entry points again (tests, long sessions)."""
+        self._forget()
+        self.load()
+
+    def _forget(self) -> None:
         with self._lock:
             self._items.clear()
             self._builtin.clear()
             self._loaded = False
             self.changed()
-            self.load()
 
     # ------------------------------------------------------------------ reading
 

@@ -3,7 +3,6 @@ and plugins registered through one entry-point group; a broken plugin is one war
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import subprocess
@@ -12,7 +11,6 @@ import tomllib
 from collections.abc import Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from typing import Any
 
 import pytest
 from declared import Contract, contract
@@ -138,42 +136,45 @@ def test_builtins_are_the_entry_points_in_pyproject() -> None:
 def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[EntryPoint]]:
     """Extra (plugin) entry points of the group; the registry reloaded with them."""
     extra: list[EntryPoint] = []
-    real = registry.entry_points
-
-    def fake(**kw: Any) -> list[EntryPoint]:
-        return [*real(**kw), *extra]
-
-    monkeypatch.setattr(registry, "entry_points", fake)
+    real = registry.FORMATS.find
+    monkeypatch.setattr(registry.FORMATS, "find", lambda group: [*real(group), *extra])
     yield extra
     monkeypatch.undo()
     registry.reload_formats()
 
 
 def test_a_plugin_that_fails_to_import_is_one_warning(
-    plugins: list[EntryPoint], caplog: pytest.LogCaptureFixture
+    plugins: list[EntryPoint], capsys: pytest.CaptureFixture[str]
 ) -> None:
     plugins.append(EntryPoint("broken", "no_such_module_xyz:Fmt", "toolbench.formats"))
     plugins.append(EntryPoint("notaformat", "os:getcwd", "toolbench.formats"))
-    with caplog.at_level(logging.WARNING, logger="toolbench.formats"):
-        registry.reload_formats()
+    registry.reload_formats()
     assert format_names() == sorted(CONTRACT)
     assert get_format("xml").name == "xml"
-    assert [r.getMessage() for r in caplog.records] == [
-        "warning: format plugin 'broken' (no_such_module_xyz:Fmt) failed to load and is "
-        "skipped: ModuleNotFoundError: No module named 'no_such_module_xyz'",
-        "warning: format plugin 'notaformat' (os:getcwd) is not a toolbench Format "
-        "subclass; skipped",
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: format plugin 'broken' (no_such_module_xyz:Fmt) failed to load: "
+        "ModuleNotFoundError: No module named 'no_such_module_xyz'; its formats are left out",
+        "warning: format plugin 'notaformat' (os:getcwd) does not name a Format subclass "
+        "or a sequence of Format subclass objects; its formats are left out",
     ]
 
 
 def test_a_plugin_cannot_replace_a_builtin(
-    plugins: list[EntryPoint], caplog: pytest.LogCaptureFixture
+    plugins: list[EntryPoint], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plugins.append(EntryPoint("xml2", "toolbench.formats.react:React", "toolbench.formats"))
-    with caplog.at_level(logging.WARNING, logger="toolbench.formats"):
-        registry.reload_formats()
+    plugins.append(EntryPoint("react2", f"{__name__}:NotReact", "toolbench.formats"))
+    registry.reload_formats()
     assert format_class("react").__name__ == "React"
-    assert "reuses the built-in name 'react'" in caplog.text
+    assert capsys.readouterr().err == (
+        f"warning: format plugin 'react2' ({__name__}:NotReact) format 'react' is already "
+        "registered; 'react' is left out\n"
+    )
+
+
+class NotReact(Native):
+    """A plugin format that takes a built-in format's name."""
+
+    name = "react"
 
 
 def test_cli_with_a_broken_plugin_installed(tmp_path: Path) -> None:
@@ -193,7 +194,8 @@ def test_cli_with_a_broken_plugin_installed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == (
         "warning: format plugin 'broken' (brokenplugin_missing.formats:Broken) failed to "
-        "load and is skipped: ModuleNotFoundError: No module named 'brokenplugin_missing'\n"
+        "load: ModuleNotFoundError: No module named 'brokenplugin_missing'; its formats are "
+        "left out\n"
     )
     assert [line.split()[0] for line in done.stdout.splitlines()] == sorted(CONTRACT)
 

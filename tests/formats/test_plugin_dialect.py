@@ -3,13 +3,13 @@ test table and one entry point is picked up by every list that used to be kept b
 ``formats list``, ``formats detect``, native dialect leakage, the conformance run, the
 docs table, and the shared tests that iterate the formats' declared test cases (the
 contract test, the stream corpus and its split-invariance check). The entry point is
-added by patching the registry's ``entry_points``, as an installed plugin distribution
-would add it."""
+added with the registry's ``installing``, as an installed plugin distribution would add
+it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from importlib.metadata import EntryPoint, EntryPoints
+from importlib.metadata import EntryPoint
 
 import pytest
 import test_conformance
@@ -27,18 +27,8 @@ from toolbench.formats.registry import ENTRY_POINT_GROUP, get_format
 
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    real = registry.entry_points
-    plugin = EntryPoint("toy", "toy_dialect:Toy", ENTRY_POINT_GROUP)
-
-    def with_toy(*, group: str) -> EntryPoints:
-        found = real(group=group)
-        return EntryPoints([*found, plugin]) if group == ENTRY_POINT_GROUP else found
-
-    monkeypatch.setattr(registry, "entry_points", with_toy)
-    registry.reload_formats()
-    yield
-    monkeypatch.undo()
-    registry.reload_formats()
+    with registry.FORMATS.installing(EntryPoint("toy", "toy_dialect:Toy", ENTRY_POINT_GROUP)):
+        yield
 
 
 @pytest.mark.parametrize(("reply", "calls", "content"), [c[1:] for c in toy_dialect.CASES])

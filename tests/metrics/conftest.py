@@ -13,9 +13,9 @@ from toolbench.metrics import registry
 def restore_registry() -> Iterator[None]:
     registry.load_metrics()
     saved = dict(registry._REGISTRY)
-    loaded = registry._loaded
+    loaded = registry.METRICS._loaded
     yield
     registry._REGISTRY.clear()
     registry._REGISTRY.update(saved)
-    registry._loaded = loaded
+    registry.METRICS._loaded = loaded
     registry.changed()

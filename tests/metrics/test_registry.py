@@ -85,9 +85,9 @@ def test_broken_plugin_is_one_warning_line_and_the_rest_still_work(
     broken = EntryPoint("broken", "no_such_plugin_module:METRICS", registry.ENTRY_POINT_GROUP)
     toy = EntryPoint("toy", "tests.metrics.toy_metric:METRICS", registry.ENTRY_POINT_GROUP)
     installed = [broken, toy, *entry_points(group=registry.ENTRY_POINT_GROUP)]
-    monkeypatch.setattr(registry, "entry_points", lambda group: installed)
+    monkeypatch.setattr(registry.METRICS, "find", lambda group: installed)
     registry._REGISTRY.clear()
-    registry._loaded = False
+    monkeypatch.setattr(registry.METRICS, "_loaded", False)
     registry.changed()
     assert metric_names() == (*BUILT_IN, "first_try_rate")
     err = capsys.readouterr().err

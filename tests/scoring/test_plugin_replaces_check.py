@@ -69,15 +69,9 @@ def _run(out: str) -> list[str]:
 @pytest.fixture
 def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The plugin installed: the group's entry points are the real ones plus its own."""
-    real = list(scorer.entry_points(group=scorer.ENTRY_POINT_GROUP))
     mine = EntryPoint("strict_calls", "tests.scoring.strict_calls:SCORER", scorer.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(scorer, "entry_points", lambda group: [*real, mine])
-    saved = dict(scorer._REGISTRY)
-    scorer._REGISTRY.clear()
-    monkeypatch.setattr(scorer, "_loaded", False)
-    yield
-    scorer._REGISTRY.clear()
-    scorer._REGISTRY.update(saved)
+    with scorer.SCORERS.installing(mine):
+        yield
 
 
 def _values(run: Path, name: str) -> dict[str, object]:

@@ -29,25 +29,10 @@ RUN = ["run", "--record", "none", "--quiet", "--no-report", "--models", "local/s
 @pytest.fixture
 def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The toy plugin installed: each group's entry points are the real ones plus its own."""
-    for module, group, attr in (
-        (scorer, scorer.ENTRY_POINT_GROUP, "SCORER"),
-        (registry, registry.ENTRY_POINT_GROUP, "METRICS"),
-    ):
-        real = list(module.entry_points(group=group))
-        toy = EntryPoint("terse", f"{PLUGIN}:{attr}", group)
-        monkeypatch.setattr(module, "entry_points", lambda group, eps=[*real, toy]: eps)
-    saved = (dict(scorer._REGISTRY), dict(registry._REGISTRY))
-    scorer._REGISTRY.clear()
-    registry._REGISTRY.clear()
-    monkeypatch.setattr(scorer, "_loaded", False)
-    monkeypatch.setattr(registry, "_loaded", False)
-    registry.changed()
-    yield
-    scorer._REGISTRY.clear()
-    scorer._REGISTRY.update(saved[0])
-    registry._REGISTRY.clear()
-    registry._REGISTRY.update(saved[1])
-    registry.changed()
+    scorers = EntryPoint("terse", f"{PLUGIN}:SCORER", scorer.ENTRY_POINT_GROUP)
+    metrics = EntryPoint("terse", f"{PLUGIN}:METRICS", registry.ENTRY_POINT_GROUP)
+    with scorer.SCORERS.installing(scorers), registry.METRICS.installing(metrics):
+        yield
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from importlib.metadata import EntryPoint, entry_points
 
 import pytest
 
-from toolbench import ModelReply, TurnRecord, get_format, load_scenarios, plugins, score_trial
+from toolbench import ModelReply, TurnRecord, get_format, load_scenarios, registry, score_trial
 from toolbench.results import ScoreValue, Value, ValueKind
 from toolbench.scoring import accuracy, builtin, scorer
 from toolbench.scoring.scorer import (
@@ -40,7 +40,7 @@ BUILTIN = ["parse", "calls", "schema", "stop", "leakage", "retry", "fallback", "
 
 
 def test_the_built_in_scorers_are_one_entry_point_of_the_group() -> None:
-    ours = [ep for ep in entry_points(group=scorer.ENTRY_POINT_GROUP) if plugins.ours(ep)]
+    ours = [ep for ep in entry_points(group=scorer.ENTRY_POINT_GROUP) if registry.ours(ep)]
     assert [(ep.name, ep.value) for ep in ours] == [
         ("builtin", "toolbench.scoring.builtin:SCORERS")
     ]
@@ -182,8 +182,8 @@ def test_broken_plugins_are_one_warning_line_each(capsys: pytest.CaptureFixture[
 def test_stale_metadata_is_said(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(scorer, "entry_points", lambda group: [])
-    monkeypatch.setattr(scorer, "_loaded", False)
+    monkeypatch.setattr(scorer.SCORERS, "find", lambda group: [])
+    monkeypatch.setattr(scorer.SCORERS, "_loaded", False)
     scorer._REGISTRY.clear()
     assert scorer.all_scorers() == []
     assert capsys.readouterr().err == (

@@ -3,15 +3,15 @@
 The built-in formats are listed in toolbench's own ``pyproject.toml`` under that group,
 exactly as a plugin lists its formats in its own, so there is one way in: each entry
 point names a :class:`Format` subclass (``module:Class``). A plugin that fails to import
-(or names something that is not a format) is named in one warning line and skipped; the
-other formats still work.
+(or names something that is not a format, or a name already taken) is named in one
+warning line and left out; the other formats still work.
 
 The registry reads no ``pyproject.toml`` at run time: the installed metadata is the one
 list (an editable install made before a format was added needs ``pip install -e .``
 again, as for any new entry point). What other lists need from a format (its detection
 patterns, its conformance family, whether its syntax leaks into native replies) is
 declared on the format class and read from here (:mod:`toolbench.formats.detect`,
-:func:`toolbench.formats.native.dialects`).
+:func:`toolbench.formats.native.dialects`). Loading follows :mod:`toolbench.registry`.
 
 A format spec on the command line is ``name`` or ``name:key=value,key=value``
 (for example ``prompt-json:shots=2``); the options are validated by the format's own
@@ -21,121 +21,48 @@ does take, and a bad value with the model's reason.
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
-from importlib import import_module
-from importlib.metadata import entry_points
+from typing import TypeGuard
 
 from pydantic import BaseModel, ValidationError
 
-from toolbench.errors import UnknownNameError, UserError
+from toolbench.errors import UserError
 from toolbench.formats.base import Format
+from toolbench.registry import Kind, Registry
 
 ENTRY_POINT_GROUP = "toolbench.formats"
-DIST_NAME = "toolbench"
-
-log = logging.getLogger("toolbench.formats")
-
-_REGISTRY: dict[str, type[Format]] = {}
-_BUILTIN: set[str] = set()
-_loaded = False
 
 
-@dataclass(frozen=True)
-class FormatEntry:
-    """One entry point of the group: the format name, ``module:attr``, and its source."""
+def _is_format(obj: object) -> TypeGuard[type[Format]]:
+    return isinstance(obj, type) and issubclass(obj, Format)
 
-    name: str
-    value: str
-    builtin: bool
+
+FORMATS: Registry[type[Format]] = Registry(
+    ENTRY_POINT_GROUP, Kind(_is_format, "Format subclass"), "format", lambda cls: cls.name
+)
+"""Every format class by its ``name``."""
 
 
 def register_format(cls: type[Format]) -> type[Format]:
     """Class decorator: make a format available by its ``name`` (without an entry point)."""
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def format_entries() -> list[FormatEntry]:
-    """Every entry point of the group: toolbench's built-ins first, then plugins."""
-    own: list[FormatEntry] = []
-    plugins: list[FormatEntry] = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        dist = ep.dist.name if ep.dist is not None else ""
-        builtin = dist == DIST_NAME
-        (own if builtin else plugins).append(FormatEntry(ep.name, ep.value, builtin))
-    return [*own, *plugins]
-
-
-def _load_entry(entry: FormatEntry) -> type[Format] | None:
-    """The format class an entry names, or None (said in one warning line)."""
-    module, _, attr = entry.value.partition(":")
-    try:
-        obj: object = import_module(module.strip())
-        for part in filter(None, attr.strip().split(".")):
-            obj = getattr(obj, part)
-    except Exception as exc:  # a broken plugin must not take the other formats down
-        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-        log.warning(
-            "warning: format plugin '%s' (%s) failed to load and is skipped: %s",
-            entry.name, entry.value, why.rstrip(": "),
-        )  # fmt: skip
-        return None
-    if not (isinstance(obj, type) and issubclass(obj, Format)):
-        log.warning(
-            "warning: format plugin '%s' (%s) is not a toolbench Format subclass; skipped",
-            entry.name, entry.value,
-        )  # fmt: skip
-        return None
-    return obj
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for entry in format_entries():
-        cls = _load_entry(entry)
-        if cls is None:
-            continue
-        if entry.builtin:
-            _BUILTIN.add(cls.name)
-        elif cls.name in _BUILTIN:
-            log.warning(
-                "warning: format plugin '%s' (%s) reuses the built-in name '%s'; skipped",
-                entry.name, entry.value, cls.name,
-            )  # fmt: skip
-            continue
-        register_format(cls)
+    return FORMATS.register(cls)
 
 
 def reload_formats() -> None:
     """Forget what was loaded and read the entry points again (tests, long sessions)."""
-    global _loaded
-    _REGISTRY.clear()
-    _BUILTIN.clear()
-    _loaded = False
-    _load()
+    FORMATS.reload()
 
 
 def format_names() -> list[str]:
-    _load()
-    return sorted(_REGISTRY)
+    return sorted(FORMATS.names())
 
 
 def builtin_format_names() -> list[str]:
     """The formats toolbench itself ships (its own entry points)."""
-    _load()
-    return sorted(_BUILTIN)
+    return sorted(FORMATS.builtin_names())
 
 
 def format_class(name: str) -> type[Format]:
-    _load()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownNameError("format", name, _REGISTRY) from None
+    return FORMATS.get(name)
 
 
 def _option_list(model: type[BaseModel]) -> str:

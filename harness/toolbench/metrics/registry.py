@@ -20,14 +20,13 @@ warning line on stderr and the other metrics still work.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolbench import plugins
 from toolbench.errors import UnknownNameError
+from toolbench.registry import DuplicateNameError, Registry, instances_of
 
 if TYPE_CHECKING:  # pandas is imported by whoever builds a trial table (slow to import)
     import pandas as pd
@@ -186,9 +185,6 @@ def flag_rate(
 
 # --------------------------------------------------------------------------- the registry
 
-_REGISTRY: dict[str, Metric] = {}
-_loaded = False
-_LOAD_LOCK = threading.Lock()
 _flags: tuple[str, ...] | None = None
 """:func:`score_flags`, kept: the reader asks for it once per results line."""
 
@@ -199,49 +195,42 @@ def changed() -> None:
     _flags = None
 
 
-class DuplicateMetricError(ValueError):
-    """A metric name is registered twice (a plugin may not silently redefine a metric)."""
+DuplicateMetricError = DuplicateNameError
+"""A metric name is registered twice (a plugin may not silently redefine a metric)."""
+
+METRICS: Registry[Metric] = Registry(
+    ENTRY_POINT_GROUP, instances_of(Metric), "metric", lambda m: m.name, on_change=changed
+)
+"""Every metric by name, in table order (built-ins first, then plugins)."""
+_REGISTRY = METRICS._items
+"""The table itself (tests save and restore it)."""
 
 
 def register_metric(metric: Metric, *, replace: bool = False) -> Metric:
     """Make ``metric`` known by its name; a name already taken is refused unless
     ``replace`` (so a plugin cannot silently change what a built-in metric means)."""
-    old = _REGISTRY.get(metric.name)
-    if old is not None and old is not metric and not replace:
-        raise DuplicateMetricError(f"metric '{metric.name}' is already registered")
-    _REGISTRY[metric.name] = metric
-    changed()
-    return metric
+    return METRICS.register(metric, replace=replace)
 
 
 def unregister_metric(name: str) -> None:
     """Forget a metric (tests that register toy metrics clean up with this)."""
-    _REGISTRY.pop(name, None)
-    changed()
+    METRICS.unregister(name)
 
 
 def load_entry_points(eps: Iterable[EntryPoint]) -> None:
     """Register the metrics each entry point names; a broken one is one warning line."""
-    plugins.load_entry_points(eps, Metric, "metric", register_metric, DuplicateMetricError)
+    METRICS.load_entries(eps)
 
 
 def load_metrics() -> None:
     """Load every installed ``toolbench.metrics`` entry point (once): toolbench's own
     first (the built-ins, in table order), then plugins by name."""
-    global _loaded
-    if _loaded:
-        return
-    with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
-        if _loaded:
-            return
-        load_entry_points(plugins.installed(ENTRY_POINT_GROUP, ours_first=True, find=entry_points))
-        _loaded = True
+    METRICS.load()
 
 
 def all_metrics() -> list[Metric]:
     """Every metric, in table order (built-ins first, then plugins, as registered)."""
-    load_metrics()
-    return list(_REGISTRY.values())
+    return METRICS.values()
 
 
 def metric_names() -> tuple[str, ...]:
@@ -249,8 +238,7 @@ def metric_names() -> tuple[str, ...]:
 
 
 def find_metric(name: str) -> Metric | None:
-    load_metrics()
-    return _REGISTRY.get(name)
+    return METRICS.find_item(name)
 
 
 def get_metric(name: str) -> Metric:

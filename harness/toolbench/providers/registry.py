@@ -6,29 +6,47 @@ exactly as a plugin lists its own: each entry point names a class implementing
 :class:`~toolbench.providers.base.ModelAPI` (``module:Class``), made with the run's
 :class:`~toolbench.providers.base.ProviderSettings`. A kind claims model strings by
 its ``prefixes`` (``local/``); a model no kind claims goes to :data:`DEFAULT_KIND`
-(LiteLLM, which knows the providers by their own prefixes). A plugin that fails to
-load is named in one warning line and skipped; the other kinds still work. Kinds are
-imported on first use, never LiteLLM itself (it takes seconds).
+(LiteLLM, which knows the providers by their own prefixes). Loading follows
+:mod:`toolbench.registry`: a plugin that fails to load is named in one warning line and
+left out; the other kinds still work. Kinds are imported on first use, never LiteLLM
+itself (the kind's module defers it: it is slow to import).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from importlib import import_module
-from importlib.metadata import entry_points
+from typing import TypeGuard
 
 from toolbench.providers.base import ModelAPI, ProviderSettings
+from toolbench.registry import Kind as Holds
+from toolbench.registry import Registry
 
 ENTRY_POINT_GROUP = "toolbench.providers"
 DEFAULT_KIND = "litellm"
-BUILTIN_KINDS = ("litellm", "local")
-"""The kinds toolbench's own ``pyproject.toml`` registers (a test keeps them equal)."""
-
-log = logging.getLogger("toolbench.providers")
 
 Kind = Callable[[ProviderSettings], ModelAPI]
-_KINDS: dict[str, Kind] = {}
+
+
+def _is_kind(obj: object) -> TypeGuard[Kind]:
+    """A provider kind is a class with a ``send`` and a ``name`` (ModelAPI is a Protocol,
+    so the class is checked by what it has)."""
+    return (
+        isinstance(obj, type)
+        and callable(getattr(obj, "send", None))
+        and isinstance(getattr(obj, "name", None), str)
+    )
+
+
+def _name_of(kind: Kind) -> str:
+    name: str = getattr(kind, "name")  # noqa: B009 - checked by _is_kind, unknown to mypy
+    return name
+
+
+KINDS: Registry[Kind] = Registry(
+    ENTRY_POINT_GROUP, Holds(_is_kind, "provider kind class (with send and name)"),
+    "provider kind", _name_of,
+)  # fmt: skip
+"""Every provider kind class by its ``name``."""
 
 
 class StaleInstallError(RuntimeError):
@@ -36,43 +54,20 @@ class StaleInstallError(RuntimeError):
     made before they were registered by entry point): reinstall it."""
 
 
-def _load(value: str) -> Kind:
-    module, _, attr = value.partition(":")
-    obj: object = import_module(module.strip())
-    for part in filter(None, attr.strip().split(".")):
-        obj = getattr(obj, part)
-    if not (isinstance(obj, type) and callable(getattr(obj, "send", None))):
-        raise TypeError(f"{value} is not a provider kind class (no send)")
-    kind: Kind = obj
-    return kind
-
-
 def kinds() -> dict[str, Kind]:
     """Every registered kind by name (loaded once)."""
-    if _KINDS:
-        return _KINDS
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in _KINDS:
-            continue
-        try:
-            _KINDS[ep.name] = _load(ep.value)
-        except Exception as exc:  # a broken plugin must not take the other kinds down
-            why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            log.warning("warning: provider kind '%s' (%s) failed to load and is skipped: %s",
-                        ep.name, ep.value, why.rstrip(": "))  # fmt: skip
-    missing = [k for k in BUILTIN_KINDS if k not in _KINDS]
-    if missing:
-        _KINDS.clear()
+    found = {name: KINDS.get(name) for name in KINDS.names()}
+    if DEFAULT_KIND not in found:
         raise StaleInstallError(
-            f"provider kinds {', '.join(missing)} are not registered: the installed "
+            f"provider kind {DEFAULT_KIND} is not registered: the installed "
             "toolbench metadata is older than its pyproject.toml; run pip install -e ."
         )
-    return _KINDS
+    return found
 
 
 def reload_kinds() -> None:
     """Forget what was loaded and read the entry points again (tests, plugins)."""
-    _KINDS.clear()
+    KINDS.reload()
 
 
 def kind_of(model: str) -> str:

@@ -35,15 +35,14 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from typing import Literal, NoReturn
 
-from toolbench import plugins
 from toolbench.formats.base import Format
+from toolbench.registry import DuplicateNameError, RegistrationError, Registry, instances_of
 from toolbench.results import (
     ScoreValue,
     TrialSettings,
@@ -144,58 +143,68 @@ def named(**values: Value) -> dict[str, ScoreValue]:
 
 # --------------------------------------------------------------------------- the registry
 
-_REGISTRY: dict[str, Scorer] = {}
-_loaded = False
-_loading = False
-_LOAD_LOCK = threading.RLock()
-"""Reentrant: a plugin that wraps a built-in reads it (:func:`get_scorer`) while it is
-being imported, inside :func:`load_scorers`; that reads the registry as loaded so far
-(the built-ins are loaded first)."""
+ScorerRegistrationError = RegistrationError
+"""A scorer cannot be registered (its plugin is left out with one warning line)."""
+
+DuplicateScorerError = DuplicateNameError
+"""A scorer name, or one of its value names, is taken already."""
 
 
-class ScorerRegistrationError(ValueError):
-    """A scorer cannot be registered (its plugin is left out with one warning line)."""
+class ScorerRegistry(Registry[Scorer]):
+    """The scorers in the order they run; a value name is given by one scorer only, and
+    a scorer that ``replaces`` another takes its place (see the module docstring)."""
 
+    def _clash(self, scorer: Scorer, leaving: str | None = None) -> None:
+        """Refuse ``scorer`` if one of its value names is given by another registered
+        scorer (``leaving``: the scorer it replaces, whose values it takes over)."""
+        taken = {
+            v
+            for s in self._items.values()
+            if s.name not in (scorer.name, leaving)
+            for v in s.values
+        }
+        clash = sorted(taken & set(scorer.values))
+        if clash:
+            raise DuplicateScorerError(
+                f"scorer '{scorer.name}': value name(s) {', '.join(clash)} already given"
+            )
 
-class DuplicateScorerError(ScorerRegistrationError):
-    """A scorer name, or one of its value names, is taken already."""
-
-
-def _clash(scorer: Scorer, leaving: str | None = None) -> None:
-    """Refuse ``scorer`` if one of its value names is given by another registered scorer
-    (``leaving``: the scorer it replaces, whose values it takes over)."""
-    taken = {
-        v for s in _REGISTRY.values() if s.name not in (scorer.name, leaving) for v in s.values
-    }
-    clash = sorted(taken & set(scorer.values))
-    if clash:
-        raise DuplicateScorerError(
-            f"scorer '{scorer.name}': value name(s) {', '.join(clash)} already given"
+    def _take_place(self, scorer: Scorer, target: str) -> Scorer:
+        """Put ``scorer`` in the place of the registered scorer ``target``."""
+        old = self._items.get(target)
+        if old is None:
+            raise ScorerRegistrationError(
+                f"scorer '{scorer.name}' replaces '{target}', which is not registered"
+            )
+        if scorer.name != target and scorer.name in self._items:
+            raise DuplicateScorerError(f"scorer '{scorer.name}' is already registered")
+        missing = sorted(n for n, kind in old.values.items() if scorer.values.get(n) != kind)
+        if missing:
+            raise ScorerRegistrationError(
+                f"scorer '{scorer.name}' replaces '{target}' but does not declare its "
+                f"value(s) {', '.join(missing)} with the same kind"
+            )
+        self._clash(scorer, leaving=target)
+        self._replace_all(
+            (scorer.name, scorer) if n == target else (n, s) for n, s in self._items.items()
         )
+        print(f"warning: scorer '{scorer.name}' replaces scorer '{target}'", file=sys.stderr)
+        return scorer
+
+    def register(self, item: Scorer, *, replace: bool = False) -> Scorer:
+        if item.replaces is not None:
+            return self._take_place(item, item.replaces)
+        old = self._items.get(item.name)
+        if old is not None and old is not item and not replace:
+            raise DuplicateScorerError(f"scorer '{item.name}' is already registered")
+        self._clash(item)
+        self._put(item.name, item)
+        return item
 
 
-def _replace(scorer: Scorer, target: str) -> Scorer:
-    """Put ``scorer`` in the place of the registered scorer ``target``."""
-    old = _REGISTRY.get(target)
-    if old is None:
-        raise ScorerRegistrationError(
-            f"scorer '{scorer.name}' replaces '{target}', which is not registered"
-        )
-    if scorer.name != target and scorer.name in _REGISTRY:
-        raise DuplicateScorerError(f"scorer '{scorer.name}' is already registered")
-    missing = sorted(n for n, kind in old.values.items() if scorer.values.get(n) != kind)
-    if missing:
-        raise ScorerRegistrationError(
-            f"scorer '{scorer.name}' replaces '{target}' but does not declare its value(s) "
-            f"{', '.join(missing)} with the same kind"
-        )
-    _clash(scorer, leaving=target)
-    order = [(scorer.name if n == target else n, scorer if n == target else s)
-             for n, s in _REGISTRY.items()]  # fmt: skip
-    _REGISTRY.clear()
-    _REGISTRY.update(order)
-    print(f"warning: scorer '{scorer.name}' replaces scorer '{target}'", file=sys.stderr)
-    return scorer
+SCORERS = ScorerRegistry(ENTRY_POINT_GROUP, instances_of(Scorer), "scorer", lambda s: s.name)
+_REGISTRY = SCORERS._items
+"""The table itself (tests save and restore it)."""
 
 
 def register_scorer(scorer: Scorer, *, replace: bool = False) -> Scorer:
@@ -203,55 +212,37 @@ def register_scorer(scorer: Scorer, *, replace: bool = False) -> Scorer:
     before it, or in the place of the scorer it ``replaces``. A scorer name or value name
     already taken by another scorer is refused unless ``replace`` (re-registering a
     scorer of the same name, which tests do)."""
-    if scorer.replaces is not None:
-        return _replace(scorer, scorer.replaces)
-    old = _REGISTRY.get(scorer.name)
-    if old is not None and old is not scorer and not replace:
-        raise DuplicateScorerError(f"scorer '{scorer.name}' is already registered")
-    _clash(scorer)
-    _REGISTRY[scorer.name] = scorer
-    return scorer
+    return SCORERS.register(scorer, replace=replace)
 
 
 def unregister_scorer(name: str) -> None:
     """Forget a scorer (tests that register toy scorers clean up with this)."""
-    _REGISTRY.pop(name, None)
+    SCORERS.unregister(name)
 
 
 def load_entry_points(eps: Iterable[EntryPoint]) -> None:
     """Register the scorers each entry point names; a broken one is one warning line."""
-    plugins.load_entry_points(eps, Scorer, "scorer", register_scorer, ScorerRegistrationError)
+    SCORERS.load_entries(eps)
 
 
 def load_scorers() -> None:
-    """Register every installed ``toolbench.scorers`` entry point, by name (once)."""
-    global _loaded, _loading
-    if _loaded:
-        return
-    with _LOAD_LOCK:  # trials are scored in worker threads: load once, wholly
-        if _loaded or _loading:  # _loading: a plugin being loaded reads the registry
-            return
-        _loading = True
-        try:
-            # toolbench's own first: they run first, and a plugin may replace one of them
-            found = plugins.installed(ENTRY_POINT_GROUP, ours_first=True, find=entry_points)
-            load_entry_points(found)
-        finally:
-            _loading = False
-        _loaded = True
+    """Register every installed ``toolbench.scorers`` entry point (once), toolbench's
+    own first: they run first, and a plugin may replace one of them."""
+    SCORERS.load()
 
 
 def all_scorers() -> list[Scorer]:
     """Every registered scorer, in the order they run (and their problems are listed)."""
-    load_scorers()
-    return list(_REGISTRY.values())
+    return SCORERS.values()
 
 
 def get_scorer(name: str) -> Scorer:
     """The registered scorer called ``name`` (KeyError when there is none); a replacing
     scorer reads the one it replaces through this, to wrap it."""
-    load_scorers()
-    return _REGISTRY[name]
+    found = SCORERS.find_item(name)
+    if found is None:
+        raise KeyError(name)
+    return found
 
 
 def value_kind(name: str) -> ValueKind | None:
