@@ -11,13 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolbench import redaction
-from toolbench.redaction import (
-    REDACTED,
-    redact,
-    redact_error_fields,
-    redacted_json_line,
-    secret_values,
-)
+from toolbench.record_redaction import redact_error_fields, redacted_json_line
+from toolbench.redaction import REDACTED, redact, secret_values
 
 SHAPED = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from toolbench.redaction import _ERROR_FIELD_TEXT, _error_fields
+from toolbench.record_redaction import _ERROR_FIELD_TEXT, _error_fields
 from toolbench.results import StreamTurn, TimedText
 
 
