@@ -109,7 +109,11 @@ def make_trial(
     )
 
 
-def write_run(run_dir: Path, trials: Iterable[TrialResult], run_id: str | None = None) -> Path:
+def write_run(
+    run_dir: Path, trials: Iterable[TrialResult], run_id: str | None = None, **info: Any
+) -> Path:
+    """``run_dir`` holding ``trials`` and a ``run.json`` of their matrix (``info``: more of
+    its fields, e.g. ``scenario_tags``)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     trials = list(trials)
     rid = run_id or run_dir.name
@@ -124,6 +128,7 @@ def write_run(run_dir: Path, trials: Iterable[TrialResult], run_id: str | None =
         formats=sorted({t.format for t in trials}),
         scenarios=sorted({t.scenario_id for t in trials}),
         samples=max((t.sample for t in trials), default=0) + 1,
+        **info,
     )
     (run_dir / "run.json").write_text(info.model_dump_json(indent=2), encoding="utf-8")
     return run_dir

@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 
 from toolbench.errors import UserError
-from toolbench.report.compare import compare_formats, compare_runs, mcnemar_exact, render_comparison
+from toolbench.report.compare import compare_formats, compare_runs, render_comparison
 from toolbench.report.metrics import load_table
+from toolbench.report.paired_stats import mcnemar_exact
 
 
 @pytest.mark.parametrize(

@@ -110,14 +110,22 @@ def test_unknown_latency_shows_as_na(tmp_path: Path) -> None:
 
 
 def test_a_run_of_the_embedded_models_says_what_they_are(tmp_path: Path) -> None:
+    """The header says what the run recorded of its models (``run.json``'s
+    ``model_notes``), escaped; the report reads nothing else about them."""
     trials = [make_trial(m, "xml", "s1", ok=False) for m in ("local/gemma3-270m", "openai/x")]
-    page = render_report(write_run(tmp_path / "loc", trials), "html")
+    notes = ["local/gemma3-270m: Gemma 3 270M (Q4_K_M), a base model <b>", "not a toolbench fault"]
+    page = render_report(write_run(tmp_path / "loc", trials, model_notes=notes), "html")
     header = page[page.index("<header>") : page.index("</header>")]
-    assert "local/gemma3-270m: Gemma 3 270M (Q4_K_M), a base model" in header
+    assert "local/gemma3-270m: Gemma 3 270M (Q4_K_M), a base model &lt;b&gt;" in header
     assert "not a toolbench fault" in header
-    assert "smollm2" not in header  # only the local models the run used
+
+
+def test_an_older_run_of_the_embedded_models_reports_without_the_note(tmp_path: Path) -> None:
+    trials = [make_trial("local/gemma3-270m", "xml", "s1", ok=False)]
+    page = render_report(write_run(tmp_path / "old", trials), "html")
+    assert 'model-notes"' not in page and "Gemma 3 270M" not in page
 
 
 def test_a_run_without_embedded_models_has_no_model_note(run_dir: Path) -> None:
     page = render_report(run_dir, "html")
-    assert "model-notes\"" not in page and "not a toolbench fault" not in page
+    assert 'model-notes"' not in page and "not a toolbench fault" not in page

@@ -50,7 +50,7 @@ def test_recommend_on_run(run_dir: Path) -> None:
     assert "warning: prompt-json's call-accuracy advantage over xml is not significant" in text
     assert "warning: xml and prompt-json tie on call accuracy (McNemar p=1, 3 paired" in text
     # Each warning says what the pairs could detect (Connor's formula, alpha 0.05, power 0.8).
-    from toolbench.report.workload import detectable_difference
+    from toolbench.report.paired_stats import detectable_difference
 
     d4, d3 = detectable_difference(4, 2 / 4), detectable_difference(3, 0.0)
     assert d4 is not None and d3 is None

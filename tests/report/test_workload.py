@@ -10,14 +10,11 @@ import pytest
 from synthetic_runs import make_trial, write_run
 
 from toolbench.cli.app import run_cli
+from toolbench.errors import UserError
 from toolbench.report.metrics import load_table
-from toolbench.report.workload import (
-    Workload,
-    detectable_difference,
-    parse_weights,
-    rank_pairs,
-    render,
-)
+from toolbench.report.paired_stats import detectable_difference
+from toolbench.report.workload import Workload, parse_weights, rank_pairs, render, select_trials
+from toolbench.results import ScenarioFile
 
 
 def cell(model: str, fmt: str, n_ok: int, n: int = 40, **kw: object) -> list:  # type: ignore[type-arg]
@@ -28,8 +25,11 @@ def cell(model: str, fmt: str, n_ok: int, n: int = 40, **kw: object) -> list:  #
 def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     # Clear winner: 38/40 vs 20/40 (the next best).
+    first = ScenarioFile(path=str(tmp_path / "suite" / "first.yaml"), sha256="0",
+                         ids=[f"call_{i}" for i in range(10)])  # fmt: skip
+    tags = {"call_0": ["pick"], "call_39": ["pick"], "gone": ["orphan"]}
     write_run(Path("clear"), cell("big", "xml", 38) + cell("big", "react", 20)
-              + cell("small", "xml", 12))  # fmt: skip
+              + cell("small", "xml", 12), scenario_files=[first], scenario_tags=tags)  # fmt: skip
     # Too close to tell on 40 trials: 30/40 vs 28/40.
     write_run(Path("close"), cell("big", "xml", 30) + cell("small", "xml", 28))
     # A tie on the score, broken by latency (same cost).
@@ -158,10 +158,39 @@ def test_bad_workload_options_are_one_line(
 def test_a_workload_with_no_trial_of_the_run(
     runs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A tag the run recorded whose scenarios have no trial here selects nothing; a name
+    the run knows nothing of (a bundled scenario it did not run) is unknown to it."""
+    assert run_cli(["recommend", "clear", "--pairs", "--scenarios", "orphan"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --scenarios: no trial of run 'clear' is in the workload (orphan)\n"
+    )
     assert run_cli(["recommend", "clear", "--pairs", "--scenarios", "weather-paris"]) == 2
     assert capsys.readouterr().err == (
-        "error: --scenarios: no trial of run 'clear' is in the workload (weather-paris)\n"
+        "error: unknown scenario or tag of run 'clear' 'weather-paris'. Tags of the run: "
+        "orphan, pick; or a scenario id, file or folder of the run\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("selector", "ids"),
+    [
+        ("pick", {"call_0", "call_39"}),  # a tag, as the run recorded it
+        ("suite/first.yaml", {f"call_{i}" for i in range(10)}),  # a file the run read
+        ("suite", {f"call_{i}" for i in range(10)}),  # its folder, by path or name
+        ("all", {f"call_{i}" for i in range(40)}),
+    ],
+)
+def test_a_workload_is_selected_from_what_the_run_recorded(
+    runs: Path, selector: str, ids: set[str]
+) -> None:
+    """No scenario file is read: ``suite/first.yaml`` does not even exist any more."""
+    picked = select_trials(load_table("clear"), [selector])
+    assert set(picked.df["scenario_id"]) == ids
+
+
+def test_a_run_without_tags_says_so(runs: Path) -> None:
+    with pytest.raises(UserError, match="The run recorded no tags: give a scenario id"):
+        select_trials(load_table("close"), ["pick"])
 
 
 def test_per_model_recommend_takes_the_workload_too(

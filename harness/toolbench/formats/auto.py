@@ -15,26 +15,30 @@ starts no server and asks none, so it resolves ``auto`` from names alone. The ch
 recording made is kept in ``run.json``: ``--resume`` reuses it.
 
 :class:`FormatsFile` is what ``recommend --to yaml`` writes and ``run --formats-from FILE``
-reads: per model, the format to use, with a schema version checked on read.
+reads: per model, the format to use, with a schema version checked on read (a leaf,
+:mod:`toolbench.formats_file`, so the report writes it without importing formats).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from toolbench.errors import UserError
 from toolbench.formats.detect import DEFAULT_FORMAT, Detection, detect_format
+from toolbench.formats_file import (
+    FORMATS_FILE_VERSION,
+    FormatsFile,
+    ModelChoice,
+    read_formats_file,
+)
+
+__all__ = [
+    "AUTO", "FORMATS_FILE_VERSION", "FormatsFile", "ModelChoice", "Resolution",
+    "choose_format", "read_formats_file", "resolve_formats",
+]  # fmt: skip
 
 AUTO = "auto"
 """The pseudo-format of ``--formats``: each model's detected dialect."""
-
-FORMATS_FILE_VERSION: Literal[1] = 1
 
 
 def choose_format(model: str, chat_template: str | None = None) -> Detection:
@@ -92,55 +96,3 @@ def resolve_formats(
             chosen.append(spec.strip())
         out[model] = list(dict.fromkeys(chosen))
     return Resolution(out, auto)
-
-
-class ModelChoice(BaseModel):
-    """One model's entry: the format spec to use."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    tool_format: str = Field(min_length=1)
-
-
-class FormatsFile(BaseModel):
-    """``recommend --to yaml``'s file: ``{version: 1, models: {MODEL: {tool_format: SPEC}}}``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    version: Literal[1] = FORMATS_FILE_VERSION
-    models: dict[str, ModelChoice] = Field(min_length=1)
-
-    def formats(self) -> dict[str, str]:
-        return {m: c.tool_format for m, c in self.models.items()}
-
-    def dump(self) -> str:
-        return yaml.safe_dump(self.model_dump(), sort_keys=True, default_flow_style=False)
-
-
-def read_formats_file(path: Path) -> FormatsFile:
-    """Read and check a formats file; any problem is one :class:`UserError` naming it."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        raise UserError(f"--formats-from: {path}: cannot read: {why}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise UserError(f"--formats-from: {path}: not YAML{where}") from None
-    if not isinstance(data, dict):
-        raise UserError(f"--formats-from: {path}: expected a mapping with version and models")
-    version = data.get("version")
-    if version != FORMATS_FILE_VERSION:
-        raise UserError(
-            f"--formats-from: {path}: version: {version!r} is not a formats-file version "
-            f"(this toolbench reads version {FORMATS_FILE_VERSION})"
-        )
-    try:
-        return FormatsFile.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"]) or "file"
-        raise UserError(f"--formats-from: {path}: {loc}: {err['msg']}") from None

@@ -27,39 +27,16 @@ from toolbench.formats.base import (
     ToolCall,
 )
 from toolbench.formats.streamsyntax import StreamSyntax
+from toolbench.stream_option import STREAM_OPTION, split_stream, with_stream
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
     from toolbench.formats.reader import IncrementalReader
 
-STREAM_OPTION = "stream"
-"""The spec option (a bare word, no ``=value``)."""
-
-
-def split_stream(spec: str) -> tuple[str, bool]:
-    """``spec`` without its ``stream`` option, and whether it had one.
-
-    Only the first part of a composition may carry it (``native:stream|xml``).
-    """
-    head, sep, rest = spec.strip().partition("|")
-    name, _, opts = head.partition(":")
-    # Empty items kept: the options' parser refuses them (an empty option is a typo).
-    items = [p.strip() for p in opts.split(",")] if opts.strip() else []
-    kept = [p for p in items if p != STREAM_OPTION]
-    if len(kept) == len(items):
-        return spec.strip(), False
-    base = name.strip() + (":" + ",".join(kept) if kept else "")
-    return base + (sep + rest if sep else ""), True
-
-
-def with_stream(spec: str) -> str:
-    """``spec`` with the ``stream`` option (unchanged when it has it)."""
-    base, streamed = split_stream(spec)
-    if streamed:
-        return spec.strip()
-    head, sep, rest = base.partition("|")
-    joined = f"{head},{STREAM_OPTION}" if ":" in head else f"{head}:{STREAM_OPTION}"
-    return joined + (sep + rest if sep else "")
+__all__ = [
+    "STREAM_OPTION", "Streamed", "expand_stream", "is_streamed", "split_stream", "with_stream",
+]  # fmt: skip
+"""The spec text's helpers are :mod:`toolbench.stream_option`'s, named here too."""
 
 
 def is_streamed(fmt: Format) -> bool:

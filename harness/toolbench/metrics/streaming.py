@@ -19,10 +19,10 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from toolbench.formats.streamed import split_stream
 from toolbench.metrics.latency import quantile
 from toolbench.metrics.registry import Metric, PerTrial
 from toolbench.results import named_value
+from toolbench.stream_option import split_stream
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -9,13 +9,12 @@ the discordant pairs lean one way more than chance would: ``b`` pairs where only
 succeeded, ``c`` where only side B did, two-sided exact binomial p-value on ``b + c``
 trials with p = 1/2. Only ``ok`` trials where the flag applies on both sides are paired.
 Each test also says the smallest difference its pairs could detect (alpha 0.05, power
-0.8; :func:`~toolbench.report.workload.detectable_difference`). ``--by variant`` pairs
-the variants of one model (``MODEL@NAME``, :mod:`toolbench.runner.variants`).
+0.8; :func:`~toolbench.report.paired_stats.detectable_difference`). ``--by variant`` pairs
+the variants of one model (``MODEL@NAME``, :mod:`toolbench.model_names`).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
@@ -24,6 +23,7 @@ import pandas as pd
 
 from toolbench.errors import UserError
 from toolbench.metrics import get_metric, metric_names, view
+from toolbench.model_names import bare_model
 from toolbench.report.metrics import (
     CellStats,
     TrialTable,
@@ -32,19 +32,8 @@ from toolbench.report.metrics import (
     fmt_delta,
     fmt_value,
 )
+from toolbench.report.paired_stats import ALPHA, detectable_difference, mcnemar_exact
 from toolbench.report.table import text_table
-
-ALPHA = 0.05
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return float(min(1.0, 2 * tail))
 
 
 @dataclass(frozen=True)
@@ -68,8 +57,6 @@ class PairedTest:
     def detectable(self) -> float | None:
         """The smallest difference these pairs could detect (alpha 0.05, power 0.8), so a
         "no significant difference" is read against what the test could have seen."""
-        from toolbench.report.workload import detectable_difference
-
         if not self.n_pairs:
             return None
         return detectable_difference(self.n_pairs, (self.only_a + self.only_b) / self.n_pairs)
@@ -215,8 +202,6 @@ def _variant_pairs(
     run_id: str, values: list[str], pairs: list[tuple[str, str]], picked: bool
 ) -> list[tuple[str, str]]:
     """The pairs of ``values`` that are variants of one model; refused when none are."""
-    from toolbench.runner.variants import bare_model
-
     same = [(a, b) for a, b in pairs if bare_model(a) == bare_model(b)]
     if picked and not same:
         a, b = values

@@ -21,7 +21,6 @@ import pandas as pd
 
 from toolbench import __version__, codes
 from toolbench.metrics import all_metrics, view
-from toolbench.providers.local_models import report_notes
 from toolbench.redaction import redact_error
 from toolbench.report.baseline import BaselineDiff
 from toolbench.report.charts import heatmap_png
@@ -280,8 +279,7 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
     ctx: dict[str, Any] = {
         "run_id": table.run_id,
         "info": table.info.model_dump() if table.info else None,
-        "model_notes": report_notes(table.info.models if table.info else sorted(set(df["model"])))
-        + not_applied_lines(table),
+        "model_notes": (table.info.model_notes if table.info else []) + not_applied_lines(table),
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "version": __version__,
         "n_trials": len(df),

@@ -3,43 +3,26 @@
 ``native:tool_choice=required`` on a provider without ``tool_choice`` (or
 ``native:parallel=false`` without ``parallel_tool_calls``) is dropped before the request
 is sent, as any parameter a model does not take, and each trial records it
-(``params.dropped``). The cell then measured the provider's default, not the knob: the
-report says so next to it, so no comparison pretends the knob was tested.
+(``params.asked`` and ``params.dropped``). The cell then measured the provider's default,
+not the knob: the report says so next to it, so no comparison pretends the knob was
+tested. Read from the trial table (:func:`~toolbench.report.metrics.dropped_knobs`), as
+the run stored it: no format is built again.
 """
 
 from __future__ import annotations
 
 from toolbench.report.metrics import TrialTable
 
-KNOB_PARAMS = ("tool_choice", "parallel_tool_calls", "response_format")
-"""The request parameters a format option sends (:attr:`RenderedRequest.params`)."""
-
-
-def _has_knobs(spec: str) -> bool:
-    """Whether the format ``spec`` sends a knob (a spec that no longer builds: no)."""
-    from toolbench.formats.registry import get_format
-    from toolbench.tools import ToolDef
-
-    try:
-        probe = ToolDef(name="probe")
-        return bool(get_format(spec).render([probe], [{"role": "user", "content": ""}]).params)
-    except Exception:
-        return False
-
 
 def not_applied(table: TrialTable) -> dict[tuple[str, str], dict[str, str]]:
-    """Per ``(model, format)`` cell, each knob dropped on some trial and why. Reads the
-    full records of the cells with knobs only."""
+    """Per ``(model, format)`` cell, each knob dropped on some trial and why."""
     df = table.df
-    specs = [f for f in df["format"].unique() if _has_knobs(str(f))]
-    if not specs or "_offset" not in df:
+    if "_knobs" not in df or not len(df):
         return {}
+    hit = df[df["_knobs"].notna()]
     out: dict[tuple[str, str], dict[str, str]] = {}
-    for r in table.trials(df.loc[df["format"].isin(specs), "_offset"].tolist()):
-        dropped = r.params.dropped if r.params is not None else {}
-        for knob in KNOB_PARAMS:
-            if knob in dropped:
-                out.setdefault((r.model, r.format), {})[knob] = dropped[knob]
+    for model, fmt, knobs in zip(hit["model"], hit["format"], hit["_knobs"], strict=True):
+        out.setdefault((str(model), str(fmt)), {}).update(knobs)
     return out
 
 

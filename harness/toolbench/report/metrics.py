@@ -72,12 +72,24 @@ _DTYPES = {"boolean": "boolean", "number": "Float64", "label": "string"}
 """The column type of a named value of each kind (nullable: None is "not applicable")."""
 
 
+KNOB_PARAMS = ("tool_choice", "parallel_tool_calls", "response_format")
+"""The request parameters a format option sends (``native:tool_choice=required``)."""
+_PRIVATE_COLUMNS = ("_knobs",)
+"""Columns one analysis reads and no export shows: ``_knobs``, the knobs a trial asked
+for that were not sent, and why (:mod:`toolbench.report.knobs`; None: none)."""
+
+
 def trial_columns() -> tuple[str, ...]:
     """The trial table's public columns: keys, status, every named value a registered
     metric reads (its ``flag``: a core check or a registered scorer's value), latency,
     tokens, cost, error codes, outcome and the streamed-trial columns
     (:data:`~toolbench.metrics.streaming.STREAM_COLUMNS`, empty for other trials)."""
     return (*_BASE_COLUMNS, *score_flags(), *_TAIL_COLUMNS, *STREAM_COLUMNS)
+
+
+def table_columns() -> tuple[str, ...]:
+    """What :func:`trial_row` gives: the public columns, then the private ones."""
+    return (*trial_columns(), *_PRIVATE_COLUMNS)
 
 
 def check_metric(name: str) -> str:
@@ -116,8 +128,21 @@ class TrialTable:
         return read_trials_at(self.path, picked, [self.line_of.get(o, 0) for o in picked])
 
 
+def dropped_knobs(d: dict[str, Any]) -> dict[str, str] | None:
+    """The knobs a raw results line asked for and was not sent, with why (None: none).
+
+    A knob counts when the trial asked for it (``params.asked``) and it was dropped
+    (``params.dropped``): the cell then measured the provider's default, not the knob."""
+    params = d.get("params")
+    if not isinstance(params, dict):
+        return None
+    asked, dropped = params.get("asked") or {}, params.get("dropped") or {}
+    out = {k: str(dropped[k]) for k in KNOB_PARAMS if k in dropped and k in asked}
+    return out or None
+
+
 def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
-    """Project one raw results line (already JSON-decoded) onto :func:`trial_columns`."""
+    """Project one raw results line (already JSON-decoded) onto :func:`table_columns`."""
     status = d.get("status", "ok")
     scores = d.get("scores") or {}
     flags = [named_value(scores, f) for f in score_flags()]
@@ -139,6 +164,7 @@ def trial_row(d: dict[str, Any]) -> tuple[Any, ...]:
         ";".join(errs),
         trial_outcome(status, lambda name: named_value(scores, name)),
         *stream_row(d),
+        dropped_knobs(d),
     )
 
 
@@ -146,7 +172,7 @@ def frame(rows: Sequence[tuple[Any, ...]], offsets: Sequence[int] | None = None)
     """Build the typed trial table from projected rows."""
     import pandas as pd
 
-    df = pd.DataFrame.from_records(list(rows), columns=list(trial_columns()))
+    df = pd.DataFrame.from_records(list(rows), columns=list(table_columns()))
     for col in ("model", "format", "scenario_id", "status", "errors", "outcome"):
         df[col] = df[col].astype(str)
     df["sample"] = df["sample"].astype("int64")

@@ -14,7 +14,7 @@ is flagged as *not significant* when its call-accuracy advantage over the runner
 not confirmed by an exact McNemar test on paired trials (same scenario and sample),
 p >= 0.05: more samples or scenarios are needed before relying on it. The warning gives
 the smallest call-accuracy difference the paired trials could detect (alpha 0.05, power
-0.8; the formula is in :mod:`toolbench.report.workload`).
+0.8; the formula is in :mod:`toolbench.report.paired_stats`).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from toolbench.formats.auto import FormatsFile, ModelChoice
+from toolbench.formats_file import FormatsFile, ModelChoice
 from toolbench.metrics import get_metric, view
-from toolbench.report.compare import ALPHA, PairedTest, paired_tests
+from toolbench.report.compare import PairedTest, paired_tests
 from toolbench.report.metrics import OVERALL, CellStats, TrialTable, aggregate, fmt_value
+from toolbench.report.paired_stats import ALPHA, POWER, detectable_difference
 from toolbench.report.table import text_table
 
 
@@ -136,9 +137,7 @@ def render(recs: list[Recommendation]) -> str:
 
 
 def _detectable(t: PairedTest) -> str:
-    """The smallest call-accuracy difference these pairs could detect (see workload)."""
-    from toolbench.report.workload import POWER, detectable_difference
-
+    """The smallest call-accuracy difference these pairs could detect (:mod:`.paired_stats`)."""
     psi = (t.only_a + t.only_b) / t.n_pairs if t.n_pairs else 0.0
     d = detectable_difference(t.n_pairs, psi)
     if d is None:

@@ -22,9 +22,9 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from toolbench.formats.streamed import split_stream
 from toolbench.report.charts import heatmap_png
 from toolbench.report.metrics import OVERALL, CellStats, TrialTable, fmt_value
+from toolbench.stream_option import split_stream
 
 DISTRIBUTIONS: tuple[tuple[str, str, str], ...] = (
     ("ttft_s", "time to first token", "seconds"),

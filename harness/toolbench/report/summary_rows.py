@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.metrics import registry
-from toolbench.report.metrics import OVERALL, CellStats, trial_columns, trial_row
+from toolbench.report.metrics import OVERALL, CellStats, table_columns, trial_row
 from toolbench.store import read_info, read_projected
 
 
@@ -75,7 +75,7 @@ def summary_rows(
     if any(m.per_row is None for m in metrics):
         return None
     read = read_projected(run_dir, _project, written_from)
-    columns = trial_columns()
+    columns = table_columns()
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row, seen in read.rows:
         cell = groups.setdefault((seen.model, seen.format), [])

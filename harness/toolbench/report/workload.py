@@ -1,12 +1,13 @@
 """Which (model, format) pair to use for a workload, and whether the suite can tell.
 
-A *workload* is a selection of scenarios (ids, tags, scenario files or opt-in suites, as
-``run --scenarios`` takes them; default: every scenario of the run) and weights of rates
-(default: ``call_accuracy`` x1). Each (model, format) cell of the run gets a *workload
-score*: the weighted mean of its weighted rates over the selected trials, a rate where
-lower is better counted as ``1 - rate``; a weighted rate that applies to some cells but
-not to this one counts as 0 (a cell that never produced a call has no parse success to
-show), and one that applies to no cell is dropped with a note.
+A *workload* is a selection of the run's scenarios (ids, tags, scenario files or folders,
+opt-in suites, as ``run --scenarios`` names them and as the run recorded them; default:
+every scenario of the run) and weights of rates (default: ``call_accuracy`` x1). Each
+(model, format) cell of the run gets a *workload score*: the weighted mean of its
+weighted rates over the selected trials, a rate where lower is better counted as
+``1 - rate``; a weighted rate that applies to some cells but not to this one counts as
+0 (a cell that never produced a call has no parse success to show), and one that
+applies to no cell is dropped with a note.
 
 The ranking rule, stated in the output: highest workload score, then lowest cost per
 trial (``cost_total / n_trials``), then lowest ``latency_p50``, then model and format
@@ -34,19 +35,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from statistics import NormalDist
+from pathlib import Path
 
 import pandas as pd
 
-from toolbench.errors import UserError
+from toolbench.errors import UnknownNameError, UserError
 from toolbench.metrics import get_metric
-from toolbench.report.compare import ALPHA, mcnemar_exact
 from toolbench.report.metrics import CellStats, TrialTable, aggregate, fmt_value
+from toolbench.report.paired_stats import ALPHA, POWER, detectable_difference, mcnemar_exact
 from toolbench.report.table import text_table
 
-POWER = 0.8
 DEFAULT_WEIGHTS = {"call_accuracy": 1.0}
 TIE_BREAKERS = ("cost per trial (cost_total / n_trials)", "latency_p50")
+ALL_SCENARIOS = "all"
+"""The selector of every scenario (as ``run --scenarios all``): here, all of the run's."""
 
 
 # --------------------------------------------------------------------------- workload
@@ -95,16 +97,18 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
 
 
 def select_trials(table: TrialTable, selectors: Sequence[str]) -> TrialTable:
-    """Only the trials of the workload's scenarios: a selector is a scenario id of the
-    run, else anything ``run --scenarios`` takes (tag, file, folder, opt-in suite)."""
+    """Only the trials of the workload's scenarios, read from what the run recorded
+    (its trials and ``run.json``), never from scenario files that may have changed since.
+
+    A selector is a scenario id of the run, ``all``, a tag of the run's scenarios
+    (``scenario_tags``), or a scenario file or folder the run read (``scenario_files``:
+    its path, or a folder's name, such as an opt-in suite's ``bfcl-smoke``). One the run
+    knows nothing of is refused in one line (with a did-you-mean)."""
     if not selectors:
         return table
-    from toolbench.scenarios.loader import select_scenarios
-
-    in_run = set(table.df["scenario_id"])
     ids: set[str] = set()
     for sel in selectors:
-        ids |= {sel} if sel in in_run else {s.id for s in select_scenarios([sel])}
+        ids |= _scenarios_of(table, sel)
     df = table.df[table.df["scenario_id"].isin(ids)].reset_index(drop=True)
     if df.empty:
         raise UserError(
@@ -112,6 +116,33 @@ def select_trials(table: TrialTable, selectors: Sequence[str]) -> TrialTable:
             f"({', '.join(selectors)})"
         )
     return TrialTable(table.run_dir, table.path, df, table.info, table.duplicates, table.line_of)
+
+
+def _scenarios_of(table: TrialTable, sel: str) -> set[str]:
+    """The scenario ids of the run ``sel`` names (refused when it names none)."""
+    in_run = set(table.df["scenario_id"])
+    if sel in in_run:
+        return {sel}
+    if sel == ALL_SCENARIOS:
+        return in_run
+    info = table.info
+    tags = info.scenario_tags if info is not None else {}
+    ids = {sc for sc, got in tags.items() if sel in got}
+    given = Path(sel).resolve()
+    for f in info.scenario_files if info is not None else []:
+        path = Path(f.path)
+        if given == path or given in path.parents or sel == path.parent.name:
+            ids |= set(f.ids)
+    if ids:
+        return ids
+    names = sorted({t for got in tags.values() for t in got})
+    listing = (
+        f"Tags of the run: {', '.join(names)}; or a scenario id, file or folder of the run"
+        if names
+        else "The run recorded no tags: give a scenario id, file or folder of the run"
+    )
+    choices = in_run | set(names) | {ALL_SCENARIOS}
+    raise UnknownNameError(f"scenario or tag of run '{table.run_id}'", sel, choices, listing)
 
 
 # --------------------------------------------------------------------------- scoring
@@ -141,32 +172,6 @@ def trial_scores(df: pd.DataFrame, weights: dict[str, float]) -> pd.Series[float
         num = num + (w * x).fillna(0.0)
         den = den + w * x.notna()
     return (num / den).where(den > 0)
-
-
-# --------------------------------------------------------------------------- power
-
-
-def detectable_difference(
-    n: int, psi: float, alpha: float = ALPHA, power: float = POWER
-) -> float | None:
-    """The smallest difference McNemar's test detects with ``n`` pairs (Connor 1987).
-
-    ``psi`` is the observed share of discordant pairs; a difference ``delta`` needs a
-    share of at least ``delta``, so ``max(psi, delta)`` is used. None when not even a
-    difference of 100 points could be detected (fewer than 4 pairs, or none).
-    """
-    if n <= 0:
-        return None
-    za = NormalDist().inv_cdf(1 - alpha / 2)
-    zb = NormalDist().inv_cdf(power)
-    steps = 10_000
-    for i in range(1, steps + 1):
-        d = i / steps
-        p = max(psi, d)
-        need = (za * math.sqrt(p) + zb * math.sqrt(max(p - d * d, 0.0))) ** 2 / (d * d)
-        if need <= n:
-            return d
-    return None
 
 
 # --------------------------------------------------------------------------- ranking

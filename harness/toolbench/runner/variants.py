@@ -13,7 +13,8 @@ name only when it contains a letter and is not ``latest``; a suffix of digits (w
 ``-`` or ``.``: ``20240620``, ``001``, ``2024-06-20``) is a version and stays part of the
 model. A variant of a versioned Vertex model is written with both:
 ``vertex_ai/gemini-1.5-pro@001@fast``. A variant name is letters, digits, ``.``, ``_``
-and ``-`` (it names a cassette directory as it is) and starts with a letter.
+and ``-`` (it names a cassette directory as it is) and starts with a letter. How a name
+splits is :mod:`toolbench.model_names` (the reports read names by the same rule).
 """
 
 from __future__ import annotations
@@ -22,37 +23,11 @@ import re
 from collections.abc import Sequence
 
 from toolbench.errors import UserError
+from toolbench.model_names import SEPARATOR, bare_model, split_variant, variant_of
 
-SEPARATOR = "@"
-VERSION_WORDS = frozenset({"latest"})
-"""Vertex AI version aliases that read like words: part of the model, not a variant."""
+__all__ = ["SEPARATOR", "bare_model", "check_models", "split_variant", "variant_of"]
+
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,63}")
-_VERSION = re.compile(r"[0-9][0-9.-]*")
-
-
-def split_variant(name: str) -> tuple[str, str | None]:
-    """``(bare model, variant name)``; the variant is None for a plain (or versioned
-    Vertex) model name. Never raises: a malformed suffix is left to :func:`check_models`."""
-    bare, at, suffix = name.rpartition(SEPARATOR)
-    if not at or not bare or not _is_variant_suffix(suffix):
-        return name, None
-    return bare, suffix
-
-
-def _is_variant_suffix(suffix: str) -> bool:
-    if suffix.lower() in VERSION_WORDS or _VERSION.fullmatch(suffix):
-        return False
-    return any(c.isalpha() for c in suffix)
-
-
-def bare_model(name: str) -> str:
-    """The model the provider is asked for (``openai/gpt-5-mini@low`` -> ``openai/gpt-5-mini``)."""
-    return split_variant(name)[0]
-
-
-def variant_of(name: str) -> str | None:
-    """The variant name of a run model (None: the model under its own parameters)."""
-    return split_variant(name)[1]
 
 
 def check_models(given: Sequence[str], option: str = "--models") -> None:
