@@ -41,6 +41,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from toolbench.formats.registry import format_class, format_names
+
 DEFAULT_FORMAT = "prompt-json"
 """The fallback: plain JSON in the prompt needs no model-specific syntax."""
 
@@ -71,8 +73,6 @@ def template_signatures() -> tuple[tuple[tuple[str, ...], str], ...]:
 
 
 def _declared() -> tuple[list[tuple[int, str, str, str]], list[tuple[int, tuple[str, ...], str]]]:
-    from toolbench.formats.registry import format_class, format_names
-
     names: list[tuple[int, str, str, str]] = []
     templates: list[tuple[int, tuple[str, ...], str]] = []
     for fmt in format_names():

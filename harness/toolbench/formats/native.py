@@ -36,7 +36,7 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,16 +51,15 @@ from toolbench.formats.base import (
     ToolCall,
 )
 from toolbench.formats.calls import CallCollector, failed_result
+from toolbench.formats.dialect import DialectFormat
 from toolbench.formats.jsonscan import loads_strict
+from toolbench.formats.registry import format_class, format_names
 from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
 from toolbench.formats.strict import drop_optional_nulls, strict_schema, why_not_strict
 from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy
 from toolbench.formats.tool_names import name_map, name_problem
 from toolbench.tools import ToolDef
-
-if TYPE_CHECKING:
-    from toolbench.formats.dialect import DialectFormat
 
 DEFAULT_SYSTEM = "You are a helpful assistant. Use the provided tools when they help."
 
@@ -90,15 +89,11 @@ def dialects() -> tuple[DialectFormat, ...]:
     ``[TOOL_CALLS]``, ``<|python_tag|>``, a pythonic ``[f(a=1)]`` list, ...) in a native
     reply's content is a call the server failed to parse: every registered dialect that
     declares a ``leak_rank``, tried in that order (a plugin's dialect too)."""
-    from toolbench.formats.registry import format_class, format_names
-
     return _dialects(tuple(format_class(n) for n in format_names()))
 
 
 @lru_cache(maxsize=8)
 def _dialects(classes: tuple[type[Format], ...]) -> tuple[DialectFormat, ...]:
-    from toolbench.formats.dialect import DialectFormat
-
     ranked = sorted(
         (c.leak_rank, c.name, c)
         for c in classes

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from toolbench import codes
 from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
+from toolbench.formats.registry import builtin_format_names, format_class, format_names
 from toolbench.results import TurnRecord
 from toolbench.scoring.matchers import Problem
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput, named
@@ -48,8 +49,6 @@ def installed_markers(names: Sequence[str] | None = None) -> tuple[re.Pattern[st
     format installed now). A run fixes its set once (:func:`marker_texts`, recorded in
     ``run.json``) and scores every trial with it, so what is installed later does not
     change its scores."""
-    from toolbench.formats.registry import format_class, format_names
-
     patterns = [re.compile(re.escape(tok)) for tok in CHAT_SPECIAL_TOKENS]
     for name in format_names() if names is None else names:
         try:
@@ -62,8 +61,6 @@ def installed_markers(names: Sequence[str] | None = None) -> tuple[re.Pattern[st
 def builtin_markers() -> tuple[re.Pattern[str], ...]:
     """The set of the formats toolbench ships: what a run recorded before ``run.json``
     held its marker set is rescored with (no plugin's markers)."""
-    from toolbench.formats.registry import builtin_format_names
-
     return installed_markers(builtin_format_names())
 
 
