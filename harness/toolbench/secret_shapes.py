@@ -99,6 +99,7 @@ def is_placeholder(value: str) -> bool:
 @functools.cache
 def _plugins() -> tuple[tuple[str, Any, Any], ...]:
     """detect-secrets plugin instances (with the YAML keyword regexes), built once."""
+    # detect-secrets is slow to import: loaded when a text is first checked by shape
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.keyword import REGEX_BY_FILETYPE, KeywordDetector
     from detect_secrets.util.filetype import FileType

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import regex
+
 CloseKind = Literal["marker", "balanced", "end", "none"]
 
 
@@ -70,8 +72,6 @@ class StreamSyntax:
 
 def literal(token: str) -> str:
     """A pattern matching ``token`` literally (the ``regex`` module's escaping)."""
-    import regex
-
     return str(regex.escape(token))
 
 

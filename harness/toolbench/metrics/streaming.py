@@ -97,7 +97,7 @@ def _ok(column: str) -> PerTrial:
 
 def _consistency(df: pd.DataFrame) -> pd.Series[float]:
     """1/0 for a streamed ``ok`` trial whose non-streamed twin is ``ok``; NaN otherwise."""
-    import pandas as pd
+    import pandas as pd  # slow to import: loaded only when a trial table is built
 
     out = pd.Series(math.nan, index=df.index, dtype="float64")
     ok = df[df["status"] == "ok"]
