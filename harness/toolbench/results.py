@@ -20,6 +20,7 @@ from typing_extensions import TypedDict
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
 from toolbench.stored_tuples import StoredAsObjects
+from toolbench.tool_runs import EnvironmentStep
 
 RESULTS_SCHEMA_VERSION = 7
 """The version of the stored run this toolbench writes (2: ``run.json`` got
@@ -198,6 +199,9 @@ class TurnRecord(BaseModel):
     Left out by pydantic's own ``exclude_if`` rather than :class:`SparseModel`'s
     serializer, which turned the whole turn into Python data before writing it: a
     streamed turn's 200 deltas twice."""
+    environment: EnvironmentStep | None = Field(default=None, exclude_if=lambda e: e is None)
+    """The calls this turn ran against the trial's environments and the state after them
+    (None, and left out, for a scenario without one)."""
 
 
 class Attempt(BaseModel):

@@ -13,6 +13,15 @@ The limit is the settings' ``max_turns``: ``--max-turns`` when given (it may low
 raise the scenario's own ``expect.max_turns``), else the scenario's; single-turn
 scenarios always stop after one turn. The settings are stored with the trial, and
 scoring reads the same limit, so a conversation stopped by it is ``turns.exhausted``.
+
+**Environments.** A scenario that names an ``environment`` gets its calls' results by
+running them (:class:`~toolbench.environments.Session`), in the order the model made
+them; a call to a tool no environment has gets the scripted result. Each turn then
+records the calls as run and the state after them (``TurnRecord.environment``). A loop
+scenario (``expect.turns``) has several user turns: a reply without calls (or the step
+limit, ``max_turns`` per user turn) ends one, and the next user turn's messages follow,
+with the functions it adds offered from then on (the request is rendered again with
+them, the conversation so far kept).
 """
 
 from __future__ import annotations
@@ -21,10 +30,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from toolbench.environments import Session, open_session
 from toolbench.formats.base import Format, Message, ModelReply, RenderedRequest, ToolCall
 from toolbench.results import StreamTurn, TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scenarios.script import should_continue, tool_results
+from toolbench.tool_runs import EnvironmentStep, ToolRun
+from toolbench.tools import ToolDef
 
 
 @dataclass(frozen=True)
@@ -51,7 +63,7 @@ def effective_settings(
 ) -> TrialSettings:
     """The settings a trial of ``scenario`` runs with, given the run's options."""
     limit = max_turns if max_turns is not None else scenario.expect.max_turns
-    if scenario.expect.kind != "multi_turn":
+    if scenario.expect.kind not in ("multi_turn", "loop"):
         limit = 1
     return TrialSettings(max_turns=limit, retry_on_parse_error=retry_on_parse_error)
 
@@ -65,13 +77,17 @@ class Conversation:
 
     def __init__(self, fmt: Format, scenario: Scenario, settings: TrialSettings) -> None:
         self.fmt, self.scenario, self.settings = fmt, scenario, settings
-        self._rendered = fmt.render(scenario.tools, [m.model_dump() for m in scenario.messages])
+        self.session: Session | None = open_session(scenario)
+        """The trial's environments (None: scripted results only)."""
+        self._tools = scenario.tools_at(0)
+        self._rendered = fmt.render(self._tools, [m.model_dump() for m in scenario.messages])
         self._messages: list[Message] = list(self._rendered.messages)
         self.turns: list[TurnRecord] = []
         self.fed: list[tuple[ToolCall, str]] = []
-        """Every scripted tool result fed back, in order (what the model was told)."""
+        """Every tool result fed back, in order (what the model was told)."""
         self.done = False
         self._round = 0
+        self._user_turn = 0
         self._retried = self._pending_retry = False
 
     def request(self) -> RenderedRequest:
@@ -87,7 +103,7 @@ class Conversation:
             raise RuntimeError("the conversation is over")
         fmt, sc = self.fmt, self.scenario
         reply = exchange.reply
-        parsed = fmt.parse_reply(reply, sc.tools)
+        parsed = fmt.parse_reply(reply, self._tools)
         turn = TurnRecord(
             request=exchange.request, reply=reply, parsed=parsed,
             latency_s=None if exchange.latency_s is None else round(exchange.latency_s, 4),
@@ -101,14 +117,74 @@ class Conversation:
             self._messages = [*self._messages, _assistant_text(reply), fmt.retry_message(parsed)]
             return turn
         self._pending_retry = False
+        if sc.expect.kind == "loop":
+            self._loop_step(turn)
+            return turn
         if not should_continue(sc, self._round, parsed, self.settings.max_turns):
+            self._note_state(turn, [])
             self.done = True
             return turn
-        results = tool_results(sc, self._round, parsed.calls)
-        self.fed.extend(results)
+        results = self._results(turn, parsed.calls)
         self._messages = fmt.continue_conversation(self._messages, reply, results)
         self._round += 1
         return turn
+
+    def _results(self, turn: TurnRecord, calls: list[ToolCall]) -> list[tuple[ToolCall, str]]:
+        """The results of ``calls``: run by the environments that have their tools, else
+        scripted; recorded on ``turn`` and in :attr:`fed`."""
+        session = self.session
+        ran: dict[int, tuple[str, ToolRun]] = {}
+        if session is not None:
+            offered = {t.name for t in self._tools}
+            for i, call in enumerate(calls):
+                if call.name not in offered:  # held out, or never offered: not run
+                    ran[i] = session.refuse(call)
+                elif session.has(call.name):
+                    ran[i] = session.run_call(call)
+        rest = [c for i, c in enumerate(calls) if i not in ran]
+        scripted = iter(tool_results(self.scenario, self._round, rest))
+        results = [(c, ran[i][0]) if i in ran else next(scripted) for i, c in enumerate(calls)]
+        self.fed.extend(results)
+        self._note_state(turn, [ran[i][1] for i in sorted(ran)])
+        return results
+
+    def _note_state(self, turn: TurnRecord, runs: list[ToolRun]) -> None:
+        if self.session is not None:
+            state = self.session.snapshot()
+            turn.environment = EnvironmentStep(user_turn=self._user_turn, runs=runs, state=state)
+
+    def _loop_step(self, turn: TurnRecord) -> None:
+        """A loop scenario's step: run the calls (at most ``max_turns`` steps a user
+        turn), then go on in this user turn, move to the next, or stop."""
+        calls = turn.parsed.calls
+        steps = sum(1 for t in self.turns if t.environment and t.environment.user_turn
+                    == self._user_turn and not t.retry)  # fmt: skip
+        if calls:
+            results = self._results(turn, calls)
+            self._messages = self.fmt.continue_conversation(self._messages, turn.reply, results)
+            if steps + 1 < self.settings.max_turns:
+                return
+        else:
+            self._note_state(turn, [])
+            self._messages = [*self._messages, _assistant_text(turn.reply)]
+        self._user_turn += 1
+        later = self.scenario.turns
+        if self._user_turn > len(later):
+            self.done = True
+            return
+        nxt = later[self._user_turn - 1]
+        if nxt.tools:
+            self._offer(self.scenario.tools_at(self._user_turn))
+        self._messages = [*self._messages, *(m.model_dump() for m in nxt.messages)]
+
+    def _offer(self, tools: list[ToolDef]) -> None:
+        """Render the request again with ``tools`` (functions held out until now join),
+        keeping the conversation after the first rendered messages."""
+        first = [m.model_dump() for m in self.scenario.messages]
+        again = self.fmt.render(tools, first)
+        kept = self._messages[len(self._rendered.messages) :]
+        self._tools, self._rendered = tools, again
+        self._messages = [*again.messages, *kept]
 
 
 async def converse(

@@ -30,6 +30,7 @@ from toolbench.cassettes import (
 )
 from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.engine import TurnReply, converse, effective_settings
+from toolbench.environments import EnvironmentFault
 from toolbench.errors import (
     CassetteLayoutError,
     CassetteMissingError,
@@ -247,6 +248,8 @@ async def _run_trial(
         return _status(base, "infra_error", exc.code, str(exc))
     except CassetteWriteError as exc:
         return _harness(base, codes.HARNESS_CASSETTE_WRITE, exc)
+    except EnvironmentFault as exc:  # the scenario's environment cannot serve the trial
+        return _harness(base, exc.code, exc)
     except Exception as exc:  # a toolbench bug must fail this trial only
         return _harness(base, codes.HARNESS_ERROR, exc)
     finally:

@@ -1,12 +1,21 @@
 """The scenario file schema (pydantic, unknown keys rejected).
 
 A scenario is a task: tools offered, a conversation so far, and what the model should do.
-``expect`` takes exactly one of three shapes:
+``expect`` takes exactly one of four shapes:
 
 * ``calls`` (+ ``order``): one reply should make these calls;
 * ``no_call: true``: the model should answer in text and call nothing;
 * ``rounds`` (+ ``max_turns``, ``final_answer``): multi-turn, each round's calls get
-  scripted results fed back, then a final answer is checked.
+  scripted results fed back, then a final answer is checked;
+* ``turns`` (a loop): one entry per user turn (the scenario's ``messages`` are the
+  first, its ``turns`` the later ones), each with the ground-truth calls that turn needs;
+  the calls run against the scenario's ``environment`` and are judged by the state they
+  leave (:mod:`toolbench.scoring.loop`). ``max_turns`` bounds the model's steps within
+  one user turn.
+
+``environment`` names a registered environment (or several) and gives its initial
+state as data: with it, a call's result comes from running the call; without it, from
+the script. Nothing in a scenario file is imported or executed.
 """
 
 from __future__ import annotations
@@ -196,8 +205,66 @@ class AnswerCheck(BaseModel):
         return v
 
 
+class ChatMessage(BaseModel):
+    """A message of the scenario's conversation so far."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class GroundCall(BaseModel):
+    """One call of a loop scenario's ground truth: concrete arguments, run as given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class TurnExpect(BaseModel):
+    """What one user turn of a loop needs: the ground-truth calls, in order (none: the
+    model should not act, e.g. ask for what is missing)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: list[GroundCall] = Field(default_factory=list)
+    ask: bool = False
+    """The turn lacks a parameter or a function: the model should ask (or say it cannot)
+    rather than call (BFCL's ``miss_param`` and ``miss_func``)."""
+
+
+class UserTurn(BaseModel):
+    """A later user turn of a loop scenario: its messages, and functions held out until it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[ChatMessage] = Field(default_factory=list)
+    tools: list[ToolDef] = Field(default_factory=list)
+    """Functions offered from this turn on (held out before it)."""
+
+    @model_validator(mode="after")
+    def _something(self) -> UserTurn:
+        if not self.messages:
+            raise ValueError("a user turn needs at least one message")
+        if any(m.role != "user" for m in self.messages):
+            raise ValueError("a later turn's messages are the user's")
+        return self
+
+
+class EnvironmentUse(BaseModel):
+    """A registered environment a scenario runs its calls against, and its initial state."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
 class Expect(BaseModel):
-    """What the model should do; exactly one of ``calls``, ``no_call``, ``rounds``."""
+    """What the model should do; exactly one of ``calls``, ``no_call``, ``rounds``,
+    ``turns``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -206,14 +273,17 @@ class Expect(BaseModel):
     no_call: bool = False
     rounds: Annotated[list[Round], Field(min_length=1)] | None = None
     """At least one: ``rounds: []`` ran and passed every trial, testing nothing."""
+    turns: Annotated[list[TurnExpect], Field(min_length=1)] | None = None
+    """A loop: per user turn, the ground truth (needs an ``environment``)."""
     max_turns: int = Field(default=4, ge=1, le=20)
     final_answer: AnswerCheck | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> Expect:
-        kinds = [self.calls is not None, self.no_call, self.rounds is not None]
+        kinds = [self.calls is not None, self.no_call, self.rounds is not None,
+                 self.turns is not None]  # fmt: skip
         if sum(kinds) != 1:
-            raise ValueError("give exactly one of 'calls', 'no_call: true' or 'rounds'")
+            raise ValueError("give exactly one of 'calls', 'no_call: true', 'rounds' or 'turns'")
         if self.calls is not None and not self.calls:
             raise ValueError("'calls' must list at least one call (use 'no_call: true')")
         if self.rounds is not None and self.max_turns < len(self.rounds) + 1:
@@ -221,27 +291,21 @@ class Expect(BaseModel):
         return self
 
     @property
-    def kind(self) -> Literal["calls", "no_call", "multi_turn"]:
+    def kind(self) -> Literal["calls", "no_call", "multi_turn", "loop"]:
         if self.no_call:
             return "no_call"
+        if self.turns is not None:
+            return "loop"
         return "multi_turn" if self.rounds is not None else "calls"
 
     def expected_rounds(self) -> list[Round]:
-        """Every kind as a list of rounds (``calls`` is one round, ``no_call`` none)."""
+        """Every kind as a list of rounds (``calls`` is one round, ``no_call`` and a loop
+        none: a loop's ground truth is :attr:`turns`)."""
         if self.rounds is not None:
             return self.rounds
         if self.calls is not None:
             return [Round(calls=self.calls, order=self.order)]
         return []
-
-
-class ChatMessage(BaseModel):
-    """A message of the scenario's conversation so far."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: Literal["system", "user", "assistant"]
-    content: str
 
 
 class ToolRef(BaseModel):
@@ -276,8 +340,17 @@ class Scenario(BaseModel):
     tools: list[ToolDef] = Field(default_factory=list)
     messages: list[ChatMessage] = Field(min_length=1)
     expect: Expect
+    environment: list[EnvironmentUse] = Field(default_factory=list)
+    """The environments calls run against (a mapping is one); empty: scripted results."""
+    turns: list[UserTurn] = Field(default_factory=list)
+    """A loop's later user turns (``messages`` is the first)."""
     source: str | None = Field(default=None, exclude=True)
     """The file this scenario came from (not part of the schema)."""
+
+    @field_validator("environment", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: Any) -> Any:
+        return [v] if isinstance(v, dict) else v
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
@@ -285,7 +358,7 @@ class Scenario(BaseModel):
             raise ValueError("messages must end with a user message")
         if any(m.role == "system" for m in self.messages[1:]):
             raise ValueError("only the first message may be a system message")
-        names = [t.name for t in self.tools]
+        names = [t.name for t in self.all_tools()]
         if len(names) != len(set(names)):
             raise ValueError("tool names must be unique")
         known = set(names)
@@ -293,7 +366,32 @@ class Scenario(BaseModel):
             for call in rnd.calls:
                 if call.name not in known:
                     raise ValueError(f"expected call '{call.name}' is not among the tools")
+        self._loop_consistent(known)
         return self
 
+    def _loop_consistent(self, known: set[str]) -> None:
+        turns = self.expect.turns
+        if turns is None:
+            if self.turns:
+                raise ValueError("'turns' (later user turns) needs 'expect.turns'")
+            return
+        if not self.environment:
+            raise ValueError("'expect.turns' needs an 'environment' to run the calls")
+        if len(turns) != len(self.turns) + 1:
+            raise ValueError(f"'expect.turns' needs {len(self.turns) + 1} entries, one a turn")
+        unknown = [(n, c.name) for n, t in enumerate(turns) for c in t.calls if c.name not in known]
+        if unknown:
+            n, name = unknown[0]
+            raise ValueError(f"expect.turns[{n}]: call '{name}' is not among the tools")
+
+    def all_tools(self) -> list[ToolDef]:
+        """Every tool the scenario ever offers: its own, then each later turn's."""
+        return [*self.tools, *(t for turn in self.turns for t in turn.tools)]
+
+    def tools_at(self, user_turn: int) -> list[ToolDef]:
+        """The tools offered in user turn ``user_turn`` (0-based): held-out ones join at
+        the turn that adds them."""
+        return [*self.tools, *(t for turn in self.turns[:user_turn] for t in turn.tools)]
+
     def tool(self, name: str) -> ToolDef | None:
-        return next((t for t in self.tools if t.name == name), None)
+        return next((t for t in self.all_tools() if t.name == name), None)

@@ -1,0 +1,155 @@
+"""Running a trial's calls against its environments, bounded, and snapshotting them.
+
+:class:`Session` holds the environments a scenario names, built from its initial state.
+:meth:`Session.run` executes the calls of one reply in the order the model made them and
+returns, for each, the text fed back and a :class:`~toolbench.results.ToolRun` record.
+A tool that raises, returns something JSON cannot hold, or does not return within
+:data:`TOOL_TIMEOUT_S` is a tool error written the environment's way and fed back to the
+model; it never ends the trial. A tool that never returned leaves its thread behind
+(Python cannot stop it), so the environment takes no further call in that trial: each
+is refused as ``tool.timeout`` rather than racing a call still running.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from toolbench.environments.base import Environment, JsonObject
+from toolbench.environments.errors import (
+    ENV_SNAPSHOT_NOT_JSON,
+    TOOL_RAISED,
+    TOOL_RESULT_NOT_JSON,
+    TOOL_TIMEOUT,
+    TOOL_UNKNOWN,
+    EnvironmentFault,
+    StateInvalid,
+)
+from toolbench.environments.registry import get_environment
+from toolbench.formats.base import ToolCall
+from toolbench.tool_runs import ToolRun
+
+TOOL_TIMEOUT_S = 10.0
+"""Longest a tool may run: a tool in a loop must answer in a chat's time; one that never
+returns must not hold the trial past its deadline."""
+
+ERROR_CHARS = 500
+"""Longest exception message fed back (a traceback-sized message is noise to a model)."""
+
+
+class _Outcome:
+    """What the thread running one tool left: its value or its exception."""
+
+    value: Any = None
+    error: BaseException | None = None
+
+
+def _invoke(env: Environment, name: str, arguments: Mapping[str, Any], out: _Outcome) -> None:
+    try:
+        out.value = env.invoke(name, arguments)
+    except BaseException as exc:  # a tool's failure is its result, whatever it is
+        out.error = exc
+
+
+def build(name: str, state: Mapping[str, Any]) -> Environment:
+    """The environment ``name`` built from ``state``; a state that does not fit is
+    :class:`StateInvalid` whatever the environment raised."""
+    kind = get_environment(name)
+    try:
+        return kind.build(state)
+    except EnvironmentFault:
+        raise
+    except Exception as exc:  # the environment's own check of the state, in its words
+        raise StateInvalid(f"environment '{name}': {type(exc).__name__}: {exc}") from None
+
+
+class Session:
+    """The environments of one trial and the calls run against them."""
+
+    def __init__(
+        self, envs: Iterable[tuple[str, Environment]], timeout_s: float = TOOL_TIMEOUT_S
+    ) -> None:
+        self.envs = list(envs)
+        self.timeout_s = timeout_s
+        self._stuck: set[int] = set()
+
+    @classmethod
+    def open(cls, uses: Iterable[tuple[str, Mapping[str, Any]]]) -> Session:
+        """Build each named environment from its initial state (in the order given)."""
+        return cls((name, build(name, state)) for name, state in uses)
+
+    def owner(self, tool: str) -> int | None:
+        """The index of the first environment that has ``tool``."""
+        return next((i for i, (_, env) in enumerate(self.envs) if tool in env.tool_names()), None)
+
+    def has(self, tool: str) -> bool:
+        return self.owner(tool) is not None
+
+    def run_call(self, call: ToolCall) -> tuple[str, ToolRun]:
+        """Execute one call: the text fed back, and its record."""
+        at = self.owner(call.name)
+        if at is None:
+            return self.refuse(call)
+        env = self.envs[at][1]
+        if at in self._stuck:
+            return self._error(env, call, TOOL_TIMEOUT, "an earlier call is still running")
+        out = _Outcome()
+        worker = threading.Thread(
+            target=_invoke, args=(env, call.name, call.arguments, out), daemon=True
+        )
+        worker.start()
+        worker.join(self.timeout_s)
+        if worker.is_alive():
+            self._stuck.add(at)
+            return self._error(env, call, TOOL_TIMEOUT, f"no result within {self.timeout_s:g} s")
+        if out.error is not None:
+            detail = str(out.error)[:ERROR_CHARS]
+            return self._error(env, call, TOOL_RAISED, f"{type(out.error).__name__}: {detail}")
+        try:
+            text = env.result_text(out.value)
+        except (TypeError, ValueError) as exc:
+            return self._error(env, call, TOOL_RESULT_NOT_JSON,
+                               f"the result is not JSON ({str(exc)[:ERROR_CHARS]})")  # fmt: skip
+        return text, ToolRun(name=call.name, arguments=call.arguments, result=text)
+
+    def refuse(self, call: ToolCall) -> tuple[str, ToolRun]:
+        """The answer to a call of a tool that is not offered: ``tool.unknown``, told to
+        the model the first environment's way, nothing run."""
+        message = f"unknown tool '{call.name}'"
+        if not self.envs:
+            text = json.dumps({"error": message}, ensure_ascii=False)
+            return text, ToolRun(name=call.name, arguments=call.arguments, result=text,
+                                 error=TOOL_UNKNOWN)  # fmt: skip
+        return self._error(self.envs[0][1], call, TOOL_UNKNOWN, message)
+
+    def _error(
+        self, env: Environment, call: ToolCall, code: str, message: str
+    ) -> tuple[str, ToolRun]:
+        text = env.error_text(code, message)
+        return text, ToolRun(name=call.name, arguments=call.arguments, result=text, error=code)
+
+    def run(self, calls: Sequence[ToolCall]) -> list[tuple[ToolCall, str, ToolRun]]:
+        """Execute ``calls`` in order (each sees the state the one before left)."""
+        out = []
+        for call in calls:
+            text, run = self.run_call(call)
+            out.append((call, text, run))
+        return out
+
+    def snapshot(self) -> dict[str, JsonObject]:
+        """Every environment's state, by name (the last of a repeated name wins its slot
+        with an index suffix), checked to be JSON."""
+        snap: dict[str, JsonObject] = {}
+        for i, (name, env) in enumerate(self.envs):
+            key = name if name not in snap else f"{name}#{i}"
+            state = env.snapshot()
+            try:
+                json.dumps(state, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise EnvironmentFault(
+                    f"environment '{name}': its snapshot is not JSON ({exc})", ENV_SNAPSHOT_NOT_JSON
+                ) from None
+            snap[key] = state
+        return snap

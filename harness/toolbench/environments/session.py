@@ -1,0 +1,43 @@
+"""A trial's environments, opened from what its scenario names.
+
+Kept apart from :mod:`.execute` so the scenario schema stays the only thing this module
+reads: the engine calls :func:`open_session` once per trial, and every fault of opening
+(a name nobody registered, a state that does not fit, code that is not installed) is an
+:class:`~toolbench.environments.errors.EnvironmentFault` whose code the runner records on
+the trial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from toolbench.environments.errors import ENV_UNKNOWN, EnvironmentFault, UnknownEnvironmentError
+from toolbench.environments.execute import Session
+from toolbench.environments.registry import get_environment
+from toolbench.scenarios.model import Scenario
+
+
+def open_session(scenario: Scenario) -> Session | None:
+    """The environments ``scenario`` names, built from its initial states (None when it
+    names none: its results are scripted)."""
+    if not scenario.environment:
+        return None
+    try:
+        return Session.open((use.name, use.state) for use in scenario.environment)
+    except UnknownEnvironmentError as exc:
+        raise EnvironmentFault(str(exc), ENV_UNKNOWN) from None
+
+
+def scenario_problems(scenarios: Iterable[Scenario]) -> list[str]:
+    """One line per scenario naming an environment nobody registered (what plan and
+    validate refuse with exit 2); a state is checked by building it only when the trial
+    runs, where its fault is a typed code on that trial."""
+    out = []
+    for sc in scenarios:
+        for i, use in enumerate(sc.environment):
+            try:
+                get_environment(use.name)
+            except UnknownEnvironmentError as exc:
+                where = sc.source or sc.id
+                out.append(f"{where}: {sc.id}: environment[{i}].name: {exc}")
+    return out
