@@ -16,7 +16,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from toolbench.version import __version__
 
 _EXPORTS: dict[str, str] = {
     # formats: get one by spec, render a request, parse a reply (whole and incremental)

@@ -19,7 +19,7 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from toolbench import __version__, codes
+from toolbench import codes
 from toolbench.metrics import all_metrics, view
 from toolbench.redaction import redact_error
 from toolbench.report.baseline import BaselineDiff
@@ -36,6 +36,7 @@ from toolbench.report.recommend import recommend
 from toolbench.report.streaming import streaming_view
 from toolbench.report.visible import show_invisible
 from toolbench.results import TrialResult, TrialScores
+from toolbench.version import __version__
 
 DETAIL_LIMIT = 300
 """Most trials shown in full in the drill-down."""

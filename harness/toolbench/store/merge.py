@@ -37,7 +37,6 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any
 
-from toolbench import __version__
 from toolbench.errors import UserError
 from toolbench.outpath import prepare_dir
 from toolbench.results import RunInfo
@@ -52,6 +51,7 @@ from toolbench.store.reader import (
 )
 from toolbench.store.shards import shard_of
 from toolbench.store.writer import NewResults, write_info
+from toolbench.version import __version__
 
 MATRIX_FIELDS: tuple[str, ...] = (
     "models",
