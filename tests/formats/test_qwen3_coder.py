@@ -20,8 +20,8 @@ from templates import render
 
 from toolbench import codes
 from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
-from toolbench.formats.dialect import convert_value
 from toolbench.formats.qwen3_coder import Qwen3Coder, describe_tools_xml
+from toolbench.formats.schema_values import convert_value
 
 F = Qwen3Coder()
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ToolCall
-from toolbench.formats.dialect import DialectCollector, NextFinder, convert_value, param_schema
+from toolbench.formats.dialect import DialectCollector, NextFinder
 from toolbench.formats.jsonscan import loads_strict
+from toolbench.formats.schema_values import convert_value, param_schema
 from toolbench.formats.text import Cutter
 from toolbench.tools import ToolDef
 

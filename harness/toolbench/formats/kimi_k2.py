@@ -23,12 +23,11 @@ from toolbench.formats.dialect import (
     DialectFormat,
     NextFinder,
     close_think_before,
-    convert_value,
     drop_block,
-    param_schema,
     strip_dialect_markers,
     tools_json,
 )
+from toolbench.formats.schema_values import convert_value, param_schema
 from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tag, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef

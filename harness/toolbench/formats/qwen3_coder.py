@@ -3,7 +3,7 @@
 The prompt lists the tools in the template's own ``<tools><function><name>...`` XML and
 copies its instructions. Parameter values are bare text: one newline after the opening tag
 and one before the closing tag belong to the layout, and the value is typed by the tool's
-JSON Schema (:func:`toolbench.formats.dialect.convert_value`), as vLLM's ``qwen3_coder`` and
+JSON Schema (:func:`toolbench.formats.schema_values.convert_value`), as vLLM's ``qwen3_coder`` and
 llama.cpp's parsers do: ``True`` in any case for a boolean, ``NULL`` in any case as null
 for any parameter (a string one included, as vLLM, SGLang and Ollama read it), ``007``
 for an integer, and the text itself for a parameter the request gave no schema for. The
@@ -25,10 +25,9 @@ from toolbench.formats.dialect import (
     DialectCollector,
     DialectFormat,
     NextFinder,
-    convert_value,
     drop_block,
-    param_schema,
 )
+from toolbench.formats.schema_values import convert_value, param_schema
 from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
