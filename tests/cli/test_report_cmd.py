@@ -72,7 +72,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         ),
         (
             ["report", "runs/r1", "--to", "pdf"],
-            "error: unknown report format 'pdf'. Available: html, junit, md\n",
+            "error: unknown report output 'pdf'. Available: csv, html, jsonl, junit, md, parquet\n",
         ),
         (
             ["export", "runs/r1", "--to", "xls"],

@@ -253,7 +253,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     # output kinds (docs/cli.md, "Conventions")
     "report-to-unknown": (
         ["report", "runs/r1", "--to", "pdf"],
-        "error: unknown report format 'pdf'. Available: html, junit, md",
+        "error: unknown report output 'pdf'. Available: csv, html, jsonl, junit, md, parquet",
     ),
     "export-to-unknown": (
         ["export", "runs/r1", "--to", "xlsx"],

@@ -15,12 +15,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolbench.formats.base import NamePattern, ParseResult, Requirements, ShotsOptions
-from toolbench.formats.calls import CallCollector
-from toolbench.formats.dialect import DialectFormat
-from toolbench.formats.jsonscan import loads_strict
-from toolbench.formats.text import Cutter, tidy
-from toolbench.tools import ToolDef
+from toolbench.plugin import (
+    CallCollector,
+    Cutter,
+    DialectFormat,
+    NamePattern,
+    ParseResult,
+    Requirements,
+    ShotsOptions,
+    ToolDef,
+    loads_strict,
+    tidy,
+)
 
 OPEN, CLOSE = "<<CALL>>", "<<END>>"
 _CALL = re.compile(r"<<CALL>>([\w.-]++) ([^<]*+)<<END>>")

@@ -5,7 +5,7 @@ except that a call the parser had to repair is not an accurate call."""
 
 from __future__ import annotations
 
-from toolbench import Scored, Scorer, ScoreValue, TrialInput, get_scorer
+from toolbench.plugin import Scored, Scorer, ScoreValue, TrialInput, get_scorer
 
 BUILTIN = get_scorer("calls")
 

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from toolbench.metrics import Metric, flag_rate
-from toolbench.results import ScoreValue
-from toolbench.scoring import Scored, Scorer, TrialInput, effective_turns
+from toolbench.plugin import (
+    Metric,
+    Scored,
+    Scorer,
+    ScoreValue,
+    TrialInput,
+    effective_turns,
+    flag_rate,
+)
 
 LIMIT = 200
 """A reply is terse when its text has at most this many characters."""

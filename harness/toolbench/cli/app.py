@@ -64,6 +64,7 @@ _COMMAND_MODULES = (
     "toolbench.cli.run_cmd",
     "toolbench.cli.cassettes_cmd",
     "toolbench.cli.report_cmd",
+    "toolbench.cli.compare_cmd",
     "toolbench.cli.merge_cmd",
     "toolbench.cli.import_cmd",
 )

@@ -1,7 +1,8 @@
-"""Analysis commands: report, export, gate, compare, recommend, rescore.
+"""Analysis commands over one run: report, export, gate.
 
 They read ``runs/<id>/`` only (no model calls, no network) and import their library
-modules lazily so ``toolbench --help`` stays fast.
+modules when they run, so ``toolbench --help`` stays fast. ``report --to`` and
+``export --to`` list the registered report outputs (:mod:`toolbench.report.outputs`).
 """
 
 from __future__ import annotations
@@ -13,24 +14,16 @@ import typer
 
 from toolbench.cli.conventions import Command, choices
 from toolbench.errors import UnknownNameError, UserError
+from toolbench.report.outputs import (
+    REPORTS,
+    ReportOutput,
+    render,
+    render_output,
+    report_names,
+    write,
+)
 
 RunArg = Annotated[Path, typer.Argument(help="A run directory (runs/<id>) or its results.jsonl.")]
-
-REPORT_KINDS = ("html", "md", "junit")
-"""``report --to``; the same as ``toolbench.report.REPORT_FORMATS`` (a test holds them equal)."""
-EXPORT_KINDS = ("csv", "parquet", "jsonl")
-"""``export --to``; the same as ``toolbench.report.export.EXPORT_FORMATS`` (imports pandas)."""
-RECOMMEND_KINDS = ("text", "yaml")
-COMPARE_BY = ("model", "format", "variant")
-"""``compare --by``; the same as ``toolbench.report.compare.BY_CHOICES``."""
-MODELS_NEED_BY = "compare: --models picks models to compare; give --by model or variant with it"
-
-
-def _restrict(table: object, formats: list[str]) -> None:
-    from toolbench.report.metrics import TrialTable
-
-    assert isinstance(table, TrialTable)
-    table.df = table.df[table.df["format"].isin(formats)].reset_index(drop=True)
 
 
 def report(
@@ -42,37 +35,47 @@ def report(
     out: Annotated[
         Path | None,
         typer.Option(
-            "-o", "--out", metavar="FILE", help="Output file (html default: reports/<id>.html)."
+            "-o",
+            "--out",
+            metavar="FILE",
+            help="Output file (html: reports/<id>.html, a trial-table export: "
+            "RUN/trials.<ext>, the other outputs: stdout).",
         ),
     ] = None,
     to: Annotated[
         str,
         typer.Option(
             "--to",
-            metavar=choices(REPORT_KINDS),
-            help="What to write: self-contained HTML, a Markdown summary or JUnit XML "
-            "(md and junit go to stdout without -o).",
+            metavar=choices(report_names()),
+            help="What to write (the registered report outputs): self-contained HTML, a "
+            "Markdown summary, JUnit XML, the trial table as CSV, Parquet or JSONL, ...",
         ),
     ] = "html",
 ) -> None:
-    """Write a report of a run: self-contained HTML, a Markdown summary, or JUnit XML."""
-    from toolbench.report import REPORT_FORMATS, render_report, write_report
+    """Write a report of a run: self-contained HTML, a Markdown summary, JUnit XML, ..."""
+    output = REPORTS.get(to)
+    done = render(run, output.name, baseline)
+    if out is None and output.stdout and isinstance(done, str):
+        typer.echo(done, nl=False)
+        return
+    typer.echo(f"wrote {write(out or _default_file(run, output), done)}")
+
+
+def _default_file(run: Path, output: ReportOutput) -> Path:
     from toolbench.store import results_path
 
-    if to not in REPORT_FORMATS:
-        raise UnknownNameError("report format", to, REPORT_FORMATS)
-    if out is None and to != "html":
-        typer.echo(render_report(run, to, baseline), nl=False)
-        return
-    if out is None:
-        out = Path("reports") / f"{results_path(run).parent.name}.html"
-    path = write_report(run, out, baseline, to)
-    typer.echo(f"wrote {path}")
+    run_dir = results_path(run).parent
+    if output.table:
+        return run_dir / f"trials.{output.suffix}"
+    return Path("reports") / f"{run_dir.name}.{output.suffix}"
 
 
 def export(
     run: RunArg,
-    to: Annotated[str, typer.Option("--to", metavar=choices(EXPORT_KINDS), help="What to write.")],
+    to: Annotated[
+        str,
+        typer.Option("--to", metavar=choices(report_names(table=True)), help="What to write."),
+    ],
     out: Annotated[
         Path | None,
         typer.Option(
@@ -81,17 +84,14 @@ def export(
     ] = None,
 ) -> None:
     """Export the trial table (one row per trial, flat columns)."""
-    from toolbench.report.export import EXPORT_FORMATS
-    from toolbench.report.export import export as do_export
-    from toolbench.report.metrics import load_table
-    from toolbench.store import results_path
+    from toolbench.report.outputs import load_input
 
-    if to not in EXPORT_FORMATS:
-        raise UnknownNameError("export format", to, EXPORT_FORMATS)
-    table = load_table(run)
-    target = out if out is not None else results_path(run).parent / f"trials.{to}"
-    path = do_export(table, to, target)
-    typer.echo(f"wrote {len(table.df)} trials to {path}")
+    if to not in report_names(table=True):
+        raise UnknownNameError("export format", to, report_names(table=True))
+    output = REPORTS.get(to)
+    report = load_input(run, None)
+    path = write(out or _default_file(run, output), render_output(to, report))
+    typer.echo(f"wrote {len(report.table.df)} trials to {path}")
 
 
 def gate(
@@ -171,252 +171,6 @@ def gate(
     return 0
 
 
-def compare(
-    run_a: RunArg,
-    run_b: Annotated[
-        Path | None,
-        typer.Argument(
-            help="Second run (leave out, with --formats X,Y or --by, to compare within run_a)."
-        ),
-    ] = None,
-    formats: Annotated[
-        str | None,
-        typer.Option(
-            "--formats",
-            metavar="SPEC,SPEC",
-            help="X,Y: compare format X with Y (in one run), or restrict two runs to these.",
-        ),
-    ] = None,
-    by: Annotated[
-        str | None,
-        typer.Option(
-            "--by",
-            metavar=choices(COMPARE_BY),
-            help="Pair trials across models (the model string names the provider), "
-            "formats, or the variants of one model (MODEL@NAME): every pair, or the two of "
-            "--models / --formats; with RUN_B, the two runs are read as one.",
-        ),
-    ] = None,
-    models: Annotated[
-        str | None,
-        typer.Option(
-            "--models",
-            metavar="MODEL,MODEL",
-            help="With --by model or variant: the two models to compare (default: every "
-            "pair of the run).",
-        ),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the comparison as one JSON object.")
-    ] = False,
-) -> None:
-    """Per-cell metric deltas and paired McNemar tests between runs, formats or models."""
-    from toolbench.cli.json_out import comparison_json, comparisons_json, dumps
-    from toolbench.cli.run_cmd import split_specs
-    from toolbench.report.compare import (
-        By,
-        combine,
-        compare_by,
-        compare_formats,
-        compare_runs,
-        render_comparison,
-        render_comparisons,
-    )
-    from toolbench.report.metrics import load_table
-
-    picked = split_specs(formats)
-    picked_models = [m.strip() for m in (models or "").split(",") if m.strip()]
-    if by is not None:
-        if by not in COMPARE_BY:
-            raise UnknownNameError("compare --by value", by, COMPARE_BY)
-        by_models = by in ("model", "variant")
-        if picked_models and not by_models:
-            raise UserError(MODELS_NEED_BY)
-        table = load_table(run_a)
-        if run_b is not None:
-            table = combine(table, load_table(run_b))
-        if by_models and picked:
-            _restrict(table, picked)
-        picks = picked_models if by_models else picked
-        if picks and len(picks) != 2:
-            option = "--models" if by_models else "--formats"
-            raise UserError(f"compare --by {by}: {option} takes exactly two (got {len(picks)})")
-        dim: By = "variant" if by == "variant" else "model" if by == "model" else "format"
-        cmps = compare_by(table, dim, picks or None)
-        text = dumps(comparisons_json(f"{dim}s", cmps)) if as_json else None
-        typer.echo(text if text is not None else render_comparisons(cmps, dim))
-        return
-    if picked_models:
-        raise UserError(MODELS_NEED_BY)
-    if run_b is None:
-        if len(picked) != 2:
-            raise UserError(
-                "compare: give RUN_B, --formats X,Y with exactly two formats, or --by"
-                " model|format|variant"
-            )
-        cmp = compare_formats(load_table(run_a), picked[0], picked[1])
-        mode = "formats"
-    else:
-        ta, tb = load_table(run_a), load_table(run_b)
-        if picked:
-            _restrict(ta, picked)
-            _restrict(tb, picked)
-        cmp = compare_runs(ta, tb)
-        mode = "runs"
-    typer.echo(dumps(comparison_json(mode, cmp)) if as_json else render_comparison(cmp))
-
-
-def recommend(
-    run: RunArg,
-    to: Annotated[
-        str,
-        typer.Option(
-            "--to",
-            metavar=choices(RECOMMEND_KINDS),
-            help="text: the ranking and its reasons; yaml: each model's format, a file "
-            "toolbench run reads back (stdout without -o).",
-        ),
-    ] = "text",
-    out: Annotated[
-        Path | None,
-        typer.Option("-o", "--out", metavar="FILE", help="Write the --to yaml file here."),
-    ] = None,
-    pairs: Annotated[
-        bool,
-        typer.Option(
-            "--pairs",
-            help="Rank (model, format) pairs together for the workload, cost and latency "
-            "as tie-breakers, with whether the suite can separate the top two "
-            "(--to yaml then holds the winning pair).",
-        ),
-    ] = False,
-    scenarios: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--scenarios",
-            metavar="ID|TAG|PATH",
-            help="The workload: scenario ids, tags, files or suites (repeatable or "
-            "comma-separated; default: every scenario of the run).",
-        ),
-    ] = None,
-    weights: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--weight",
-            metavar="METRIC=W",
-            help="With --pairs: weight of a rate in the workload score (repeatable; "
-            "default call_accuracy=1).",
-        ),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the recommendations as one JSON object.")
-    ] = False,
-) -> None:
-    """The default format for each model, or the best (model, format) pair for a workload."""
-    from toolbench.cli.json_out import dumps, pair_ranking_json, recommendations_json
-    from toolbench.report.metrics import load_table
-    from toolbench.report.recommend import emit_yaml, render
-    from toolbench.report.recommend import recommend as rec
-    from toolbench.report.workload import Workload, parse_weights, rank_pairs, select_trials
-    from toolbench.report.workload import render as render_pairs
-
-    if to == "json":
-        raise UserError("recommend --to: for JSON give --json (--to takes text or yaml)")
-    if to not in RECOMMEND_KINDS:
-        raise UnknownNameError("recommend --to value", to, RECOMMEND_KINDS)
-    if as_json and to != "text":
-        raise UserError(f"recommend: --json and --to {to} are exclusive (give one)")
-    if out is not None and to != "yaml":
-        raise UserError("recommend: -o writes the --to yaml file; give --to yaml with it")
-    if weights and not pairs:
-        raise UserError("recommend: --weight weighs the --pairs ranking; give --pairs with it")
-    selectors = [s.strip() for item in (scenarios or []) for s in item.split(",") if s.strip()]
-    workload = Workload(selectors, parse_weights(weights or []))
-    table = load_table(run)
-    if pairs:
-        ranking = rank_pairs(table, workload)
-        if as_json:
-            typer.echo(dumps(pair_ranking_json(ranking)))
-            return
-        if to == "text":
-            typer.echo(render_pairs(ranking))
-            return
-        win = ranking.ranked[0].cell
-        yaml_text = _pair_yaml(win.model, win.format)
-    else:
-        recs = rec(select_trials(table, selectors))
-        if as_json:
-            typer.echo(dumps(recommendations_json(recs)))
-            return
-        if to == "text":
-            typer.echo(render(recs))
-            return
-        yaml_text = emit_yaml(recs)
-    if out is None:
-        typer.echo(yaml_text, nl=False)
-        return
-    from toolbench.outpath import prepare_file
-
-    prepare_file(out)
-    try:
-        out.write_text(yaml_text, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{out}: cannot write: {exc.strerror}") from None
-    typer.echo(f"wrote {out}")
-
-
-def _pair_yaml(model: str, fmt: str) -> str:
-    from toolbench.formats.auto import FormatsFile, ModelChoice
-
-    return FormatsFile(models={model: ModelChoice(tool_format=fmt)}).dump()
-
-
-def rescore(
-    run: RunArg,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "-o", "--out", metavar="DIR", help="New run directory (default: RUN-rescored)."
-        ),
-    ] = None,
-    scenarios: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--scenarios",
-            metavar="PATH",
-            help="Scenario file or directory (repeatable; default: the files the run read, "
-            "refused when one changed; the bundled suite for older runs).",
-        ),
-    ] = None,
-    display: Annotated[
-        str | None,
-        typer.Option(
-            "--display",
-            metavar="careful|naive",
-            help="Measure streamed text trials' leak under this display policy "
-            "(default: the one each trial ran with).",
-        ),
-    ] = None,
-) -> None:
-    """Re-parse and re-score stored replies into a new run directory (no model calls)."""
-    from toolbench.errors import UserError
-    from toolbench.runner.rescore import rescore_run
-    from toolbench.scenarios.loader import load_scenarios
-
-    if display is not None and display not in ("careful", "naive"):
-        raise UserError(f"--display: must be one of careful, naive (got '{display}')")
-    scs = load_scenarios(scenarios) if scenarios else None
-    summary = rescore_run(run, out, scs, display=display)  # type: ignore[arg-type]
-    typer.echo(summary.render())
-
-
 def register(app: typer.Typer) -> None:
-    for name, fn in (
-        ("report", report),
-        ("export", export),
-        ("gate", gate),
-        ("compare", compare),
-        ("recommend", recommend),
-        ("rescore", rescore),
-    ):
+    for name, fn in (("report", report), ("export", export), ("gate", gate)):
         app.command(name, cls=Command)(fn)

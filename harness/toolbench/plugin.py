@@ -1,0 +1,131 @@
+"""Everything a plugin needs, in one public module: ``from toolbench.plugin import ...``.
+
+A plugin is a module of its own distribution and an entry point in one of toolbench's
+groups; toolbench's built-ins come in through the same groups (:mod:`toolbench.registry`):
+
+=========================  =======================================  =====================
+group                      an entry point names                     base / helpers here
+=========================  =======================================  =====================
+``toolbench.formats``      a :class:`Format` subclass               :class:`Format`,
+                                                                    :class:`DialectFormat`
+``toolbench.scorers``      a :class:`Scorer` or a sequence of them  :class:`Scorer`,
+                                                                    :func:`named`
+``toolbench.metrics``      a :class:`Metric` or a sequence of them  :class:`Metric`,
+                                                                    :func:`flag_rate`
+``toolbench.reports``      a :class:`ReportOutput` or a sequence    :class:`ReportOutput`
+``toolbench.providers``    a class with ``name``, ``prefixes`` and  :class:`ModelAPI`
+                           ``send`` (made with ProviderSettings)
+=========================  =======================================  =====================
+
+A plugin that fails to import, or takes a name already taken, is one warning line and is
+left out; the rest of toolbench works. A plugin's own tests load it through its entry
+point without installing it with the registry's ``installing``::
+
+    from importlib.metadata import EntryPoint
+    from toolbench.plugin import FORMATS
+
+    with FORMATS.installing(EntryPoint("toy", "my_plugin:Toy", "toolbench.formats")):
+        ...  # toolbench sees the format, as if the distribution were installed
+
+Only the names below are public (docs/guide.md, "Writing a plugin"); the modules behind
+them may move between versions, these names stay.
+"""
+
+from __future__ import annotations
+
+from toolbench import codes
+from toolbench.formats.base import (
+    Format,
+    FormatOptions,
+    Message,
+    ModelReply,
+    NamePattern,
+    NoOptions,
+    ParseIssue,
+    ParseResult,
+    RenderedRequest,
+    Requirements,
+    ShotsOptions,
+    ToolCall,
+)
+from toolbench.formats.calls import CallCollector
+from toolbench.formats.dialect import DialectFormat
+from toolbench.formats.jsonscan import loads_strict
+from toolbench.formats.registry import FORMATS
+from toolbench.formats.text import Cutter, tidy
+from toolbench.metrics.registry import METRICS, Metric, flag_rate
+from toolbench.providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    ModelAPI,
+    ProviderSettings,
+)
+from toolbench.providers.registry import KINDS
+from toolbench.registry import DuplicateNameError, Kind, RegistrationError, Registry, instances_of
+from toolbench.report.outputs import REPORTS, ReportInput, ReportOutput
+from toolbench.results import ScoreValue, TrialSettings, TurnRecord, Value, ValueKind
+from toolbench.scenarios.model import Scenario
+from toolbench.scoring.scorer import (
+    SCORERS,
+    Scored,
+    Scorer,
+    TrialInput,
+    effective_turns,
+    get_scorer,
+    named,
+)
+from toolbench.tools import ToolDef
+
+__all__ = [
+    "FORMATS",
+    "KINDS",
+    "METRICS",
+    "REPORTS",
+    "SCORERS",
+    "CallCollector",
+    "Capabilities",
+    "Completion",
+    "CompletionRequest",
+    "Cutter",
+    "DialectFormat",
+    "DuplicateNameError",
+    "Format",
+    "FormatOptions",
+    "Kind",
+    "Message",
+    "Metric",
+    "ModelAPI",
+    "ModelReply",
+    "NamePattern",
+    "NoOptions",
+    "ParseIssue",
+    "ParseResult",
+    "ProviderSettings",
+    "RegistrationError",
+    "Registry",
+    "RenderedRequest",
+    "ReportInput",
+    "ReportOutput",
+    "Requirements",
+    "Scenario",
+    "ScoreValue",
+    "Scored",
+    "Scorer",
+    "ShotsOptions",
+    "ToolCall",
+    "ToolDef",
+    "TrialInput",
+    "TrialSettings",
+    "TurnRecord",
+    "Value",
+    "ValueKind",
+    "codes",
+    "effective_turns",
+    "flag_rate",
+    "get_scorer",
+    "instances_of",
+    "loads_strict",
+    "named",
+    "tidy",
+]
