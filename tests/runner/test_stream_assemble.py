@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from toolbench import codes
-from toolbench.cassettes.stream_cassette import Framing, RawChunk
+from toolbench.cassettes.recording import Chunk as RawChunk
+from toolbench.cassettes.stream_framing import Clock, EventGuard, Framing, StreamFault
 from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import split_stream, with_stream
@@ -185,10 +186,8 @@ GUARD_CASES = [
 @pytest.mark.parametrize(("case", "framing", "parts", "fault"), GUARD_CASES,
                          ids=[c[0] for c in GUARD_CASES])  # fmt: skip
 def test_event_guard(case: str, framing: Framing, parts: list[bytes], fault: str | None) -> None:
-    from toolbench.cassettes.stream_cassette import Clock, StreamFault, _EventGuard
-
     clock = Clock()
-    guard = _EventGuard(clock, framing)
+    guard = EventGuard(clock, framing)
     try:
         for p in parts:
             guard.feed(p)

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 import toolbench.cassettes.recording as rec
 from toolbench.cassettes.persist import write_atomically
 from toolbench.cassettes.serializer import LegacyYamlSerializer, recording_of
-from toolbench.cassettes.stream_cassette import events_of
+from toolbench.cassettes.stream_framing import events_of
 
 SSE_SUFFIX = ".sse.json"
 YAML_SUFFIX = ".yaml"
