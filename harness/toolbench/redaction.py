@@ -105,11 +105,6 @@ def register_secret(value: str | None) -> None:
         _registered.add(value)
 
 
-def forget_registered_secrets() -> None:
-    """Forget what :func:`register_secret` was given (tests; a new process starts empty)."""
-    _registered.clear()
-
-
 _USERINFO = re.compile(r"//([^/?#@\s]{1,2048})@")
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO, SCENARIO, run_fake, trials_by_id
+from tests.support.secrets import forget_registered_secrets
 from toolbench.cassettes.boundary import request_key
 from toolbench.providers.fake import FakeServer, by_turn
-from toolbench.redaction import forget_registered_secrets, register_secret
+from toolbench.redaction import register_secret
 
 ENV_KEY = "sk-live-envkey-0123456789abcdef"
 PARAM_SECRET = "sk-param-secret-9876543210fedcba"

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stream_corpus import CONFORMANCE, corpus, misplaced, read_all, split_at, stream, trace
 from test_properties import FRAGMENTS
+from tests.support.byte_reader import ByteReader
 
 from toolbench.formats.marker_reader import MarkerReader
 from toolbench.formats.observe import DisplayPolicy, observe_stream
-from toolbench.formats.reader import ByteReader
 from toolbench.formats.reader_plan import holds_of
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import Brackets

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.secrets import forget_registered_secrets
 from toolbench.errors import UserError
-from toolbench.redaction import forget_registered_secrets, redact
+from toolbench.redaction import redact
 from toolbench.runner.model_params import model_params, parse_model_param, read_config
 
 

@@ -17,9 +17,9 @@ import pytest
 
 from tests.runner.conftest import GOOD_CALL, run_fake
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.secrets import forget_registered_secrets
 from toolbench.cassettes import API_HOST
 from toolbench.cli.app import run_cli
-from toolbench.redaction import forget_registered_secrets
 from toolbench.results import RESULTS_SCHEMA_VERSION
 from toolbench.store import load_results
 

@@ -20,10 +20,10 @@ from vcr.request import Request as VcrRequest
 
 from tests.runner.conftest import GOOD_CALL
 from tests.support.fake_openai import FakeOpenAI, Fault
+from tests.support.secrets import forget_registered_secrets
 from toolbench.cassettes import scrub_request, scrub_response
 from toolbench.cli.app import run_cli
 from toolbench.redaction import (
-    forget_registered_secrets,
     is_secret_env_name,
     redact,
     redact_error,

@@ -12,10 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from synthetic_runs import make_trial, standard_trials, write_run
+from tests.support.secrets import forget_registered_secrets
 
 from toolbench.cli.app import run_cli
 from toolbench.errors import UserError
-from toolbench.redaction import REDACTED, forget_registered_secrets, register_secret
+from toolbench.redaction import REDACTED, register_secret
 from toolbench.report.metrics import aggregate, cell_map, load_table
 from toolbench.results import RunInfo, TrialResult
 from toolbench.store import (

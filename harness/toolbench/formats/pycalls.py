@@ -55,8 +55,6 @@ MAX_DEPTH = 24
 NAME = r"[^\W\d](?:[\w\-.:/]|\\_)*+"
 """A tool name as a callee: a letter or ``_``, then word characters, ``- . : /`` and
 Markdown-escaped underscores (``\\_``). Possessive, so a search stays linear."""
-NAME_CHARS = frozenset("-.:/")
-"""Characters a tool name may hold besides word characters."""
 
 # One token: a run of plain characters, a (possibly unclosed) Python string, or a bracket.
 # In a '...' string, a quote between two word characters is an apostrophe (see the module).

@@ -46,7 +46,6 @@ from toolbench.formats.streamsyntax import Region, StreamSyntax
 from toolbench.formats.text import MARKER_ROUNDS, split_think, tidy
 from toolbench.tools import ToolDef
 
-LABELS = ("Thought", "Action", "Action Input", "Observation", "Final Answer")
 _LABEL = re.compile(r"^[ \t]*+(Thought|Action Input|Action|Observation|Final Answer)[ \t]*+:", re.M)
 STOP = "\nObservation:"
 

@@ -1,5 +1,4 @@
-"""The incremental reader's interface: the events a reader returns, the reader protocol,
-and a reader fed bytes.
+"""The incremental reader's interface: the events a reader returns and the reader protocol.
 
 A chat application streams a reply to its user as it arrives; a reader says, chunk by
 chunk, what of it is visible text, where a call starts and ends, and what is hidden
@@ -11,7 +10,6 @@ depend on it.
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Sequence
 from typing import Literal, NamedTuple, Protocol
 
@@ -67,30 +65,3 @@ class Parser(Protocol):
 new_event = tuple.__new__
 """Builds an :class:`Event` without the named tuple's Python-level ``__new__`` (a reader's
 fast path makes one per character of text; all six fields are given, in order)."""
-
-
-class ByteReader:
-    """A reader fed bytes: UTF-8 decoded incrementally, so a chunk may split a character
-    (the decoder keeps the partial sequence for the next chunk; invalid bytes become
-    U+FFFD, as a lenient client would show them)."""
-
-    def __init__(self, inner: IncrementalReader) -> None:
-        self._inner = inner
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def feed(self, chunk: bytes) -> list[Event]:
-        text = self._decoder.decode(chunk)
-        return self._inner.feed(text) if text else []
-
-    def close(self) -> list[Event]:
-        tail = self._decoder.decode(b"", final=True)
-        events = self._inner.feed(tail) if tail else []
-        return [*events, *self._inner.close()]
-
-    @property
-    def result(self) -> ParseResult:
-        return self._inner.result
-
-    @property
-    def held(self) -> int:
-        return self._inner.held
