@@ -36,7 +36,7 @@ def _nothing(inp: TrialInput) -> Scored:
     return Scored()
 
 
-BUILTIN = ["parse", "calls", "schema", "stop", "leakage", "retry", "fallback", "stream"]
+BUILTIN = ["parse", "calls", "schema", "stop", "leakage", "retry", "fallback", "stream", "loop"]
 
 
 def test_the_built_in_scorers_are_one_entry_point_of_the_group() -> None:

@@ -349,11 +349,22 @@ def import_bfcl(path: Path, out_dir: Path, skip_bad: bool = False) -> ImportRepo
     """Convert ``path`` and write the files to ``out_dir`` all at once (a rename);
     ``skip_bad``: leave bad entries out, each reported, instead of refusing."""
     # The output is checked first: no point reading thousands of lines to refuse it.
+    check_out(out_dir)
+    files, report = convert(path, skip_bad)
+    write_files(files, out_dir)
+    return report
+
+
+def check_out(out_dir: Path) -> None:
+    """Refuse an output folder that is a file or holds something."""
     if out_dir.exists() and not out_dir.is_dir():
         raise BadInput(f"--out: {out_dir} is a file, not a directory")
     if out_dir.exists() and any(out_dir.iterdir()):
         raise BadInput(f"--out: {out_dir} exists and is not empty")
-    files, report = convert(path, skip_bad)
+
+
+def write_files(files: dict[str, str], out_dir: Path) -> None:
+    """Write ``files`` (name -> text) to ``out_dir`` all at once (a rename)."""
     parent = out_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -369,4 +380,3 @@ def import_bfcl(path: Path, out_dir: Path, skip_bad: bool = False) -> ImportRepo
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise BadInput(f"--out: {out_dir}: cannot write: {exc.strerror}") from None
-    return report

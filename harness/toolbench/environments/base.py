@@ -72,8 +72,9 @@ class Environment(ABC):
             return value
         return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
-    def error_text(self, code: str, message: str) -> str:
-        """The text a tool error is fed back as (the scripted results' shape)."""
+    def error_text(self, code: str, message: str, exc: BaseException | None = None) -> str:
+        """The text a tool error is fed back as (the scripted results' shape); ``exc`` is
+        what the tool raised, for an environment that words it its own way."""
         return json.dumps({"error": message}, ensure_ascii=False)
 
 

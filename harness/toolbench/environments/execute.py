@@ -106,7 +106,8 @@ class Session:
             return self._error(env, call, TOOL_TIMEOUT, f"no result within {self.timeout_s:g} s")
         if out.error is not None:
             detail = str(out.error)[:ERROR_CHARS]
-            return self._error(env, call, TOOL_RAISED, f"{type(out.error).__name__}: {detail}")
+            message = f"{type(out.error).__name__}: {detail}"
+            return self._error(env, call, TOOL_RAISED, message, out.error)
         try:
             text = env.result_text(out.value)
         except (TypeError, ValueError) as exc:
@@ -125,9 +126,14 @@ class Session:
         return self._error(self.envs[0][1], call, TOOL_UNKNOWN, message)
 
     def _error(
-        self, env: Environment, call: ToolCall, code: str, message: str
+        self,
+        env: Environment,
+        call: ToolCall,
+        code: str,
+        message: str,
+        exc: BaseException | None = None,
     ) -> tuple[str, ToolRun]:
-        text = env.error_text(code, message)
+        text = env.error_text(code, message, exc)
         return text, ToolRun(name=call.name, arguments=call.arguments, result=text, error=code)
 
     def run(self, calls: Sequence[ToolCall]) -> list[tuple[ToolCall, str, ToolRun]]:

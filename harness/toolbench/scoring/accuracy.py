@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from toolbench import codes
 from toolbench.results import TurnRecord
 from toolbench.scenarios.model import Scenario
+from toolbench.scoring import loop
 from toolbench.scoring.answer import final_answer
 from toolbench.scoring.calls import match_round
 from toolbench.scoring.core import abstained, label
@@ -71,6 +72,10 @@ def no_call_problems(turns: Sequence[TurnRecord]) -> list[Problem]:
 def _score(inp: TrialInput) -> Scored:
     sc, eff = inp.scenario, inp.effective
     kind = sc.expect.kind
+    if kind == "loop":  # judged by the state each user turn leaves (scoring/loop.py)
+        values = named(call_accuracy=loop.judged(inp).success, no_call_correct=None,
+                       final_answer_ok=None)  # fmt: skip
+        return Scored(values)
     if kind == "no_call":
         found = no_call_problems(eff)
         values = named(call_accuracy=None, no_call_correct=not found, final_answer_ok=None)

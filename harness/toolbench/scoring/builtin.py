@@ -6,7 +6,17 @@ after it."""
 
 from __future__ import annotations
 
-from toolbench.scoring import accuracy, fallback, leakage, parsing, retry, schema, stop, stream
+from toolbench.scoring import (
+    accuracy,
+    fallback,
+    leakage,
+    loop,
+    parsing,
+    retry,
+    schema,
+    stop,
+    stream,
+)
 from toolbench.scoring.scorer import Scorer
 
 SCORERS: tuple[Scorer, ...] = (
@@ -18,4 +28,5 @@ SCORERS: tuple[Scorer, ...] = (
     retry.SCORER,
     fallback.SCORER,
     stream.SCORER,
+    loop.SCORER,
 )

@@ -191,7 +191,7 @@ def _score(inp: TrialInput) -> Scored:
     problems = [
         (code, label(n, len(eff)) + why)
         for n, call in made
-        for code, why in schema_problems(call, inp.scenario.tools)
+        for code, why in schema_problems(call, inp.scenario.all_tools())
     ]
     return Scored(named(args_schema_valid=not problems), problems)
 

@@ -111,7 +111,7 @@ def measure(
 def _score(inp: TrialInput) -> Scored:
     if not is_streamed(inp.fmt):
         return Scored()
-    got = measure(inp.fmt, inp.turns, inp.display, inp.scenario.tools)
+    got = measure(inp.fmt, inp.turns, inp.display, inp.scenario.all_tools())
     problems = [
         (issue.code, issue.message)
         for t in inp.turns
