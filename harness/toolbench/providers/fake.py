@@ -1,4 +1,10 @@
-"""A request-aware fake OpenAI-compatible server, for tests and benchmarks only.
+"""A request-aware fake OpenAI-compatible server: a public module, for your own tests.
+
+toolbench's tests and benchmarks run on it, and an application (or a plugin: a format, a
+scorer, a provider kind) may use it in its own tests the same way: start a
+:class:`FakeServer` with a responder, point a run's ``--api-base`` (or any OpenAI client)
+at its ``base_url``, and read what it received. It ships in the package on purpose and keeps its
+names (docs/guide.md, "Testing with the fake server").
 
 The reply is a function of the request (:data:`Responder`), so a test's outcome does not
 depend on the order in which concurrent trials reach the server: ``by_last_user`` answers
