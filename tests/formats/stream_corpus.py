@@ -19,7 +19,7 @@ from typing import Any
 from declared import declaring, replies
 
 from toolbench.formats.base import Format
-from toolbench.formats.reader import Event, IncrementalReader
+from toolbench.formats.reader_events import Event, IncrementalReader
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "cassettes"

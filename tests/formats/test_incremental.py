@@ -19,7 +19,7 @@ import toolbench.formats.reader_regions as reader_regions
 from toolbench.formats.base import Format
 from toolbench.formats.marker_reader import MarkerReader
 from toolbench.formats.observe import TimedChunk, observe_stream
-from toolbench.formats.reader import Event
+from toolbench.formats.reader_events import Event
 from toolbench.formats.reader_plan import holds_of
 from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 
 from toolbench.formats.exchange import ParseResult
-from toolbench.formats.reader import Event, IncrementalReader
+from toolbench.formats.reader_events import Event, IncrementalReader
 
 
 class ByteReader:

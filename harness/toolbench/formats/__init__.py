@@ -23,7 +23,7 @@ from toolbench.formats.base import (
 )
 from toolbench.formats.detect import Detection, detect_format
 from toolbench.formats.observe import TimedChunk, observe_stream
-from toolbench.formats.reader import Event, IncrementalReader
+from toolbench.formats.reader_events import Event, IncrementalReader
 from toolbench.formats.registry import format_names, get_format, register_format
 from toolbench.tools import ToolDef
 

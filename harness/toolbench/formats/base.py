@@ -27,7 +27,7 @@ from toolbench.formats.exchange import (
     ToolCall,
 )
 from toolbench.formats.marker_reader import MarkerReader
-from toolbench.formats.reader import IncrementalReader
+from toolbench.formats.reader_events import IncrementalReader
 from toolbench.formats.streamsyntax import EMPTY, StreamSyntax, literal_tokens, tokens
 from toolbench.tools import ToolDef
 

@@ -5,7 +5,7 @@ markup reaches the screen depends on when the application's parser recognises a 
 on how much text it is willing to hold back while a tail could still become a marker.
 :class:`MarkerReader` reads a reply chunk by chunk from the format's declared
 :class:`~toolbench.formats.streamsyntax.StreamSyntax` and returns
-:class:`~toolbench.formats.reader.Event`\\ s: visible text (with a held-back tail that
+:class:`~toolbench.formats.reader_events.Event`\\ s: visible text (with a held-back tail that
 could still become an opener), a call started, a call complete, hidden markup, and at
 :meth:`~MarkerReader.close` the final result, which is exactly ``fmt.parse(whole text,
 tools)`` (one whole parse at close keeps split invariance exact; the events are what an
@@ -25,7 +25,7 @@ from itertools import chain, repeat
 
 import regex
 
-from toolbench.formats.reader import Event, new_event
+from toolbench.formats.reader_events import Event, new_event
 from toolbench.formats.reader_plan import CTX, HOLDS_MAX, class_only, closer
 from toolbench.formats.reader_regions import RegionScanner
 from toolbench.formats.scanning import (

@@ -18,7 +18,7 @@ from typing import Literal, Protocol
 
 from toolbench.formats.base import Format
 from toolbench.formats.exchange import ParseResult
-from toolbench.formats.reader import Event
+from toolbench.formats.reader_events import Event
 from toolbench.tools import ToolDef
 
 

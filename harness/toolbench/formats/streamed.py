@@ -31,7 +31,7 @@ from toolbench.stream_option import STREAM_OPTION, split_stream, with_stream
 from toolbench.tools import ToolDef
 
 if TYPE_CHECKING:
-    from toolbench.formats.reader import IncrementalReader
+    from toolbench.formats.reader_events import IncrementalReader
 
 __all__ = [
     "STREAM_OPTION", "Streamed", "expand_stream", "is_streamed", "split_stream", "with_stream",
