@@ -35,7 +35,7 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolbench.providers import call
+    from toolbench.providers import attempts as call
 
     monkeypatch.setattr(call, "BACKOFF_S", 0.01)
 

@@ -220,7 +220,7 @@ def check(fx: Fixture) -> list[str]:
 
 
 def main() -> int:
-    from toolbench.providers import call as call_module
+    from toolbench.providers import attempts as call_module
 
     call_module.BACKOFF_S = 0.001
     fixtures = load()

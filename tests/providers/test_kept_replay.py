@@ -1,5 +1,5 @@
 """A replay of a LiteLLM kind's cassette answers from the reply kept as read, without
-LiteLLM (:mod:`toolbench.providers.kept_replay`), and agrees with ``--replay full``, which
+LiteLLM (:mod:`toolbench.providers.replay.replay_kept`), and agrees with ``--replay full``, which
 re-derives every reply from the recorded bytes through LiteLLM: on every committed
 provider cassette (tests/data/provider_rt: plain, and streamed for the OpenAI-compatible
 family), on a streamed two-turn recording of every wire of the round trips
@@ -27,9 +27,10 @@ from tests.runner.conftest import SCENARIO, run_fake
 from tests.runner.test_decoded_secrets import KEYS, _assert_nowhere, _chat_body, _escaped
 from toolbench.cassettes import boundary
 from toolbench.cli.app import run_cli
-from toolbench.providers import kept_replay, litellm_api
+from toolbench.providers import call, litellm_api
 from toolbench.providers.base import Completion
 from toolbench.providers.fake import FakeServer, Fault, by_last_user
+from toolbench.providers.replay import replay_kept
 from toolbench.redaction import REDACTED
 from toolbench.store import load_results
 
@@ -43,7 +44,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """How many requests were sent through LiteLLM (the full path), and how many turns
     were answered from a reply kept as read."""
     seen = {"sent": 0, "kept": 0}
-    real_send, real_replay = litellm_api.send, kept_replay.replay
+    real_send, real_replay = litellm_api.send, replay_kept
 
     async def send(*a: Any, **kw: Any) -> Any:
         seen["sent"] += 1
@@ -55,7 +56,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         return got
 
     monkeypatch.setattr(litellm_api, "send", send)
-    monkeypatch.setattr(kept_replay, "replay", replay)
+    monkeypatch.setattr(call, "replay_kept", replay)
     # The full path's price cache is per process: a name an earlier test's reply could not
     # be priced for (a stream without usage) would be left unpriced here, as no run is.
     monkeypatch.setattr(litellm_api, "_UNPRICED", set())

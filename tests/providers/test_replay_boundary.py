@@ -14,7 +14,7 @@ import pytest
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
 from tests.runner.replay_summary import EXPECTED, summarize
 from toolbench.cli.app import run_cli
-from toolbench.providers import litellm_api
+from toolbench.providers import call, litellm_api, replay
 from toolbench.providers.fake import FakeServer, by_turn
 from toolbench.store import load_results
 
@@ -86,7 +86,7 @@ def test_a_recorded_exchange_carries_toolbenchs_request_key(tmp_path: Path) -> N
     keys = [exchange["key"] for exchange in data["exchanges"]]
     assert len(keys) == 2
     (live,) = load_results(tmp_path / "live")
-    assert keys == [litellm_api.request_key(t.request) for t in live.turns]
+    assert keys == [replay.replay_key(t.request) for t in live.turns]
 
 
 @pytest.mark.parametrize("keys", [True, False], ids=["by-key", "older-cassette-by-wire"])
@@ -154,7 +154,8 @@ def test_the_boundary_and_the_full_path_write_the_same_results(
             "--no-report", "--models", "local/gemma3-270m",
             "--formats", "native,prompt-json"]  # fmt: skip
     assert run_cli([*args, "--out", str(tmp_path / "boundary")]) == 0
-    monkeypatch.setattr(litellm_api, "replay_at_boundary", lambda *a, **k: None)
+    monkeypatch.setattr(call, "replay_plain", lambda *a, **k: None)
+    monkeypatch.setattr(call, "kept_capabilities", lambda *a, **k: None)
     assert run_cli([*args, "--out", str(tmp_path / "full")]) == 0
     assert _lines(tmp_path / "boundary") == _lines(tmp_path / "full")
 

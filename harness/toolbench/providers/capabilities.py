@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from toolbench.errors import UserError
+from toolbench.providers.lazy_litellm import litellm
 from toolbench.providers.provider_prefixes import PROVIDER_LIST, known_prefix
 from toolbench.results import RequestParams
 
@@ -34,12 +35,6 @@ user's choice and always sent)."""
 
 class UnknownProviderError(UserError):
     """A model string whose provider prefix LiteLLM does not know."""
-
-
-def _lm() -> Any:
-    from toolbench.providers.litellm_api import litellm
-
-    return litellm()
 
 
 def provider_names() -> list[str]:
@@ -63,7 +58,7 @@ def provider_of(model: str, api_base: str | None = None) -> tuple[str, str]:
     Raises :class:`UnknownProviderError` (exit 2) with a did-you-mean over LiteLLM's
     provider list when it cannot tell the provider.
     """
-    lm = _lm()
+    lm = litellm()
     try:
         name, provider, _key, _base = lm.get_llm_provider(model=model, api_base=api_base)
     except lm.BadRequestError:
@@ -138,7 +133,7 @@ def keyless(model: str, api_base: str | None) -> bool:
 @lru_cache(maxsize=1024)
 def _passes(name: str, provider: str, param: str, value_key: str, value: Any) -> str | None:
     """None when LiteLLM passes ``param=value`` on to ``provider``'s ``name``; else why not."""
-    lm = _lm()
+    lm = litellm()
     try:
         supported = lm.get_supported_openai_params(model=name, custom_llm_provider=provider)
     except Exception:

@@ -2,46 +2,32 @@
 request (plain or streamed, :meth:`LiteLLMAPI.send`), classifies a fault by LiteLLM's
 exception classes (:func:`classify`), tells what a model takes from LiteLLM's tables and
 prices a reply. Attempts, retries and reading the reply are the shared call's
-(:mod:`toolbench.providers.call`). This module also holds the replay at the provider
-boundary (moving to the cassette layer).
+(:mod:`toolbench.providers.call`); how a cassette answers a request is
+:mod:`.replay`'s, which asks this module only to read a recorded body as LiteLLM's
+generic OpenAI conversion reads it (:func:`read_recorded`).
 
-LiteLLM is imported lazily (its import is slow) and only after its environment switches are set:
-``DISABLE_AIOHTTP_TRANSPORT`` (its aiohttp transport would bypass the cassettes, which
-hook httpx) and :data:`OFFLINE_SWITCHES` (no fetch from GitHub); once imported, no
-tokenizer is downloaded either: a trial contacts the model's endpoint and nothing else.
-
-Replay at the provider boundary: a request the trial's cassette already holds is
-answered from it without LiteLLM's and the OpenAI SDK's request and response machinery
-(most of a replayed call's CPU, which bound replay speed). The cassette finds the exchange by
-toolbench's own request key (:func:`request_key`, recorded with every exchange since
-keys exist) or, in older cassettes, by the HTTP request the SDK would send
-(:func:`wire_request`, matched exactly as vcrpy matches). Anything else (a request the
-cassette does not hold, a recorded refusal, a body that is not an OpenAI chat
-completion) takes the full path through LiteLLM, which refuses what was not recorded.
+LiteLLM is imported lazily and once, with its switches set (:mod:`.lazy_litellm`).
 """
 
 from __future__ import annotations
 
 import email.utils
-import os
+import importlib
 from datetime import UTC, datetime
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
 from toolbench import codes
-from toolbench.cassettes import boundary
 from toolbench.errors import MissingApiKeyError, UserError
-from toolbench.formats.base import Format, RenderedRequest
+from toolbench.formats.base import Format, ModelReply
 from toolbench.providers.base import (
     DEFAULT_TIMEOUT_S,
     Capabilities,
     CassetteView,
-    Completion,
     Endpoint,
     Fault,
     ProviderSettings,
-    WireRequest,
 )
 from toolbench.providers.capabilities import (
     NO_KEY,
@@ -51,52 +37,13 @@ from toolbench.providers.capabilities import (
     provider_of,
     reads_echo_extras,
 )
-from toolbench.providers.own_replay import replayed
+from toolbench.providers.lazy_litellm import OFFLINE_SWITCHES as OFFLINE_SWITCHES
+from toolbench.providers.lazy_litellm import litellm as litellm
 from toolbench.providers.readers.responses import completion
 from toolbench.providers.refusal import TOOL_PARAMS, refuses_tools
 from toolbench.providers.reply import read_reply as _reply
 from toolbench.providers.responses_request import is_responses
 from toolbench.redaction import redact_error
-from toolbench.results import Attempt, RequestParams
-
-_litellm: ModuleType | None = None
-
-OFFLINE_SWITCHES = (
-    "LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS",
-    "LITELLM_LOCAL_BLOG_POSTS",
-)  # fmt: skip
-"""LiteLLM's switches (defaulted to ``True`` before it is imported; a user's own value is
-kept) that make it read its bundled copies instead of fetching them from GitHub: the
-model cost map (at import), the Anthropic beta-header table (on an Anthropic call), the
-blog feed. Nothing but the model's endpoint is contacted by a trial."""
-
-
-def litellm() -> ModuleType:
-    """Import LiteLLM once, with the switches toolbench depends on."""
-    global _litellm
-    if _litellm is None:
-        # Forced, not defaulted: the aiohttp transport would bypass the cassettes.
-        os.environ["DISABLE_AIOHTTP_TRANSPORT"] = "True"
-        for switch in OFFLINE_SWITCHES:
-            os.environ.setdefault(switch, "True")
-        import litellm as _mod
-
-        _mod.suppress_debug_info = True
-        _mod.telemetry = False
-        # A trial reaches the model's endpoint and nothing else. LiteLLM counts the tokens
-        # of a reply that came without usage with a HuggingFace tokenizer for some models
-        # (Llama 2/3, Command R), downloaded from huggingface.co on first use: offline, a
-        # trial spent its deadline in the hub client's retries. Its bundled tiktoken
-        # encoding counts them instead (only an estimate LiteLLM makes; a provider's own
-        # usage is read as sent).
-        _mod.disable_hf_tokenizer_download = True
-        # Examined for the live path's CPU (LiteLLM 1.106.2, benchmarks/bench_concurrency.py)
-        # and not set: turn_off_message_logging (adds a redaction pass), disable_streaming_
-        # logging, disable_token_counter and the per-call "no-log" (they skip callbacks,
-        # and none is registered); none skips the cost calculation or the logging payload.
-        _litellm = _mod
-    return _litellm
-
 
 FIRST_CALL_MODULES = (
     "openai.resources", "openai.resources.chat", "anyio._backends._asyncio", "anyio.streams.tls",
@@ -116,8 +63,6 @@ def warm() -> None:
     A live run does it before its first request: the deadline of an attempt
     (``--timeout``) is the provider's, and the first call's imports inside it would
     spend much of it."""
-    import importlib
-
     global _warmed
     if _warmed:
         return
@@ -218,7 +163,7 @@ def connection_lost(exc: BaseException) -> bool:
     an ``InternalServerError`` with a made-up status 500, so the chain of causes is
     read, by class (httpx's transport errors other than timeouts, the SDK's connection
     error other than its timeout, the OS's ``ConnectionError``)."""
-    import httpx
+    import httpx  # deferred for start-up, as LiteLLM (whose dependencies they are)
     import openai
 
     seen: set[int] = set()
@@ -275,27 +220,13 @@ def _cost(resp: Any, lm: ModuleType) -> float | None:
         return None
 
 
-# ---------------------------------------------------------------- replay at the boundary
-
-
-def request_key(request: dict[str, Any]) -> str:
-    """toolbench's key of a request (:func:`toolbench.cassettes.boundary.request_key`)."""
-    return boundary.request_key(request)
-
-
-def wire_request(endpoint: Endpoint, request: dict[str, Any]) -> WireRequest | None:
-    """The HTTP request the OpenAI SDK sends for ``request``, or None for a provider whose
-    request LiteLLM transforms (:func:`toolbench.cassettes.boundary.wire_request`)."""
-    try:
-        name, provider = provider_of(endpoint.model, endpoint.api_base)
-    except Exception:
-        return None
-    return boundary.wire_request(name, provider, endpoint.api_base, request)
+# ---------------------------------------------------------------- a recorded body, read
 
 
 def _model_response(body: dict[str, Any], lm: ModuleType) -> Any:
     """LiteLLM's ``ModelResponse`` for a recorded OpenAI chat completion body, made the
     way LiteLLM's OpenAI handler makes it (the SDK's parsed object, dumped, converted)."""
+    # LiteLLM's and the SDK's own modules: deferred for start-up, as LiteLLM itself.
     from litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response import (
         convert_to_model_response_object,
     )
@@ -311,29 +242,13 @@ def _model_response(body: dict[str, Any], lm: ModuleType) -> Any:
     )
 
 
-def _generic_openai(endpoint: Endpoint) -> bool:
-    """Whether LiteLLM reads this model's replies with its generic OpenAI conversion, the
-    one :func:`replay_at_boundary` reproduces. Other OpenAI-compatible providers (DeepSeek,
-    Mistral, OpenRouter, hosted vLLM, ...) apply their own transformations to the reply
-    (measured: their boundary replies differed from the live ones), so they replay
-    through LiteLLM in full."""
-    try:
-        return provider_of(endpoint.model, endpoint.api_base)[1] == "openai"
-    except UserError:
-        return False
-
-
-def replay_at_boundary(
-    endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
-    exchange: CassetteView, log: list[Attempt], turn: int, lm: ModuleType,
-    rendered: RenderedRequest,
-) -> Completion | None:  # fmt: skip
-    """The reply the trial's cassette holds for ``request``, read without LiteLLM's
-    request machinery; None when the cassette cannot answer it here (then the full path
-    runs: it replays, records or refuses as before)."""
-    body = exchange.replay_reply(request_key(request), wire_request(endpoint, request))
-    if body is None or not isinstance(body.get("choices"), list):
-        return None
+def read_recorded(
+    body: dict[str, Any], endpoint: Endpoint
+) -> tuple[ModelReply, tuple[int | None, int | None], float | None] | None:
+    """A recorded OpenAI chat completion read as LiteLLM's generic OpenAI conversion reads
+    it live (without its request machinery): the reply, its tokens and price; None when
+    LiteLLM would not read it (the full path judges it)."""
+    lm = litellm()
     try:
         resp = _model_response(body, lm)
         reply = _reply(resp, invents_call_ids(endpoint.model, endpoint.api_base))
@@ -341,20 +256,7 @@ def replay_at_boundary(
         return None
     usage = getattr(resp, "usage", None)
     tokens = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
-    cost = _priced_cost(resp, lm)
-    return replayed(endpoint, request, params, log, turn, rendered, reply, tokens, cost)
-
-
-def boundary_replay(
-    endpoint: Endpoint, request: dict[str, Any], params: RequestParams,
-    exchange: CassetteView, log: list[Attempt], turn: int, rendered: RenderedRequest,
-) -> Completion | None:  # fmt: skip
-    """The shared call's record/replay hook (:mod:`toolbench.providers.call`): the
-    plain reply the cassette holds for ``request``, for models LiteLLM reads with its
-    generic OpenAI conversion; None: the full path runs (it replays, records or refuses)."""
-    if boundary.replay_mode() != "boundary" or not _generic_openai(endpoint):
-        return None
-    return replay_at_boundary(endpoint, request, params, exchange, log, turn, litellm(), rendered)
+    return reply, tokens, _priced_cost(resp, lm)
 
 
 def _priced_cost(resp: Any, lm: ModuleType) -> float | None:
@@ -435,7 +337,7 @@ def _refuse_fake_chat_stream(lm: ModuleType, model: str, api_base: str | None) -
     timing of a stream would be measured while the trial said it streamed. Refused
     before anything is sent, as a parameter the model does not take (``unsupported``),
     as the Responses API path refuses it (:func:`_refuse_fake_stream`)."""
-    from litellm.types.utils import LlmProviders
+    from litellm.types.utils import LlmProviders  # deferred for start-up, as LiteLLM
     from litellm.utils import ProviderConfigManager
 
     try:
@@ -476,7 +378,7 @@ def _refuse_fake_stream(lm: ModuleType, model: str, api_base: str | None) -> Non
     request and makes the events up, so nothing of the stream would be measured. Refused
     as a parameter the model does not take (the trial is ``unsupported``, never a
     stream's timings that were not one)."""
-    from litellm.utils import ProviderConfigManager
+    from litellm.utils import ProviderConfigManager  # deferred for start-up, as LiteLLM
 
     try:
         _name, provider = provider_of(model, api_base)

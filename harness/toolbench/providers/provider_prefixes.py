@@ -15,6 +15,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from toolbench.providers.lazy_litellm import litellm
+
 PROVIDER_LIST: tuple[str, ...] = (
     # generated: provider_list
     "a2a",
@@ -233,10 +235,8 @@ def known_prefix(model: str) -> bool:
 
 def installed() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The installed LiteLLM's provider list and JSON-configured providers, sorted."""
-    from toolbench.providers.litellm_api import litellm
-
     lm = litellm()  # first: it sets the switches LiteLLM's import reads
-    from litellm.llms.openai_like.json_loader import JSONProviderRegistry
+    from litellm.llms.openai_like.json_loader import JSONProviderRegistry  # deferred, as LiteLLM
 
     listed = tuple(sorted({getattr(p, "value", str(p)) for p in lm.provider_list}))
     return listed, tuple(sorted(JSONProviderRegistry.list_providers()))

@@ -13,7 +13,8 @@ from typing import Any
 
 from toolbench.formats.base import RenderedRequest
 from toolbench.providers.base import Endpoint
-from toolbench.providers.capabilities import filter_params
+from toolbench.providers.capabilities import filter_params, reads_echo_extras
+from toolbench.providers.responses_request import is_responses, shape
 from toolbench.results import RequestParams
 
 ECHO_DROPPED = ("provider_specific_fields",)
@@ -92,8 +93,6 @@ def as_streamed(request: dict[str, Any]) -> None:
     every other provider sends (Anthropic's message_delta, Gemini's usageMetadata,
     Ollama's counts). The Responses API has no such option: its stream always ends with
     the usage."""
-    from toolbench.providers.responses_request import is_responses
-
     request["stream"] = True
     if not is_responses(request):
         request["stream_options"] = {"include_usage": True}
@@ -113,8 +112,6 @@ def build_request(
     :attr:`~toolbench.providers.base.Capabilities.echo_extras` (None: LiteLLM's tables)."""
     messages = list(rendered.messages)
     if echo_extras is None:
-        from toolbench.providers.capabilities import reads_echo_extras
-
         echo_extras = reads_echo_extras(endpoint.model, endpoint.api_base)
     if not echo_extras:
         messages = _echo_safe(messages)
@@ -140,7 +137,5 @@ def build_request(
     req.update(sent)
     req.update(endpoint.params)
     if rendered.api == "responses":
-        from toolbench.providers.responses_request import shape
-
         return shape(req, record), record
     return req, record

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolbench.errors import UserError
 from toolbench.formats.base import RenderedRequest
+from toolbench.providers.capabilities import provider_of
+from toolbench.providers.lazy_litellm import litellm
 from toolbench.providers.readers.responses import OUTPUT_ITEMS
 from toolbench.results import RequestParams
 
@@ -171,16 +174,12 @@ def refusal(model: str, api_base: str | None, kind: str) -> str | None:
     (``ProviderConfigManager.get_provider_responses_api_config``)."""
     if kind != "litellm":
         return f"served by toolbench's '{kind}' kind, which speaks chat completions only"
-    from toolbench.errors import UserError
-    from toolbench.providers.capabilities import provider_of
-    from toolbench.providers.litellm_api import litellm
-
     try:
         _name, provider = provider_of(model, api_base)
     except UserError:
         return None  # the unknown provider is refused by its own check
     litellm()  # its switches set before anything of LiteLLM's is imported
-    from litellm.utils import ProviderConfigManager
+    from litellm.utils import ProviderConfigManager  # deferred for start-up, as LiteLLM
 
     try:
         config = ProviderConfigManager.get_provider_responses_api_config(
