@@ -87,22 +87,22 @@ def _bench(
     trials: int, concurrency: int, base_url: str, model: str = "openai/bench",
     server_pid: int | None = None,
 ) -> None:  # fmt: skip
-    from toolbench.runner.run import RunConfig, execute_run, plan_run
+    from toolbench.runner.options import RunOptions
+    from toolbench.runner.run import execute_run, plan_run
 
     with tempfile.TemporaryDirectory() as tmp:
         scen = Path(tmp) / "bench.yaml"
         scen.write_text(SCENARIO)
-        cfg = RunConfig(
+        cfg = RunOptions(
             models=[model], formats=["prompt-json"], scenarios=[str(scen)],
             samples=trials, concurrency=concurrency, record="all",
             out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=base_url,
-            report=False,
         )  # fmt: skip
         plan = plan_run(cfg)
         done = []
         s0, c0 = _server_cpu(server_pid), time.process_time()
         t0 = time.perf_counter()
-        execute_run(cfg, plan, done.append)
+        execute_run(plan, done.append)
         wall = time.perf_counter() - t0
         cpu, s1 = time.process_time() - c0, _server_cpu(server_pid)
         ok = sum(1 for r in done if r.status == "ok")

@@ -91,7 +91,8 @@ def run_trials(
     the trials ok."""
     from toolbench.providers import registry
     from toolbench.providers.litellm_api import LiteLLMAPI
-    from toolbench.runner.run import RunConfig, execute_run, plan_run
+    from toolbench.runner.options import RunOptions
+    from toolbench.runner.run import execute_run, plan_run
 
     registry.kinds()["litellm"] = bare_kind() if kind == "bare" else LiteLLMAPI
     if where is not None:
@@ -99,16 +100,15 @@ def run_trials(
     with tempfile.TemporaryDirectory(dir=where) as tmp:
         scen = Path(tmp) / "bench.yaml"
         scen.write_text(SCENARIO)
-        cfg = RunConfig(
+        cfg = RunOptions(
             models=["openai/bench"], formats=["prompt-json"], scenarios=[str(scen)],
             samples=trials, concurrency=concurrency, record="all",
             out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=base_url,
-            report=False,
         )  # fmt: skip
         plan = plan_run(cfg)
         done: list[Any] = []
         c0 = _cpu()
-        execute_run(cfg, plan, done.append)
+        execute_run(plan, done.append)
         cpu = _since(c0)
     bad = [r for r in done if r.status != "ok"]
     if bad:

@@ -67,7 +67,8 @@ def main() -> None:
         args.min_trials = 1
 
     from toolbench.providers import litellm_api
-    from toolbench.runner.run import RunConfig, execute_run, plan_run
+    from toolbench.runner.options import RunOptions
+    from toolbench.runner.run import execute_run, plan_run
 
     lm = litellm_api.litellm()  # import cost is start-up, not replay speed
     full_path: list[int] = []
@@ -82,18 +83,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         # the other bundled scenarios have no cassettes yet
         recorded = ["calculate-product"] if args.tiny else ["recorded"]
-        cfg0 = RunConfig(record="none", out=Path(tmp) / "probe", report=False, scenarios=recorded)
+        cfg0 = RunOptions(record="none", out=Path(tmp) / "probe", scenarios=recorded)
         per_run = len(plan_run(cfg0).specs)
         repeat = max(1, math.ceil(args.min_trials / per_run))
         total, wall, ok, exchanges = 0, 0.0, 0, 0
         for i in range(repeat):
-            cfg = RunConfig(
-                record="none", out=Path(tmp) / f"r{i}", report=False, scenarios=recorded
-            )
+            cfg = RunOptions(record="none", out=Path(tmp) / f"r{i}", scenarios=recorded)
             plan = plan_run(cfg)
             done: list[Any] = []
             t0 = time.perf_counter()
-            execute_run(cfg, plan, done.append)
+            execute_run(plan, done.append)
             wall += time.perf_counter() - t0
             total += len(done)
             ok += sum(1 for r in done if r.status == "ok")

@@ -75,11 +75,12 @@ def byte_compile() -> None:
 
 def floor_cpu(models: str = MODELS, formats: str = BFCL_FORMATS) -> tuple[int, float]:
     """Decode every ``bfcl-smoke`` cassette and parse every reply (CPU seconds)."""
-    from toolbench.runner.run import RunConfig, plan_run
+    from toolbench.runner.options import RunOptions
+    from toolbench.runner.run import plan_run
 
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(
-            record="none", out=Path(tmp) / "p", report=False, scenarios=["bfcl-smoke"],
+        cfg = RunOptions(
+            record="none", out=Path(tmp) / "p", scenarios=["bfcl-smoke"],
             models=models.split(","), formats=formats.split(","),
         )  # fmt: skip
         plan = plan_run(cfg)
@@ -98,18 +99,19 @@ def floor_cpu(models: str = MODELS, formats: str = BFCL_FORMATS) -> tuple[int, f
 def one_kind(stream: str, rounds: int, scenarios: list[str]) -> list[float]:
     """CPU ms a trial of the streamed-scenario matrix, replayed ``rounds`` times in this
     process with one stream mode (after one round that warms it)."""
-    from toolbench.runner.run import RunConfig, execute_run, plan_run
+    from toolbench.runner.options import RunOptions
+    from toolbench.runner.run import execute_run, plan_run
 
     out: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(rounds + 1):
-            cfg = RunConfig(
-                record="none", out=Path(tmp) / f"{stream}{i}", report=False,
+            cfg = RunOptions(
+                record="none", out=Path(tmp) / f"{stream}{i}",
                 scenarios=scenarios, models=MODELS.split(","), stream=stream,
             )  # fmt: skip
             plan = plan_run(cfg)
             t0 = time.process_time()
-            execute_run(cfg, plan, lambda _r: None)
+            execute_run(plan, lambda _r: None)
             if i:  # the first round warms the process
                 out.append(1000 * (time.process_time() - t0) / len(plan.specs))
     return out

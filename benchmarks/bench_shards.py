@@ -12,6 +12,7 @@ realistic trial line per planned trial, its ``run.json`` from the plan), then
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import resource
@@ -23,7 +24,9 @@ from pathlib import Path
 
 from toolbench.formats.base import ModelReply, ParseResult, ToolCall
 from toolbench.results import TrialResult, TrialScores, TurnRecord
-from toolbench.runner.run import RunConfig, _run_info, plan_run
+from toolbench.runner.options import RunOptions
+from toolbench.runner.plan import run_info
+from toolbench.runner.run import plan_run
 from toolbench.scenarios.loader import load_scenarios
 from toolbench.store.shards import Shard
 
@@ -69,10 +72,9 @@ def main() -> None:
     base = template()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        cfg = RunConfig(models=MODELS, formats=FORMATS, samples=samples, record="none",
-                        report=False)  # fmt: skip
+        cfg = RunOptions(models=MODELS, formats=FORMATS, samples=samples, record="none")
         t0 = time.perf_counter()
-        whole = plan_run(RunConfig(**{**cfg.__dict__, "out": root / "whole"}))
+        whole = plan_run(dataclasses.replace(cfg, out=root / "whole"))
         planned = time.perf_counter() - t0
         assert whole.lock is not None
         whole.lock.release()
@@ -82,14 +84,12 @@ def main() -> None:
         dirs, sizes = [], []
         for k in range(1, args.shards + 1):
             out = root / f"shard-{k}"
-            shard_cfg = RunConfig(
-                **{**cfg.__dict__, "out": out, "shard": Shard(index=k, count=args.shards)}
-            )
+            shard_cfg = dataclasses.replace(cfg, out=out, shard=Shard(index=k, count=args.shards))
             plan = plan_run(shard_cfg)
             assert plan.lock is not None
             plan.lock.release()
             sizes.append(len(plan.specs))
-            (out / "run.json").write_text(_run_info(shard_cfg, plan).model_dump_json())
+            (out / "run.json").write_text(run_info(plan).model_dump_json())
             with (out / "results.jsonl").open("w", encoding="utf-8") as fh:
                 for s in plan.specs:
                     d = {**base, "run_id": out.name, "model": s.model, "format": s.fmt.spec,

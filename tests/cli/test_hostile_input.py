@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from tests.cli.test_usage_errors import toolbench
 
-from toolbench.runner.run import MAX_TRIALS
+from toolbench.runner.options import MAX_TRIALS
 
 RUN = ["run", "--models", "openai/x", "--record", "none", "--scenarios", "weather-paris",
        "--formats", "xml", "--quiet", "--no-report"]  # fmt: skip

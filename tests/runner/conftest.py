@@ -81,7 +81,7 @@ def scenario_file(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolbench.providers import call as provider
+    from toolbench.providers import attempts as provider
 
     monkeypatch.setattr(provider, "BACKOFF_S", 0.01)
 

@@ -96,7 +96,7 @@ def test_rescore_of_a_line_without_settings_takes_run_json_limit(
 
 
 def test_a_resumed_run_keeps_the_marker_set_it_recorded(tmp_path: Path) -> None:
-    from toolbench.runner.run import _run_markers
+    from toolbench.runner.plan import planned_markers
     from toolbench.scoring.leakage import builtin_markers
 
     info = RunInfo(
@@ -104,11 +104,11 @@ def test_a_resumed_run_keeps_the_marker_set_it_recorded(tmp_path: Path) -> None:
         markers=["<<X>>", "(?m)^Y:"],
     )  # fmt: skip
     (tmp_path / "run.json").write_text(info.model_dump_json(), encoding="utf-8")
-    assert marker_texts(_run_markers(tmp_path, resume=True)) == ["<<X>>", "(?m)^Y:"]
+    assert marker_texts(planned_markers(tmp_path, resume=True)) == ["<<X>>", "(?m)^Y:"]
     # A new run takes what is installed; a resumed run from before markers were
     # recorded takes the built-in formats' set.
-    assert _run_markers(tmp_path, resume=False) == installed_markers()
+    assert planned_markers(tmp_path, resume=False) == installed_markers()
     (tmp_path / "run.json").write_text(
         info.model_copy(update={"markers": None}).model_dump_json(), encoding="utf-8"
     )
-    assert _run_markers(tmp_path, resume=True) == builtin_markers()
+    assert planned_markers(tmp_path, resume=True) == builtin_markers()

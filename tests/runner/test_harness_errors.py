@@ -125,7 +125,7 @@ def test_whatever_escapes_a_trial_still_writes_its_line(
     async def broken(*_: Any) -> TrialResult:
         raise KeyError("surprise")
 
-    monkeypatch.setattr("toolbench.runner.run.run_trial", broken)
+    monkeypatch.setattr("toolbench.runner.schedule.run_trial", broken)
     assert run_fake(fake, tmp_path, scenario_file) == 3
     results = load_results(tmp_path / "run")
     assert sorted(r.scenario_id for r in results) == ["chat", "weather"]

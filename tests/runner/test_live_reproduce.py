@@ -15,7 +15,7 @@ import pytest
 from tests.support.live import require_llama_server
 from toolbench.cli.app import run_cli
 from toolbench.providers.local_models import DEFAULT_MODELS
-from toolbench.runner.run import DEFAULT_FORMATS
+from toolbench.runner.options import DEFAULT_FORMATS
 from toolbench.store import load_results
 
 pytestmark = pytest.mark.live

@@ -18,7 +18,8 @@ from tests.support.fake_openai import FakeOpenAI
 from toolbench.cli.app import run_cli
 from toolbench.errors import UserError
 from toolbench.results import RESULTS_SCHEMA_VERSION, RunInfo, Shard
-from toolbench.runner.run import RunConfig, plan_run
+from toolbench.runner.options import RunOptions
+from toolbench.runner.run import plan_run
 from toolbench.store import iter_results, read_info
 from toolbench.store.merge import merge_runs, scenario_contents
 from toolbench.store.shards import file_sha256, parse_shard, shard_of
@@ -90,7 +91,7 @@ def test_every_trial_is_in_exactly_one_shard_and_shards_are_balanced() -> None:
 
 def test_plan_takes_the_same_trials_whatever_the_order(suite: Path, tmp_path: Path) -> None:
     def planned(formats: list[str], out: str) -> set[tuple[str, str, str, int]]:
-        cfg = RunConfig(models=["openai/fake", "openai/other"], formats=formats,
+        cfg = RunOptions(models=["openai/fake", "openai/other"], formats=formats,
                         scenarios=[str(suite)], samples=3, record="none",
                         out=tmp_path / out, shard=Shard(index=2, count=3))  # fmt: skip
         plan = plan_run(cfg)
@@ -172,7 +173,7 @@ def test_resume_keeps_the_shard_of_the_run(fake: FakeOpenAI, tmp_path: Path, sui
     info = read_info(tmp_path / "s1")
     assert info is not None and info.shard is not None and info.shard.label == "1/3"
     with pytest.raises(UserError, match=r"holds shard 1/3, not shard 2/3; resume it as it was"):
-        plan_run(RunConfig(models=["openai/fake"], formats=FORMATS.split(","),
+        plan_run(RunOptions(models=["openai/fake"], formats=FORMATS.split(","),
                            scenarios=[str(suite)], samples=2, record="none", resume=True,
                            out=tmp_path / "s1", shard=Shard(index=2, count=3)))  # fmt: skip
 

@@ -13,7 +13,7 @@ RecordChoice = Literal["none", "new", "all"]
 RECORD_MODES: tuple[RecordChoice, ...] = get_args(RecordChoice)
 _FIELDS = {"model_param": "model_params", "cassettes": "cassette_dir", "timeout": "timeout_s",
            "budget": "budget_s"}  # fmt: skip
-"""Option name -> RunConfig field, where they differ (for ``--resume``)."""
+"""Option name -> RunOptions field, where they differ (for ``--resume``)."""
 STREAM_MODES = ("off", "on", "both")
 DISPLAY_POLICIES = ("careful", "naive")
 
@@ -171,22 +171,15 @@ def run_cmd(
     ),
 ) -> int:
     """Run scenarios against models x formats; record or replay cassettes."""
-    from toolbench.cassettes import boundary
     from toolbench.cli.run_view import print_summary, progress_hook
     from toolbench.errors import UserError
     from toolbench.formats.auto import read_formats_file
     from toolbench.runner.measured import EXIT_UNMEASURED
-    from toolbench.runner.run import DEFAULT_FORMATS, RunConfig, execute_run, plan_run
+    from toolbench.runner.options import DEFAULT_FORMATS, RunOptions, check_choices
+    from toolbench.runner.run import execute_run, plan_run
     from toolbench.store.shards import parse_shard
 
-    if record not in RECORD_MODES:
-        raise UserError(f"--record: must be one of none, new, all (got '{record}')")
-    if replay not in ("boundary", "full"):
-        raise UserError(f"--replay: must be one of boundary, full (got '{replay}')")
-    if stream not in STREAM_MODES:
-        raise UserError(f"--stream: must be one of off, on, both (got '{stream}')")
-    if display not in DISPLAY_POLICIES:
-        raise UserError(f"--display: must be one of careful, naive (got '{display}')")
+    check_choices(record=record, replay=replay, stream=stream, display=display)
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
     given = frozenset(
@@ -196,36 +189,32 @@ def run_cmd(
     )  # fmt: skip
     if formats is not None and not _split(formats):
         raise UserError(f"--formats: no format given in '{formats}'")
-    cfg = RunConfig(
+    options = RunOptions(
         models=_split(models),
         formats=split_specs(formats) if formats else list(DEFAULT_FORMATS),
         scenarios=[s for item in (scenarios or []) for s in _split(item)],
-        samples=samples, concurrency=concurrency, record=record,
+        samples=samples, concurrency=concurrency, record=record, replay=replay,  # type: ignore[arg-type]
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
-        resume=resume, cassette_dir=cassettes, api_base=api_base, report=not no_report,
+        resume=resume, cassette_dir=cassettes, api_base=api_base,
         timeout_s=timeout, budget_s=budget, stream=stream, display=display,  # type: ignore[arg-type]
         formats_from=read_formats_file(formats_from).formats() if formats_from else None,
         model_params=list(model_param or []),
         given=frozenset(_FIELDS.get(name, name) for name in given),
         shard=parse_shard(shard) if shard is not None else None,
     )  # fmt: skip
-    plan = plan_run(cfg)
+    plan = plan_run(options)
     for line in plan.warnings:
         typer.echo(line, err=True)
-    token = boundary.set_replay_mode("full" if replay == "full" else "boundary")
-    try:
-        with progress_hook(len(plan.specs), quiet) as hook:
-            run_dir = execute_run(cfg, plan, hook)
-    finally:
-        boundary.reset_replay_mode(token)
-    if plan.not_run:
+    with progress_hook(len(plan.trials), quiet) as hook:
+        done = execute_run(plan, hook)
+    if done.not_run:
         typer.echo(
-            f"warning: --budget of {budget:g}s used up: {plan.not_run} trial(s) not run; "
-            f"complete them with --resume --out {run_dir}",
+            f"warning: --budget of {budget:g}s used up: {done.not_run} trial(s) not run; "
+            f"complete them with --resume --out {done.run_dir}",
             err=True,
         )
     missing = print_summary(
-        run_dir, write_report=cfg.report, quiet=quiet, written_from=plan.written_from
+        done.run_dir, write_report=not no_report, quiet=quiet, written_from=done.written_from
     )
     # A model or cell without one ok trial measured nothing: say so in the exit code.
     return EXIT_UNMEASURED if missing else 0

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from toolbench.store import iter_results
+
 
 class TrialLike(Protocol):
     """What the check reads of a trial (a :class:`~toolbench.results.TrialResult`, or the
@@ -92,6 +94,4 @@ def unmeasured(results: Iterable[TrialLike]) -> list[Unmeasured]:
 
 def unmeasured_in(run_dir: Path) -> list[Unmeasured]:
     """:func:`unmeasured` over the trials stored in ``run_dir`` (a resumed run's too)."""
-    from toolbench.store import iter_results
-
     return unmeasured(iter_results(run_dir))

@@ -24,6 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.errors import UserError
+from toolbench.providers.capabilities import provider_of
+from toolbench.providers.lazy_litellm import litellm
+from toolbench.providers.local_models import LOCAL_MODELS, is_local
+from toolbench.redaction import register_url_secrets
 from toolbench.runner.param_values import (
     base_url_problem,
     register_param_secrets,
@@ -156,8 +160,6 @@ def _check_variant_bases(params: ModelParams, models: Sequence[str]) -> None:
 
 def _check_api_base(model: str, value: Any, where: str) -> None:
     """A model's ``api_base`` is an http(s) URL with a host; its credentials are secrets."""
-    from toolbench.redaction import register_url_secrets
-
     text = value if isinstance(value, str) else ""
     register_url_secrets(text)
     problem = base_url_problem(text)
@@ -198,10 +200,7 @@ def never_takes(model: str, key: str) -> str | None:
     """Why LiteLLM's tables say ``model``'s provider never takes the OpenAI parameter
     ``key`` (None when it may, or when the tables cannot tell: a provider-specific
     parameter, a model LiteLLM does not know)."""
-    from toolbench.providers.capabilities import _lm, provider_of
-    from toolbench.providers.local_models import LOCAL_MODELS, is_local
-
-    lm = _lm()
+    lm = litellm()
     if key not in getattr(lm, "OPENAI_CHAT_COMPLETION_PARAMS", ()):
         return None  # passed through to the provider as it is; nothing to check offline
     try:

@@ -31,11 +31,13 @@ from typing import Any, Protocol, cast
 from toolbench.engine import effective_settings
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
+from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import is_streamed
 from toolbench.outcome import trial_outcome
 from toolbench.outpath import prepare_dir
 from toolbench.results import RunInfo, TrialResult, TrialScores, TrialSettings, TurnRecord
 from toolbench.runner.records import recorded_scenarios
+from toolbench.scenarios.loader import load_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.leakage import builtin_markers, compile_markers
 from toolbench.scoring.stream import DisplayPolicy
@@ -89,8 +91,6 @@ def trial_settings(trial: TrialResult, scenario: Scenario, info: RunInfo | None)
 
 
 def default_get_format(spec: str) -> Format:
-    from toolbench.formats.registry import get_format
-
     return get_format(spec)
 
 
@@ -176,8 +176,6 @@ def rescore_run(
         # The files the run read, as they were: a changed or missing one is refused.
         scenarios = recorded_scenarios(info, "rescore")
     if scenarios is None:  # a run from before the files were recorded
-        from toolbench.scenarios.loader import load_scenarios
-
         scenarios = load_scenarios()
     by_id = {s.id: s for s in scenarios}
     markers = run_markers(info)

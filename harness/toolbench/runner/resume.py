@@ -8,6 +8,8 @@ it (exit 2), because completing a run with another matrix would mix two experime
 one results file. Settings that do not change what a trial measures (``--concurrency``,
 ``--timeout``, ``--api-base``, ``--record``, ``--cassettes``) may be given anew.
 
+What the run recorded of its matrix comes back as :class:`~toolbench.runner.matrix.Recorded`
+(checked like a new run's matrix), its settings as the options the resume runs with.
 Runs written before ``run.json`` recorded its cells are resumed from the command line,
 as before.
 """
@@ -18,30 +20,29 @@ import dataclasses
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolbench.errors import UserError
 from toolbench.formats.auto import resolve_formats
 from toolbench.formats.streamed import expand_stream
 from toolbench.redaction import REDACTED, redact
 from toolbench.results import RunInfo
-from toolbench.runner.model_params import parse_model_param, read_config
+from toolbench.runner.matrix import Recorded
+from toolbench.runner.model_params import ModelParams, parse_model_param, read_config
+from toolbench.runner.options import RunOptions
 from toolbench.runner.param_values import register_param_secrets, shown, shown_text
 from toolbench.runner.records import recorded_scenarios
 from toolbench.scenarios.loader import select_scenarios
 from toolbench.store import info_path, read_info
 
-if TYPE_CHECKING:
-    from toolbench.runner.run import RunConfig
-
 MATRIX_OPTIONS = (
     "models", "formats", "formats_from", "stream", "scenarios", "samples", "model_params",
     "max_turns", "retry_on_parse_error",
 )  # fmt: skip
-"""``RunConfig`` fields that define the matrix: given again, they must agree."""
+"""``RunOptions`` fields that define the matrix: given again, they must agree."""
 SETTINGS = ("record", "concurrency", "timeout_s", "api_base", "cassette_dir", "max_tokens",
             "display")  # fmt: skip
-"""``RunConfig`` fields taken from ``run.json`` unless given again."""
+"""``RunOptions`` fields taken from ``run.json`` unless given again."""
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -60,33 +61,37 @@ def _stored(value: Any) -> Any:
     return json.loads(redact(json.dumps(value)))
 
 
-def resume_config(cfg: RunConfig) -> RunConfig:
-    """``cfg`` completed from the run's ``run.json``; refused when a given option differs."""
-    assert cfg.out is not None
-    recorded = info_path(cfg.out)
+def resume(opts: RunOptions) -> tuple[RunOptions, Recorded | None]:
+    """The options a resume of ``opts.out`` runs with (the run's settings where none is
+    given again) and the matrix its run.json recorded (None for a run from before it
+    recorded its cells); refused when a given option differs from the run's matrix."""
+    assert opts.out is not None
+    recorded = info_path(opts.out)
     if not recorded.is_file():
         # Without it the defaults (the embedded local models) would be planned instead.
         what = "is a directory, not a file" if recorded.is_dir() else "does not exist"
         raise UserError(f"--resume: {recorded} {what} (nothing to resume)")
-    info = read_info(cfg.out)
+    info = read_info(opts.out)
     if info is None or not info.cells:
-        return cfg
-    given = set(MATRIX_OPTIONS + SETTINGS) if cfg.given is None else set(cfg.given)
-    _check_matrix(cfg, info, given)
-    params = _params(cfg, info, cfg.record if "record" in given else info.record)
-    changes: dict[str, Any] = {
-        "models": list(info.models),
-        "cells": {m: list(v) for m, v in info.cells.items()},
-        "auto": dict(info.auto_formats),
-        "samples": info.samples,
-        "max_turns": info.max_turns,
-        "retry_on_parse_error": info.retry_on_parse_error,
-        "resolved_params": params,
-        "loaded_scenarios": (
+        return opts, None
+    given = set(MATRIX_OPTIONS + SETTINGS) if opts.given is None else set(opts.given)
+    _check_matrix(opts, info, given)
+    params = _params(opts, info, opts.record if "record" in given else info.record)
+    matrix = Recorded(
+        models=list(info.models),
+        cells={m: list(v) for m, v in info.cells.items()},
+        auto=dict(info.auto_formats),
+        scenarios=(
             recorded_scenarios(info, "--resume")
             if info.scenario_files
             else select_scenarios(info.scenarios)
         ),
+        params=params,
+    )
+    changes: dict[str, Any] = {
+        "samples": info.samples,
+        "max_turns": info.max_turns,
+        "retry_on_parse_error": info.retry_on_parse_error,
     }
     settings = {
         "record": info.record,
@@ -100,10 +105,10 @@ def resume_config(cfg: RunConfig) -> RunConfig:
     for name, value in settings.items():
         if name not in given and value is not None:
             changes[name] = value
-    return dataclasses.replace(cfg, **changes)
+    return dataclasses.replace(opts, **changes), matrix
 
 
-def _params(cfg: RunConfig, info: RunInfo, record: str) -> dict[str, dict[str, Any]]:
+def _params(cfg: RunOptions, info: RunInfo, record: str) -> ModelParams:
     """The run's model parameters, with the secrets run.json holds redacted given back:
     from the command line, else from ``toolbench.toml`` when its value redacts to the
     stored one. A redacted value nobody gives back is refused when the resume may call
@@ -130,7 +135,7 @@ def _params(cfg: RunConfig, info: RunInfo, record: str) -> dict[str, dict[str, A
     return params
 
 
-def _check_matrix(cfg: RunConfig, info: RunInfo, given: set[str]) -> None:
+def _check_matrix(cfg: RunOptions, info: RunInfo, given: set[str]) -> None:
     run_dir = cfg.out
     assert run_dir is not None
     if given & {"models", "formats_from"}:
