@@ -14,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter
 from typing_extensions import TypedDict
 
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
-from toolbench.stored_tuples import StoredAsObjects
 from toolbench.tool_runs import EnvironmentStep
 
 RESULTS_SCHEMA_VERSION = 7
@@ -145,18 +144,24 @@ class _StoredDelta(TypedDict):
     text: str
 
 
-
 def _delta_objects(items: list[TimedText]) -> list[dict[str, Any]]:
-    """What a results line writes of a turn's deltas (about 200: a comprehension, not a
-    call each)."""
+    """What a results line writes of a turn's deltas: the objects they always were."""
     return [{"offset_ms": offset, "text": text} for offset, text in items]
 
 
-Deltas = Annotated[
-    list[TimedText],
-    StoredAsObjects(TimedText, _StoredDelta, _delta_objects),
-]  # fmt: skip
-"""A streamed turn's deltas (:mod:`toolbench.stored_tuples`)."""
+_STORED_DELTAS: TypeAdapter[list[_StoredDelta]] = TypeAdapter(list[_StoredDelta])
+
+
+def _read_deltas(value: Any) -> list[TimedText]:
+    """Deltas from a results line (objects) or from Python (tuples, objects, or both):
+    each checked as the object it is stored as (an unknown or missing key refused)."""
+    if isinstance(value, list):
+        value = [v._asdict() if isinstance(v, TimedText) else v for v in value]
+    return [TimedText(d["offset_ms"], d["text"]) for d in _STORED_DELTAS.validate_python(value)]
+
+
+Deltas = Annotated[list[TimedText], PlainValidator(_read_deltas), PlainSerializer(_delta_objects)]
+"""A streamed turn's deltas: named tuples in memory, objects on disk."""
 
 
 class StreamTurn(BaseModel):

@@ -18,7 +18,6 @@ PACKAGE = Path(toolbench.cassettes.__file__).parent
 PROVIDERS = Path(toolbench.providers.__file__).parent
 GROUND = {
     "toolbench.codes", "toolbench.errors", "toolbench.eventstream", "toolbench.redaction",
-    "toolbench.stored_tuples",
 }  # fmt: skip
 """The ground modules the cassettes use (codes, secret_shapes, ... would be as welcome)."""
 

@@ -29,7 +29,6 @@ from pydantic import ConfigDict, GetCoreSchemaHandler, with_config
 from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
-from toolbench.stored_tuples import columns_of, tuples_of
 
 
 class Chunk(NamedTuple):
@@ -77,9 +76,6 @@ class StoredBody(TypedDict):
     b64: NotRequired[str]
 
 
-_COLUMNS = columns_of(Chunk)
-
-
 def in_order(offsets: Sequence[float]) -> bool:
     """Whether ``offsets`` never go backwards (compared in C: a stream has 200 of them)."""
     return all(map(operator.le, offsets, islice(offsets, 1, None)))
@@ -103,8 +99,8 @@ class ChunkList(Sequence[Chunk]):
 
     @classmethod
     def of_objects(cls, objects: list[dict[str, Any]]) -> ChunkList:
-        """A version-3 list of chunk objects (made column by column in C)."""
-        return cls(tuples_of(Chunk, _COLUMNS, objects))
+        """A version-3 list of chunk objects."""
+        return cls([Chunk(o["offset_ms"], o.get("text"), o.get("b64")) for o in objects])
 
     # -- what a replay asks without cutting the body
 

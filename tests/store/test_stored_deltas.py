@@ -1,6 +1,6 @@
-"""Deltas and chunks are named tuples in memory and the same JSON objects on disk
-(:mod:`toolbench.stored_tuples`): written byte for byte as the models wrote them, read
-back equal, an unknown key or a missing one refused from JSON and from Python alike."""
+"""A streamed turn's deltas are named tuples in memory and the same JSON objects on disk
+(``results.Deltas``): written byte for byte as the models wrote them, read back equal,
+an unknown key or a missing one refused from JSON and from Python alike."""
 
 from __future__ import annotations
 
