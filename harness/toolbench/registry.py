@@ -27,10 +27,12 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
-from typing import Generic, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeGuard, TypeVar
 
 from toolbench.errors import UnknownNameError
+
+if TYPE_CHECKING:  # importlib.metadata is imported when a registry loads (start-up)
+    from importlib.metadata import EntryPoint
 
 T = TypeVar("T")
 
@@ -76,6 +78,10 @@ def ours(ep: EntryPoint) -> bool:
 
 
 def _find(group: str) -> Iterable[EntryPoint]:
+    # imported here, not at the top: ``--help`` and a usage error never load a registry,
+    # and importlib.metadata (with the email package) is a large share of their start-up
+    from importlib.metadata import entry_points
+
     return entry_points(group=group)
 
 

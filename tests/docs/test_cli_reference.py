@@ -37,6 +37,6 @@ def test_reference_lists_every_command_and_option_but_not_hidden_ones() -> None:
                     "formats show", "cassettes audit"):  # fmt: skip
         assert f"### `toolbench {command}`" in text
     assert "| `--min` | `METRIC=VALUE` |  | Lower bound on a metric (repeatable). |" in text
-    assert "| `--to` | `html\\|md\\|junit` | `html` |" in text
+    assert "| `--to` | `html\\|md\\|junit\\|csv\\|parquet\\|jsonl` | `html` |" in text
     assert "TOML file with a [gate] table" in text
     assert "--emit" not in text and "`--format` | `html" not in text

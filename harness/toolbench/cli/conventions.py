@@ -1,17 +1,19 @@
 """What every ``toolbench`` command shares: help that shows what it says, and one
 vocabulary (docs/cli.md, "Conventions").
 
-Typer renders help through rich markup, which eats anything that looks like a tag
-(``"a [gate] table"`` showed as ``"a  table"``) and labels every flag ``<bool>``. Help
-texts here are plain text: :class:`Command` and :class:`Group` escape them just before
-rendering (so the reference generator reads them unescaped) and give flags no type label.
-Every option that takes a value declares a real metavar (``METRIC=VALUE``,
-``html|md|junit``); ``tests/cli/test_conventions.py`` holds every command to that.
+Help is click's plain text, not typer's rich help (``rich_markup_mode=None``): rich is
+not imported for ``--help`` or a usage error (it was most of their start-up), and rich
+markup ate anything that looked like a tag (``"a [gate] table"`` showed as
+``"a  table"``). Flags get no type label (typer labels them ``<bool>``). Every option
+that takes a value declares a real metavar (``METRIC=VALUE``, ``html|md|junit``);
+``tests/cli/test_conventions.py`` holds every command to that. A metavar listing a
+registry's names is :class:`RegistryChoices`: the registry is read when help is shown,
+not for every command line (reading it scans the installed entry points).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, get_args
 
 import typer
@@ -39,25 +41,24 @@ def _fix_type_labels(params: Iterable[Any]) -> None:
             p.display_type_rich = lambda ctx, _label=label: f"<{_label}>"
 
 
-def _escape(text: str | None) -> str | None:
-    from rich.markup import escape
+class RegistryChoices(str):
+    """The metavar of an option whose choices are a registry's names (``html|md|...``),
+    filled in from ``names`` when help is shown (:func:`fill_choices`); until then it
+    reads as its placeholder."""
 
-    return None if text is None else escape(text)
+    names: Callable[[], Sequence[str]]
+
+    def __new__(cls, placeholder: str, names: Callable[[], Sequence[str]]) -> RegistryChoices:
+        made = super().__new__(cls, placeholder)
+        made.names = names
+        return made
 
 
-def escape_help(cmd: Any) -> None:
-    """Escape rich markup in a command's texts, its parameters' and its subcommands' (once)."""
-    if getattr(cmd, _ESCAPED, False):
-        return
-    setattr(cmd, _ESCAPED, True)
-    cmd.help = _escape(cmd.help)
-    cmd.short_help = _escape(cmd.short_help)
-    cmd.epilog = _escape(cmd.epilog)
-    for p in cmd.params:
-        if getattr(p, "help", None):
-            p.help = _escape(p.help)
-    for sub in getattr(cmd, "commands", {}).values():
-        escape_help(sub)
+def fill_choices(params: Iterable[Any]) -> None:
+    """Replace each :class:`RegistryChoices` metavar by the registry's names."""
+    for p in params:
+        if isinstance(getattr(p, "metavar", None), RegistryChoices):
+            p.metavar = choices(p.metavar.names())
 
 
 class _HelpConventions:
@@ -76,7 +77,7 @@ class _HelpConventions:
         return opt
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        escape_help(self)
+        fill_choices(self.params)
         super().format_help(ctx, formatter)  # type: ignore[misc]
 
 
@@ -90,4 +91,11 @@ class Group(_HelpConventions, TyperGroup):
 
 def typer_app(name: str, help: str) -> typer.Typer:
     """A sub-command group built with the conventions above."""
-    return typer.Typer(name=name, help=help, no_args_is_help=True, add_completion=False, cls=Group)
+    return typer.Typer(
+        name=name,
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,
+        cls=Group,
+    )

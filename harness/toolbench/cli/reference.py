@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbench import generated_doc
+from toolbench.cli.conventions import fill_choices
 
 BEGIN = "<!-- BEGIN GENERATED REFERENCE: python -m toolbench.cli.reference --write -->"
 END = "<!-- END GENERATED REFERENCE -->"
@@ -81,6 +82,7 @@ def _command(cmd: Any, ctx: Any) -> list[str]:
         lines += [inspect.cleandoc(cmd.help), ""]
     usage = " ".join([path, *cmd.collect_usage_pieces(ctx)])
     lines += ["```", usage, "```", ""]
+    fill_choices(cmd.params)
     shown = [p for p in cmd.get_params(ctx) if not p.hidden and p.name != "help"]
     params = sorted(shown, key=lambda p: p.param_type_name != "argument")  # arguments first
     if params:

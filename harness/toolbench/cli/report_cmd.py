@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from toolbench.cli.conventions import Command, choices
+from toolbench.cli.conventions import Command, RegistryChoices
 from toolbench.errors import UnknownNameError, UserError
 from toolbench.report.outputs import (
     REPORTS,
@@ -46,7 +46,7 @@ def report(
         str,
         typer.Option(
             "--to",
-            metavar=choices(report_names()),
+            metavar=RegistryChoices("OUTPUT", report_names),
             help="What to write (the registered report outputs): self-contained HTML, a "
             "Markdown summary, JUnit XML, the trial table as CSV, Parquet or JSONL, ...",
         ),
@@ -59,6 +59,11 @@ def report(
         typer.echo(done, nl=False)
         return
     typer.echo(f"wrote {write(out or _default_file(run, output), done)}")
+
+
+def _table_names() -> list[str]:
+    """The outputs that export the trial table (``export --to``)."""
+    return report_names(table=True)
 
 
 def _default_file(run: Path, output: ReportOutput) -> Path:
@@ -74,7 +79,9 @@ def export(
     run: RunArg,
     to: Annotated[
         str,
-        typer.Option("--to", metavar=choices(report_names(table=True)), help="What to write."),
+        typer.Option(
+            "--to", metavar=RegistryChoices("OUTPUT", _table_names), help="What to write."
+        ),
     ],
     out: Annotated[
         Path | None,
@@ -86,8 +93,8 @@ def export(
     """Export the trial table (one row per trial, flat columns)."""
     from toolbench.report.outputs import load_input
 
-    if to not in report_names(table=True):
-        raise UnknownNameError("export format", to, report_names(table=True))
+    if to not in _table_names():
+        raise UnknownNameError("export format", to, _table_names())
     output = REPORTS.get(to)
     report = load_input(run, None)
     path = write(out or _default_file(run, output), render_output(to, report))
