@@ -104,9 +104,13 @@ def test_a_call_to_a_held_out_tool_is_an_error_before_its_turn() -> None:
 
 
 def test_step_limit_ends_a_user_turn_and_the_loop_goes_on() -> None:
-    conv = play(loop_scenario(max_turns=2), [j("add_task", title="a"), j("add_task", title="b"),
-                                             j("complete_task", id=1), "ok"])  # fmt: skip
-    assert [t.environment.user_turn for t in conv.turns if t.environment] == [0, 0, 1, 1]
+    replies = [j("add_task", title="a"), j("add_task", title="b"), j("add_task", title="c"),
+               j("complete_task", id=1), "ok"]  # fmt: skip
+    conv = play(loop_scenario(max_turns=2), replies)
+    # two steps that call, then a third that still calls is run and ends the user turn
+    assert [t.environment.user_turn for t in conv.turns if t.environment] == [0, 0, 0, 1, 1]
+    third = conv.turns[2].environment
+    assert third is not None and len(third.runs) == 1
     assert conv.done
 
 

@@ -121,7 +121,7 @@ def test_asking_when_something_is_missing() -> None:
 
 
 def test_the_step_limit_fails_the_turn() -> None:
-    many = [j(("list_tasks", {}))] * 3
+    many = [j(("list_tasks", {}))] * 4  # max_turns 3: three steps, a fourth still calling
     s = run(scenario(), [j(("add_task", {"title": "milk"})), "ok", *many])
     assert s.get("turn_verdicts") == "pass,fail" and "loop.step_limit" in s.errors
 

@@ -19,9 +19,9 @@ running them (:class:`~toolbench.environments.Session`), in the order the model 
 them; a call to a tool no environment has gets the scripted result. Each turn then
 records the calls as run and the state after them (``TurnRecord.environment``). A loop
 scenario (``expect.turns``) has several user turns: a reply without calls (or the step
-limit, ``max_turns`` per user turn) ends one, and the next user turn's messages follow,
-with the functions it adds offered from then on (the request is rendered again with
-them, the conversation so far kept).
+limit: ``max_turns`` steps that call, then one more) ends one, and the next user turn's
+messages follow, with the functions it adds offered from then on (the request is
+rendered again with them, the conversation so far kept).
 """
 
 from __future__ import annotations
@@ -154,15 +154,16 @@ class Conversation:
             turn.environment = EnvironmentStep(user_turn=self._user_turn, runs=runs, state=state)
 
     def _loop_step(self, turn: TurnRecord) -> None:
-        """A loop scenario's step: run the calls (at most ``max_turns`` steps a user
-        turn), then go on in this user turn, move to the next, or stop."""
+        """A loop scenario's step: run the calls, then go on in this user turn, move to
+        the next, or stop. As in BFCL, a user turn may take ``max_turns`` steps that call;
+        a reply after them that still calls is run and ends the turn at the limit."""
         calls = turn.parsed.calls
         steps = sum(1 for t in self.turns if t.environment and t.environment.user_turn
                     == self._user_turn and not t.retry)  # fmt: skip
         if calls:
             results = self._results(turn, calls)
             self._messages = self.fmt.continue_conversation(self._messages, turn.reply, results)
-            if steps + 1 < self.settings.max_turns:
+            if steps + 1 <= self.settings.max_turns:
                 return
         else:
             self._note_state(turn, [])

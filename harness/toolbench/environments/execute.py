@@ -12,6 +12,7 @@ is refused as ``tool.timeout`` rather than racing a call still running.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -96,8 +97,11 @@ class Session:
         if at in self._stuck:
             return self._error(env, call, TOOL_TIMEOUT, "an earlier call is still running")
         out = _Outcome()
+        # A copy: a tool that keeps or changes its arguments (a list stored in its state,
+        # then appended to) must not change the recorded call or a scenario's ground truth.
+        arguments = copy.deepcopy(call.arguments)
         worker = threading.Thread(
-            target=_invoke, args=(env, call.name, call.arguments, out), daemon=True
+            target=_invoke, args=(env, call.name, arguments, out), daemon=True
         )
         worker.start()
         worker.join(self.timeout_s)

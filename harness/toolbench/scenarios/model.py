@@ -10,8 +10,8 @@ A scenario is a task: tools offered, a conversation so far, and what the model s
 * ``turns`` (a loop): one entry per user turn (the scenario's ``messages`` are the
   first, its ``turns`` the later ones), each with the ground-truth calls that turn needs;
   the calls run against the scenario's ``environment`` and are judged by the state they
-  leave (:mod:`toolbench.scoring.loop`). ``max_turns`` bounds the model's steps within
-  one user turn.
+  leave (:mod:`toolbench.scoring.loop`). ``max_turns`` is the steps that call one user
+  turn may take (one more that still calls ends it at the limit, as in BFCL).
 
 ``environment`` names a registered environment (or several) and gives its initial
 state as data: with it, a call's result comes from running the call; without it, from
