@@ -65,3 +65,57 @@ def test_the_docs_example_type_checks_strictly(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=ROOT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------- toolbench.plugin
+
+SHOWCASE = (
+    "tests/formats/toy_dialect.py",
+    "tests/scoring/toy_scorer.py",
+    "tests/scoring/strict_calls.py",
+    "tests/metrics/toy_metric.py",
+    "tests/cli/toy_csv_report.py",
+)
+"""The plugins the tests install through entry points, written as a third party would."""
+
+
+def test_the_plugin_module_lists_every_name_and_each_resolves() -> None:
+    import toolbench.plugin as plugin
+
+    assert len(plugin.__all__) == len(set(plugin.__all__))
+    public = {n for n in vars(plugin) if not n.startswith("_") and n != "annotations"}
+    assert set(plugin.__all__) == public
+    for name in plugin.__all__:
+        assert getattr(plugin, name) is not None, name
+
+
+def test_every_registry_is_in_the_plugin_module() -> None:
+    """Each group's registry is reachable for a plugin's tests (``installing``)."""
+    import toolbench.plugin as plugin
+    from toolbench.registry import Registry
+
+    groups = {
+        r.group for r in (getattr(plugin, n) for n in plugin.__all__) if isinstance(r, Registry)
+    }
+    assert groups == {
+        "toolbench.formats",
+        "toolbench.providers",
+        "toolbench.scorers",
+        "toolbench.metrics",
+        "toolbench.reports",
+    }
+
+
+@pytest.mark.parametrize("path", SHOWCASE)
+def test_showcase_plugins_import_only_public_names(path: str) -> None:
+    import ast
+
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    imported = [
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    ]
+    ours = {m for m in imported if m and m.split(".")[0] == "toolbench"}
+    assert ours == {"toolbench.plugin"}, path
