@@ -27,6 +27,8 @@ from pydantic import BaseModel, ValidationError
 
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
+from toolbench.formats.fallback import compose
+from toolbench.formats.streamed import Streamed, split_stream
 from toolbench.registry import Kind, Registry
 
 ENTRY_POINT_GROUP = "toolbench.formats"
@@ -121,8 +123,6 @@ def get_format(spec: str) -> Format:
     The ``stream`` option (``xml:stream``, ``native:stream|xml``) asks the whole format
     streamed (:mod:`toolbench.formats.streamed`).
     """
-    from toolbench.formats.streamed import Streamed, split_stream
-
     base, streamed = split_stream(spec)
     if any(split_stream(part)[1] for part in base.split("|")[1:]):
         raise UserError(f"format '{spec.strip()}': write stream on the first format only")
@@ -130,8 +130,6 @@ def get_format(spec: str) -> Format:
         return Streamed(get_format(base))
     head, sep, rest = spec.partition("|")
     if sep:
-        from toolbench.formats.fallback import compose
-
         if not head.strip() or not rest.strip():
             raise UserError(
                 f"format '{spec.strip()}': a fallback needs a format on each side of '|'"
