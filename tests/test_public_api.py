@@ -103,6 +103,7 @@ def test_every_registry_is_in_the_plugin_module() -> None:
         "toolbench.scorers",
         "toolbench.metrics",
         "toolbench.reports",
+        "toolbench.environments",
     }
 
 

@@ -15,6 +15,8 @@ group                      an entry point names                     base / helpe
 ``toolbench.reports``      a :class:`ReportOutput` or a sequence    :class:`ReportOutput`
 ``toolbench.providers``    a class with ``name``, ``prefixes`` and  :class:`ModelAPI`
                            ``send`` (made with ProviderSettings)
+``toolbench.environments`` an :class:`EnvironmentKind` or a         :class:`Environment`
+                           sequence of them
 =========================  =======================================  =====================
 
 A plugin that fails to import, or takes a name already taken, is one warning line and is
@@ -34,6 +36,8 @@ them may move between versions, these names stay.
 from __future__ import annotations
 
 from toolbench import codes
+from toolbench.environments.base import Environment, EnvironmentKind
+from toolbench.environments.registry import ENVIRONMENTS
 from toolbench.formats.base import (
     Format,
     FormatOptions,
@@ -78,6 +82,7 @@ from toolbench.scoring.scorer import (
 from toolbench.tools import ToolDef
 
 __all__ = [
+    "ENVIRONMENTS",
     "FORMATS",
     "KINDS",
     "METRICS",
@@ -90,6 +95,8 @@ __all__ = [
     "Cutter",
     "DialectFormat",
     "DuplicateNameError",
+    "Environment",
+    "EnvironmentKind",
     "Format",
     "FormatOptions",
     "Kind",
