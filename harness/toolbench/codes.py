@@ -96,6 +96,25 @@ INFRA_STREAM_STALLED = "infra.stream_stalled"
 # a provider's limit the request exceeds (a trial status ``unsupported``)
 PROVIDER_CONTEXT_WINDOW = "provider.context_window"
 
+# environments (tools that run, toolbench.environments): a trial that cannot open its
+# environment is ``harness_error`` with one of these; a tool's own failure is fed back
+# to the model and recorded on the call (``TurnRecord.environment.runs[].error``)
+ENV_UNKNOWN = "environment.unknown"
+ENV_STATE_INVALID = "environment.state_invalid"
+ENV_UNAVAILABLE = "environment.unavailable"
+ENV_SNAPSHOT_NOT_JSON = "environment.snapshot_not_json"
+TOOL_UNKNOWN = "tool.unknown"
+TOOL_RAISED = "tool.raised"
+TOOL_RESULT_NOT_JSON = "tool.result_not_json"
+TOOL_TIMEOUT = "tool.timeout"
+
+# a loop scenario judged turn by turn (toolbench.scoring.loop)
+LOOP_EMPTY_TURN = "loop.empty_turn"
+LOOP_STATE_MISMATCH = "loop.state_mismatch"
+LOOP_RESULT_MISSING = "loop.result_missing"
+LOOP_NOT_REACHED = "loop.not_reached"
+LOOP_STEP_LIMIT = "loop.step_limit"
+
 DESCRIPTIONS: dict[str, str] = {
     JSON_DECODE_FAILED: "a tool call's JSON could not be decoded, even after repair",
     JSON_REPAIRED: "a tool call's JSON was invalid and only decoded after repair",
@@ -179,4 +198,22 @@ DESCRIPTIONS: dict[str, str] = {
     "arrived is kept in the message)",
     PROVIDER_CONTEXT_WINDOW: "the request is longer than the model's context window "
     "(the model's limit: the trial is unsupported, not a transport failure)",
+    ENV_UNKNOWN: "the scenario names an environment that is not registered",
+    ENV_STATE_INVALID: "the scenario's initial state does not fit its environment",
+    ENV_UNAVAILABLE: "the environment's code is not installed here (BFCL's backends "
+    "without the bfcl-eval wheel: `toolbench import bfcl --multi-turn`)",
+    ENV_SNAPSHOT_NOT_JSON: "the environment's state snapshot is not JSON (its own bug)",
+    TOOL_UNKNOWN: "a call names a tool that is not offered at that turn (told to the model, "
+    "not run)",
+    TOOL_RAISED: "a tool raised; its error was fed back to the model in the format's shape",
+    TOOL_RESULT_NOT_JSON: "a tool returned something JSON cannot hold (fed back as an error)",
+    TOOL_TIMEOUT: "a tool did not return within its time bound (fed back as an error; the "
+    "environment takes no further call in that trial)",
+    LOOP_EMPTY_TURN: "a loop turn whose ground truth calls got no call from the model",
+    LOOP_STATE_MISMATCH: "the state after a loop turn differs from the state the ground "
+    "truth leaves",
+    LOOP_RESULT_MISSING: "a ground-truth result of a loop turn is not among the results of "
+    "the model's calls so far",
+    LOOP_NOT_REACHED: "the conversation ended before a loop turn",
+    LOOP_STEP_LIMIT: "a loop turn still called at its step limit",
 }

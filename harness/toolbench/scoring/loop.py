@@ -33,6 +33,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolbench.codes import (
+    LOOP_EMPTY_TURN,
+    LOOP_NOT_REACHED,
+    LOOP_RESULT_MISSING,
+    LOOP_STATE_MISMATCH,
+    LOOP_STEP_LIMIT,
+)
 from toolbench.environments import open_session
 from toolbench.formats.base import ToolCall
 from toolbench.results import ScoreValue, TurnRecord
@@ -40,12 +47,6 @@ from toolbench.scenarios.model import Scenario
 from toolbench.scoring.matchers import Problem
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput
 from toolbench.tool_runs import EnvironmentStep
-
-LOOP_EMPTY_TURN = "loop.empty_turn"
-LOOP_STATE_MISMATCH = "loop.state_mismatch"
-LOOP_RESULT_MISSING = "loop.result_missing"
-LOOP_NOT_REACHED = "loop.not_reached"
-LOOP_STEP_LIMIT = "loop.step_limit"
 
 Verdict = Literal["pass", "fail", "skip"]
 
