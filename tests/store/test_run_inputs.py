@@ -8,6 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from toolbench.cli.app import run_cli
+from toolbench.report import render_report
 from toolbench.results import RunInfo
 from toolbench.store import SCHEMA_VERSION, read_info, write_info
 
@@ -37,3 +41,25 @@ def test_tags_and_notes_round_trip_and_empty_ones_stay_out(tmp_path: Path) -> No
     info = read_info(tmp_path)
     assert info is not None
     assert (info.scenario_tags, info.model_notes) == ({"a": ["weather", "simple"]}, ["tiny"])
+
+
+def test_a_replayed_run_records_what_its_reports_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run writes its scenarios' tags and its embedded models' notes; the report's
+    header and a workload selected by tag read them from there."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the committed cassettes
+    out = tmp_path / "run"
+    argv = ["run", "--record", "none", "--quiet", "--no-report", "--out", str(out),
+            "--models", "local/smollm2-135m", "--formats", "xml,react",
+            "--scenarios", "weather-paris,calculate-product"]  # fmt: skip
+    assert run_cli(argv) in (0, 3)
+    info = read_info(out)
+    assert info is not None and set(info.scenario_tags) == {"weather-paris", "calculate-product"}
+    assert "regex" in info.scenario_tags["weather-paris"] + info.scenario_tags["calculate-product"]
+    assert info.model_notes and info.model_notes[0].startswith("local/smollm2-135m: ")
+    assert info.model_notes[0] in render_report(out, "html").replace("&#39;", "'")
+    capsys.readouterr()
+    assert run_cli(["recommend", str(out), "--json", "--scenarios", "easy"]) == 0
+    assert run_cli(["recommend", str(out), "--json", "--scenarios", "no-such-tag"]) == 2
+    assert "unknown scenario or tag of run 'run'" in capsys.readouterr().err
