@@ -200,7 +200,9 @@ def _run_5_to_6(record: dict[str, Any]) -> dict[str, Any]:
 
 @migration("trial", 6)
 def _trial_6_to_7(record: dict[str, Any]) -> dict[str, Any]:
-    """Schema 7 changed ``run.json``: a schema-6 line is a valid schema-7 line as it is."""
+    """Schema 7 trial lines may carry ``TurnRecord.environment`` (the calls an environment
+    ran and its state after them), absent from a trial without one: a schema-6 line is a
+    valid schema-7 line as it is."""
     return record
 
 
