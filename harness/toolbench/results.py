@@ -32,7 +32,8 @@ measurements move from ``TrialResult.stream`` into ``scores.values``, the named 
 the registered scorers; 6: the core checks (``parse_ok``, ``call_accuracy``, ...) move
 from fixed ``scores`` fields into ``scores.values`` too, given by the built-in scorers;
 7: ``run.json`` holds what the reports read of the run's inputs: ``scenario_tags`` and
-``model_notes``); older records are migrated on read, newer ones refused."""
+``model_notes``; a turn may hold ``environment``); older records are migrated on read,
+newer ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -127,7 +128,7 @@ class TimedText(NamedTuple):
 
     A named tuple rather than a model: a streamed turn holds about 200, and validating a
     model of each was a noticeable share of a replayed streamed trial's CPU. The protocol readers
-    make these as they assemble (:mod:`toolbench.providers.readers.chat`), and the turn's
+    make these as they assemble (:mod:`toolbench.providers.wire.chat.reader`), and the turn's
     record keeps them as they are. Stored as the object it always was
     (``{"offset_ms": ..., "text": ...}``, :data:`Deltas`); read back from it (an unknown
     key is refused)."""
