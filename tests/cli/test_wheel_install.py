@@ -102,3 +102,29 @@ def test_wheel_installs_the_bundled_suite(installed: Path, tmp_path: Path) -> No
 def test_wheel_version(installed: Path, tmp_path: Path) -> None:
     out = run([str(installed / "toolbench"), "--version"], tmp_path)
     assert out == f"toolbench {__version__}\n"
+
+
+def test_wheel_registers_every_registry_through_its_entry_points(
+    installed: Path, tmp_path: Path
+) -> None:
+    """Each registry of the installed wheel holds toolbench's own objects, read from the
+    wheel's entry points (no stale-install warning, nothing left out)."""
+    probe = (
+        "from toolbench.plugin import ENVIRONMENTS, FORMATS, KINDS, METRICS, REPORTS, SCORERS\n"
+        "for r in (FORMATS, KINDS, SCORERS, METRICS, REPORTS, ENVIRONMENTS):\n"
+        "    print(r.group, len(r.builtin_names()))\n"
+    )
+    done = subprocess.run(
+        [str(installed / "python"), "-c", probe],
+        cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    counts = dict(line.split() for line in done.stdout.splitlines())
+    assert set(counts) == {
+        "toolbench.formats", "toolbench.providers", "toolbench.scorers",
+        "toolbench.metrics", "toolbench.reports", "toolbench.environments",
+    }  # fmt: skip
+    assert all(int(n) > 0 for n in counts.values()), counts
+    assert "html|md|junit|csv|parquet|jsonl" in run(
+        [str(installed / "toolbench"), "report", "--help"], tmp_path
+    )
