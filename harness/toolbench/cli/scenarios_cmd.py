@@ -50,6 +50,7 @@ def list_cmd(paths: PathsArg = None) -> None:
 @scenarios_app.command("validate", cls=Command)
 def validate_cmd(paths: PathsArg = None) -> None:
     """Check scenario files against the schema; exit 2 listing every error."""
+    from toolbench.environments import scenario_problems
     from toolbench.scenarios.loader import (
         bundled_dir,
         load_scenarios,
@@ -68,8 +69,13 @@ def validate_cmd(paths: PathsArg = None) -> None:
         where = ", ".join(map(str, targets))
         print(f"error: {where}: no scenario files found", file=sys.stderr)
         raise typer.Exit(code=2)
-    count = len(load_scenarios(targets))
-    typer.echo(f"ok: {count} scenarios in {len(files)} files")
+    scenarios = load_scenarios(targets)
+    unknown = scenario_problems(scenarios)  # environments nobody registered
+    if unknown:
+        for line in unknown:
+            print(f"error: {line}", file=sys.stderr)
+        raise typer.Exit(code=2)
+    typer.echo(f"ok: {len(scenarios)} scenarios in {len(files)} files")
 
 
 def register(app: typer.Typer) -> None:
