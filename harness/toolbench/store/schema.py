@@ -212,4 +212,3 @@ def _run_6_to_7(record: dict[str, Any]) -> dict[str, Any]:
     read of the run's inputs; empty means "not recorded": a workload then selects by
     scenario id, file or folder only, and the header has no note on the models."""
     return record
-
