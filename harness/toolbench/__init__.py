@@ -46,8 +46,8 @@ _EXPORTS: dict[str, str] = {
     # scoring a trial, and scorers of one's own
     "TurnRecord": "toolbench.results",
     "TrialSettings": "toolbench.results",
-    "TrialScores": "toolbench.results",
-    "ScoreValue": "toolbench.results",
+    "TrialScores": "toolbench.trial_scores",
+    "ScoreValue": "toolbench.trial_scores",
     "score_trial": "toolbench.scoring",
     "effective_turns": "toolbench.scoring",
     "Scorer": "toolbench.scoring",
@@ -129,7 +129,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
         observe_stream,
         register_format,
     )
-    from toolbench.results import ScoreValue, TrialScores, TrialSettings, TurnRecord
+    from toolbench.results import TrialSettings, TurnRecord
     from toolbench.scenarios import Scenario, load_file, load_scenarios
     from toolbench.scoring import (
         Scored,
@@ -140,6 +140,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
         register_scorer,
         score_trial,
     )
+    from toolbench.trial_scores import ScoreValue, TrialScores
 
 
 def __getattr__(name: str) -> Any:

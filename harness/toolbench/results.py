@@ -7,11 +7,11 @@ anywhere without model access. Reading and writing them is :mod:`toolbench.store
 :data:`RESULTS_SCHEMA_VERSION` and one migration per record kind in
 :mod:`toolbench.store.schema` (an identity when the new field has a default), so the
 previous toolbench refuses the new records with one line instead of misreading them.
+A trial's scores are :mod:`toolbench.trial_scores` (importable from here too).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter
@@ -20,6 +20,11 @@ from typing_extensions import TypedDict
 from toolbench.formats.base import ModelReply, ParseIssue, ParseResult
 from toolbench.sparse import SparseModel
 from toolbench.tool_runs import EnvironmentStep
+from toolbench.trial_scores import ScoreValue as ScoreValue
+from toolbench.trial_scores import TrialScores as TrialScores
+from toolbench.trial_scores import Value as Value
+from toolbench.trial_scores import ValueKind as ValueKind
+from toolbench.trial_scores import named_value as named_value
 
 RESULTS_SCHEMA_VERSION = 7
 """The version of the stored run this toolbench writes (2: ``run.json`` got
@@ -56,71 +61,6 @@ TrialStatus = Literal[
 evaluate). Neither is a model failure; reports count them apart (``infra_error_rate``,
 ``harness_error_rate``)."""
 AttemptOutcome = Literal["ok", "retry", "fail"]
-
-
-ValueKind = Literal["number", "boolean", "label"]
-"""What a named value holds: a number (a measurement), a boolean (a check) or a label."""
-
-Value = bool | int | float | str | None
-"""A named value (None: not applicable to this trial, left out of every metric over it)."""
-
-
-class ScoreValue(BaseModel):
-    """One named value a registered scorer gave a trial, and why."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    value: Value
-    reason: str | None = Field(default=None, exclude_if=lambda r: r is None)
-    """One human line for the drill-down (None, and left out, when the value says it all).
-    Left out by pydantic's own ``exclude_if`` rather than :class:`SparseModel`'s
-    serializer: a trial stores a dozen of these, and the Python serializer tripled the
-    cost of writing them."""
-
-
-class TrialScores(BaseModel):
-    """Scores of one trial: pure functions of its requests, replies and scenario.
-
-    ``values`` holds what every registered scorer (:mod:`toolbench.scoring.scorer`) gave
-    the trial, by value name: the built-in checks that decide whether it passes
-    (``parse``, ``parse_ok``, ``call_accuracy``, ``stop``, ``leak_raw``, ...,
-    :mod:`toolbench.scoring.builtin`), the streaming measurements and plugins' values
-    alike. :meth:`get` reads one by name, which is how metrics and reports read them.
-
-    A value of ``None`` means "not applicable" (e.g. ``call_accuracy`` on a no-call
-    scenario) and is left out of that metric's denominator, as is a value no scorer gave.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    values: dict[str, ScoreValue] = Field(default_factory=dict)
-    """The registered scorers' named values, in the order the scorers ran."""
-    errors: list[str] = Field(default_factory=list)
-    reasons: list[str] = Field(default_factory=list)
-    """Human-readable reasons, one per error, for the drill-down."""
-
-    @classmethod
-    def of(
-        cls, errors: Sequence[str] = (), reasons: Sequence[str] = (), **values: Value
-    ) -> TrialScores:
-        """Scores holding ``values`` without reasons (synthetic trials: tests, benchmarks)."""
-        named = {name: ScoreValue(value=v) for name, v in values.items()}
-        return cls(values=named, errors=list(errors), reasons=list(reasons))
-
-    def get(self, name: str) -> Value:
-        """The value called ``name`` (None when no scorer gave this trial one)."""
-        entry = self.values.get(name)
-        return entry.value if entry is not None else None
-
-
-def named_value(scores: dict[str, Any], name: str) -> Value:
-    """The value called ``name`` in a stored (JSON-decoded) ``scores`` record:
-    ``values[name].value``; None when absent. Reports read raw lines through this."""
-    entry = (scores.get("values") or {}).get(name)
-    if isinstance(entry, dict):
-        v = entry.get("value")
-        return v if isinstance(v, bool | int | float | str) else None
-    return None
 
 
 class TimedText(NamedTuple):

@@ -20,9 +20,10 @@ import re
 from collections.abc import Sequence
 
 from toolbench.formats.base import Format, ParseResult
-from toolbench.results import TrialScores, TrialSettings, TurnRecord
+from toolbench.results import TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.scorer import TrialInput, effective_turns, run_scorers
+from toolbench.trial_scores import TrialScores
 
 __all__ = ["abstained", "attempted", "effective_turns", "label", "score_trial"]
 

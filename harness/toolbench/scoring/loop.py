@@ -42,11 +42,12 @@ from toolbench.codes import (
 )
 from toolbench.environments import open_session
 from toolbench.formats.base import ToolCall
-from toolbench.results import ScoreValue, TurnRecord
+from toolbench.results import TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.matchers import Problem
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput
 from toolbench.tool_runs import EnvironmentStep
+from toolbench.trial_scores import ScoreValue
 
 Verdict = Literal["pass", "fail", "skip"]
 
@@ -75,6 +76,27 @@ class Judgement:
     @property
     def success(self) -> bool:
         return "fail" not in self.verdicts
+
+
+_TRUTHS: dict[int, tuple[Scenario, Truth]] = {}
+_TRUTHS_LOCK = threading.Lock()
+TRUTHS_KEPT = 256
+"""Ground truths kept (a run scores each scenario once per model, format and sample)."""
+
+
+def truth_of(scenario: Scenario) -> Truth:
+    """:func:`ground_truth` of ``scenario``, run once per scenario object (the entry holds
+    the scenario, so its id cannot be reused while the entry lives)."""
+    with _TRUTHS_LOCK:
+        hit = _TRUTHS.get(id(scenario))
+    if hit is not None and hit[0] is scenario:
+        return hit[1]
+    truth = ground_truth(scenario)
+    with _TRUTHS_LOCK:
+        if len(_TRUTHS) >= TRUTHS_KEPT:
+            _TRUTHS.pop(next(iter(_TRUTHS)))
+        _TRUTHS[id(scenario)] = (scenario, truth)
+    return truth
 
 
 def ground_truth(scenario: Scenario) -> Truth:
@@ -162,7 +184,7 @@ def judged(inp: TrialInput) -> Judgement:
     if last is not None and last[0] is inp.turns and last[1] is inp.scenario:
         cached: Judgement = last[2]
         return cached
-    result = judge(inp.scenario, inp.effective, ground_truth(inp.scenario))
+    result = judge(inp.scenario, inp.effective, truth_of(inp.scenario))
     _memo.last = (inp.turns, inp.scenario, result)
     return result
 

@@ -21,9 +21,10 @@ from collections.abc import Sequence
 from toolbench.formats.base import Format
 from toolbench.formats.observe import DisplayPolicy, StreamView, observe_stream
 from toolbench.formats.streamed import Streamed, is_streamed
-from toolbench.results import ScoreValue, TurnRecord, Value, ValueKind
+from toolbench.results import TurnRecord
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput
 from toolbench.tools import ToolDef
+from toolbench.trial_scores import ScoreValue, Value, ValueKind
 
 __all__ = ["SCORER", "DisplayPolicy", "measure"]
 
