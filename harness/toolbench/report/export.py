@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolbench.errors import UnknownNameError, UserError
-from toolbench.outpath import prepare_file
+from toolbench.errors import UnknownNameError
 from toolbench.redaction import redact, secret_values
 from toolbench.report.metrics import TrialTable, trial_columns
-
-EXPORT_FORMATS = ("csv", "parquet", "jsonl")
+from toolbench.report.outputs import ReportInput, render_output, report_names, write
 
 
 def trial_frame(table: TrialTable) -> pd.DataFrame:
@@ -38,18 +36,9 @@ def redact_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def export(table: TrialTable, to: str, out: str | Path) -> Path:
-    if to not in EXPORT_FORMATS:
-        raise UnknownNameError("export format", to, EXPORT_FORMATS)
-    path = Path(out)
-    prepare_file(path)
-    df = redact_frame(trial_frame(table))
-    try:
-        if to == "csv":
-            df.to_csv(path, index=False)
-        elif to == "parquet":
-            df.to_parquet(path, index=False)
-        else:
-            df.to_json(path, orient="records", lines=True)
-    except OSError as exc:  # a parent that is a file, a directory as -o, no permission
-        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
-    return path
+    """Write the trial table as ``to`` (a registered trial-table output:
+    :mod:`toolbench.report.outputs`) to ``out``; return the path."""
+    names = report_names(table=True)
+    if to not in names:
+        raise UnknownNameError("export format", to, names)
+    return write(out, render_output(to, ReportInput(table)))
