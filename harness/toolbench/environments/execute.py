@@ -2,19 +2,20 @@
 
 :class:`Session` holds the environments a scenario names, built from its initial state.
 :meth:`Session.run` executes the calls of one reply in the order the model made them and
-returns, for each, the text fed back and a :class:`~toolbench.results.ToolRun` record.
+returns, for each, the text fed back and a :class:`~toolbench.tool_runs.ToolRun` record.
 A tool that raises, returns something JSON cannot hold, or does not return within
 :data:`TOOL_TIMEOUT_S` is a tool error written the environment's way and fed back to the
-model; it never ends the trial. A tool that never returned leaves its thread behind
-(Python cannot stop it), so the environment takes no further call in that trial: each
-is refused as ``tool.timeout`` rather than racing a call still running.
+model; it never ends the trial. Calls run on the trial's worker thread
+(:mod:`.worker`); a tool that never returned keeps it busy (Python cannot stop it), so
+the trial's environments take no further call: each is refused as ``tool.timeout``
+rather than racing the call still running. The wait blocks the caller (the engine runs
+on the event loop): the bound is what keeps a hung tool from stalling a run for long.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +30,7 @@ from toolbench.environments.errors import (
     StateInvalid,
 )
 from toolbench.environments.registry import get_environment
+from toolbench.environments.worker import Worker
 from toolbench.formats.base import ToolCall
 from toolbench.tool_runs import ToolRun
 
@@ -38,20 +40,6 @@ returns must not hold the trial past its deadline."""
 
 ERROR_CHARS = 500
 """Longest exception message fed back (a traceback-sized message is noise to a model)."""
-
-
-class _Outcome:
-    """What the thread running one tool left: its value or its exception."""
-
-    value: Any = None
-    error: BaseException | None = None
-
-
-def _invoke(env: Environment, name: str, arguments: Mapping[str, Any], out: _Outcome) -> None:
-    try:
-        out.value = env.invoke(name, arguments)
-    except BaseException as exc:  # a tool's failure is its result, whatever it is
-        out.error = exc
 
 
 def build(name: str, state: Mapping[str, Any]) -> Environment:
@@ -74,7 +62,9 @@ class Session:
     ) -> None:
         self.envs = list(envs)
         self.timeout_s = timeout_s
-        self._stuck: set[int] = set()
+        self._stuck = False
+        self._owners: dict[str, int] | None = None
+        self._worker = Worker()
 
     @classmethod
     def open(cls, uses: Iterable[tuple[str, Mapping[str, Any]]]) -> Session:
@@ -83,7 +73,11 @@ class Session:
 
     def owner(self, tool: str) -> int | None:
         """The index of the first environment that has ``tool``."""
-        return next((i for i, (_, env) in enumerate(self.envs) if tool in env.tool_names()), None)
+        if self._owners is None:  # the tools of an environment are its class's methods
+            self._owners = {}
+            for i, (_, env) in reversed(list(enumerate(self.envs))):
+                self._owners.update(dict.fromkeys(env.tool_names(), i))
+        return self._owners.get(tool)
 
     def has(self, tool: str) -> bool:
         return self.owner(tool) is not None
@@ -94,19 +88,14 @@ class Session:
         if at is None:
             return self.refuse(call)
         env = self.envs[at][1]
-        if at in self._stuck:
+        if self._stuck:
             return self._error(env, call, TOOL_TIMEOUT, "an earlier call is still running")
-        out = _Outcome()
         # A copy: a tool that keeps or changes its arguments (a list stored in its state,
         # then appended to) must not change the recorded call or a scenario's ground truth.
         arguments = copy.deepcopy(call.arguments)
-        worker = threading.Thread(
-            target=_invoke, args=(env, call.name, arguments, out), daemon=True
-        )
-        worker.start()
-        worker.join(self.timeout_s)
-        if worker.is_alive():
-            self._stuck.add(at)
+        out = self._worker.run(lambda: env.invoke(call.name, arguments), self.timeout_s)
+        if out is None:
+            self._stuck = True
             return self._error(env, call, TOOL_TIMEOUT, f"no result within {self.timeout_s:g} s")
         if out.error is not None:
             detail = str(out.error)[:ERROR_CHARS]
@@ -147,6 +136,10 @@ class Session:
             text, run = self.run_call(call)
             out.append((call, text, run))
         return out
+
+    def close(self) -> None:
+        """Stop the worker thread once it is idle (the engine closes a finished trial's)."""
+        self._worker.close()
 
     def snapshot(self) -> dict[str, JsonObject]:
         """Every environment's state, by name (the last of a repeated name wins its slot
