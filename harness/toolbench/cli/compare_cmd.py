@@ -257,7 +257,6 @@ def rescore(
     ] = None,
 ) -> None:
     """Re-parse and re-score stored replies into a new run directory (no model calls)."""
-    from toolbench.errors import UserError
     from toolbench.runner.rescore import rescore_run
     from toolbench.scenarios.loader import load_scenarios
 
