@@ -5,15 +5,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from toolbench.errors import UserError
-from toolbench.report.export import export
+from toolbench.cli.app import run_cli
 from toolbench.report.metrics import load_table, trial_columns
+from toolbench.report.outputs import ReportInput, render_output, write
 
 
 @pytest.mark.parametrize("to", ["csv", "parquet", "jsonl"])
 def test_export_round_trip(run_dir: Path, tmp_path: Path, to: str) -> None:
     table = load_table(run_dir)
-    path = export(table, to, tmp_path / f"t.{to}")
+    path = write(tmp_path / f"t.{to}", render_output(to, ReportInput(table)))
     back = {
         "csv": lambda p: pd.read_csv(p),
         "parquet": pd.read_parquet,
@@ -28,6 +28,10 @@ def test_export_round_trip(run_dir: Path, tmp_path: Path, to: str) -> None:
     assert (back["errors"].fillna("") == "infra.error").sum() == 1
 
 
-def test_export_unknown_format(run_dir: Path, tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="unknown export format 'xlsx'"):
-        export(load_table(run_dir), "xlsx", tmp_path / "t.xlsx")
+def test_export_unknown_format(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(["export", str(run_dir), "--to", "xlsx", "-o", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown export format 'xlsx'. Available: csv, jsonl, parquet")
+    assert not (tmp_path / "t").exists()
