@@ -24,6 +24,7 @@ BUILT_IN = (
     "ttft_p50", "first_call_byte_p50", "call_complete_p50", "tokens_per_s_p50",
     "stream_leak_rate", "leaked_chars_mean", "holdback_p50", "stream_error_rate",
     "stream_consistency",
+    "loop_success", "state_match", "exec_match", "asked_when_missing",
 )  # fmt: skip
 
 

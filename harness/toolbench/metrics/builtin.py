@@ -7,7 +7,7 @@ is its module and one line here.
 
 from __future__ import annotations
 
-from toolbench.metrics import fallback, faults, latency, scores, streaming, usage, volume
+from toolbench.metrics import fallback, faults, latency, loops, scores, streaming, usage, volume
 from toolbench.metrics.registry import Metric
 
 METRICS: tuple[Metric, ...] = (
@@ -18,4 +18,5 @@ METRICS: tuple[Metric, ...] = (
     *volume.METRICS,
     *fallback.METRICS,
     *streaming.METRICS,
+    *loops.METRICS,
 )
