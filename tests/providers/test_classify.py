@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from toolbench import codes
-from toolbench.providers.litellm_api import classify, litellm
+from toolbench.providers.lazy_litellm import litellm
+from toolbench.providers.litellm_faults import classify
 
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 WITH_TOOLS = {"model": "openai/gpt-4o-mini", "messages": [], "tools": TOOLS}

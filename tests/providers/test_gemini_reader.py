@@ -16,8 +16,8 @@ import pytest
 
 from toolbench import codes
 from toolbench.providers.base import Fault
-from toolbench.providers.readers import gemini
 from toolbench.providers.reply import derived_id
+from toolbench.providers.wire.gemini import reader as gemini
 
 SIG = "c2lnbmF0dXJl"
 

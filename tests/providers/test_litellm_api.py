@@ -12,7 +12,8 @@ from toolbench.errors import InfraError
 from toolbench.formats.base import RenderedRequest
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ProviderSettings
 from toolbench.providers.call import call
-from toolbench.providers.litellm_api import LiteLLMAPI, retry_after
+from toolbench.providers.litellm_api import LiteLLMAPI
+from toolbench.providers.litellm_faults import retry_after
 
 REQ = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
 

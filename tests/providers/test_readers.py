@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolbench.providers.readers import cohere
-from toolbench.providers.readers.chat import Assembler
+from toolbench.providers.wire.chat.reader import Assembler
+from toolbench.providers.wire.cohere import reader as cohere
 
 
 def _delta(**delta: Any) -> dict[str, Any]:

@@ -13,8 +13,8 @@ import pytest
 from tests.providers.servers.responses import events, response
 from toolbench import codes
 from toolbench.providers.base import Fault
-from toolbench.providers.readers.responses import OUTPUT_ITEMS, assemble, completion, speaks
-from toolbench.providers.responses_request import flat_tool, shape, tool_choice
+from toolbench.providers.wire.responses.reader import OUTPUT_ITEMS, assemble, completion, speaks
+from toolbench.providers.wire.responses.request import flat_tool, shape, tool_choice
 from toolbench.results import RequestParams
 
 CALL = {
@@ -244,6 +244,6 @@ REFUSALS = [
 @pytest.mark.parametrize(("model", "kind", "why"), REFUSALS, ids=[r[0] for r in REFUSALS])
 def test_which_models_take_the_responses_api(model: str, kind: str, why: str | None) -> None:
     """LiteLLM 1.106.2's own answer (its Responses API transformations), asked per model."""
-    from toolbench.providers.responses_request import refusal
+    from toolbench.providers.wire.responses.request import refusal
 
     assert refusal(model, None, kind) == why

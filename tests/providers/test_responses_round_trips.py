@@ -288,7 +288,7 @@ def test_a_forced_call_and_strict_schema_take_the_responses_shape(tmp_path: Path
 def test_a_turn_the_model_did_not_return_is_sent_as_the_items_it_would_be() -> None:
     """A scripted or few-shot assistant turn has no output items: its text is an
     assistant message, its calls ``function_call`` items with their ids."""
-    from toolbench.providers.responses_request import input_items
+    from toolbench.providers.wire.responses.request import input_items
 
     fmt = get_format("native:api=responses")
     reply = ModelReply(

@@ -1,4 +1,4 @@
-"""A provider's failure signals inside a 2xx stream (:mod:`toolbench.providers.readers.signals`),
+"""A provider's failure signals inside a 2xx stream (:mod:`toolbench.providers.wire.signals`),
 a provider's finish signal (:mod:`toolbench.providers.finish`) and the tools a provider
 ran itself (:mod:`toolbench.providers.server_tools`), each rule on its own."""
 
@@ -14,7 +14,8 @@ from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.providers import finish, server_tools
 from toolbench.providers.base import Fault
-from toolbench.providers.readers import gemini, signals
+from toolbench.providers.wire import signals
+from toolbench.providers.wire.gemini import reader as gemini
 
 START = {"type": "message_start", "message": {"id": "m", "content": []}}
 STOP = {"type": "message_stop"}

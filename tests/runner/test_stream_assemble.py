@@ -12,7 +12,7 @@ from toolbench.cassettes.stream_framing import Clock, EventGuard, Framing, Strea
 from toolbench.formats.base import ModelReply
 from toolbench.formats.registry import get_format
 from toolbench.formats.streamed import split_stream, with_stream
-from toolbench.providers.readers.chat import Assembler
+from toolbench.providers.wire.chat.reader import Assembler
 
 
 def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:

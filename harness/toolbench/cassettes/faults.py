@@ -83,7 +83,7 @@ def carried_error(data: dict[str, Any], reply_fields: Sequence[str]) -> Any:
     by its shape alone: ``type`` ``"error"`` (its ``error`` field, or True when it has
     none), or a non-empty ``error`` field beside none of ``reply_fields``. None: no
     error. One rule for what is recorded (:func:`error_object`) and what a stream's
-    reader types (:mod:`toolbench.providers.readers.signals`); each names the fields
+    reader types (:mod:`toolbench.providers.wire.signals`); each names the fields
     that carry a reply on what it reads."""
     error = data.get("error")
     if data.get("type") == "error":
@@ -147,7 +147,7 @@ def stream_fault(path: str, events: int, carried: set[str], chat_chunks: bool) -
 
 def _responses_fault(data: dict[str, Any]) -> str | None:
     """A Responses API body that is no reply (``native:api=responses``): a failed response,
-    or one without output items (the reader, ``providers/readers/responses.py``, says the
+    or one without output items (the reader, ``providers/wire/responses/reader.py``, says the
     same to the trial)."""
     if data.get("status") == "failed" or data.get("error"):
         return "a failed Responses API response"

@@ -192,7 +192,7 @@ class Clock:
         """The stream carried OpenAI ``chat.completion.chunk`` events (with ``choices``)."""
         self.raw_events: list[tuple[Any, float | None]] = []
         """The JSON events as the server sent them, with their offsets, for the protocol
-        readers (:mod:`toolbench.providers.readers`). LiteLLM repairs a delta
+        readers (:mod:`toolbench.providers.wire`). LiteLLM repairs a delta
         sequence on the way (it drops a call without id, makes up a ``finish_reason``,
         renumbers indices), so the broken sequences are read from the bytes."""
         self.decoded: list[rec.Event] = []

@@ -91,7 +91,7 @@ def show_cmd(
     sc = find_scenario(scenario, scenarios_dir)
     req = fmt.render(sc.tools, [m.model_dump() for m in sc.messages])
     if req.api == "responses":  # sent as the Responses API's request, not as chat
-        from toolbench.providers.responses_request import preview
+        from toolbench.providers.wire.responses.request import preview
 
         shaped = json.dumps(preview(req), indent=2, ensure_ascii=False)
         if not as_json:

@@ -20,7 +20,7 @@ has it dropped and recorded, and the cell is marked "not applied". ``api=respons
 sends the conversation to OpenAI's Responses API instead of chat completions (flat
 function tools, ``function_call`` items with their ``call_id``, the model's own output
 items echoed verbatim, ``function_call_output`` results: the shaping is the provider
-layer's, :mod:`toolbench.providers.responses_request`); a provider without it is refused
+layer's, :mod:`toolbench.providers.wire.responses.request`); a provider without it is refused
 before any call.
 
 Such a reply is not an abstention: content that holds a call opener (``<tool_call>``,

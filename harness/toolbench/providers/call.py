@@ -7,7 +7,7 @@ typed values between them: build the request once (:mod:`.request`, parameters f
 by the kind's capabilities: :class:`Built`) -> replay at the boundary or send
 (:class:`~toolbench.providers.attempts.Attempts`: retries, the deadline, a refused
 ``stop`` dropped, the provider's time: :class:`~toolbench.providers.attempts.Sent`) ->
-read the reply (:mod:`.reply` whole, :mod:`.streamed` and :mod:`.readers` delta by
+read the reply (:mod:`.reply` whole, :mod:`.streamed` and :mod:`.wire` delta by
 delta) -> keep it as read in the cassette.
 """
 

@@ -48,10 +48,10 @@ from toolbench.providers.base import (
 )
 from toolbench.providers.capabilities import CHECKED, provider_of
 from toolbench.providers.litellm_api import read_recorded, response_cost
-from toolbench.providers.readers.responses import completion
 from toolbench.providers.reply import read_reply
 from toolbench.providers.request import adaptations, as_streamed, build_request
-from toolbench.providers.responses_request import is_responses
+from toolbench.providers.wire.responses.reader import completion
+from toolbench.providers.wire.responses.request import is_responses
 from toolbench.results import Attempt, RequestParams, StreamTurn
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from toolbench.formats.base import RenderedRequest
 from toolbench.providers.base import Endpoint
 from toolbench.providers.capabilities import filter_params, reads_echo_extras
-from toolbench.providers.responses_request import is_responses, shape
+from toolbench.providers.wire.responses.request import is_responses, shape
 from toolbench.results import RequestParams
 
 ECHO_DROPPED = ("provider_specific_fields",)

@@ -18,15 +18,18 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from typing import Any
 
 from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
 from toolbench.providers import finish as finish_signal
 from toolbench.providers.base import Fault, StreamCassetteView
-from toolbench.providers.readers import cohere, gemini, responses, signals
-from toolbench.providers.readers.chat import Assembled, Assembler
+from toolbench.providers.wire import signals
+from toolbench.providers.wire.chat.reader import Assembled, Assembler
+from toolbench.providers.wire.cohere import reader as cohere
+from toolbench.providers.wire.gemini import reader as gemini
+from toolbench.providers.wire.registry import WIRES
 from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import StreamTurn, TimedText
 
@@ -37,20 +40,6 @@ ARRIVED_CHARS = 2000
 def left(deadline: float) -> float:
     """Seconds until the attempt's deadline (never negative)."""
     return max(0.0, deadline - time.monotonic())
-
-
-class EventReader(Protocol):
-    """A protocol reader of stream events (a module of :mod:`toolbench.providers.readers`
-    for a wire LiteLLM misreads)."""
-
-    def speaks(self, events: list[tuple[Any, float | None]]) -> bool: ...
-
-    def assemble(self, events: list[tuple[Any, float | None]]) -> Assembler: ...
-
-
-EVENT_READERS: tuple[EventReader, ...] = (cohere, responses, gemini)
-"""The readers asked in turn whether they speak a stream's events; the first that does
-assembles it. A new wire's reader is its module and its place here."""
 
 
 def _wire(tc: StreamCassetteView) -> Assembler | None:
@@ -66,9 +55,9 @@ def _wire(tc: StreamCassetteView) -> Assembler | None:
         if stored is not None:  # replayed from a cassette's decoded events
             return Assembler().feed_stored(stored)
         return Assembler().feed_events(events)
-    for reader in EVENT_READERS:
-        if reader.speaks(events):
-            return reader.assemble(events)
+    for wire in WIRES.values():  # the registered protocols, toolbench's own first
+        if wire.speaks(events):
+            return wire.assemble(events)
     return None
 
 
@@ -105,7 +94,7 @@ READ_PAST_PER_EVENT = 4
 
 
 def _signal(tc: StreamCassetteView) -> Fault | None:
-    """The provider's failure signal in the events seen (:mod:`.readers.signals`: an
+    """The provider's failure signal in the events seen (:mod:`.wire.signals`: an
     error event, no terminal event, a block no reader knows), typed."""
     clock = tc.clock
     return signals.fault(clock.raw_events, getattr(clock, "path", ""), clock.framing)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from toolbench.environments import scenario_problems
 from toolbench.errors import UserError
 from toolbench.formats.auto import AUTO, resolve_formats
 from toolbench.formats.base import Format
@@ -24,7 +25,7 @@ from toolbench.providers.base import ProviderSettings
 from toolbench.providers.llama_server import server_chat_template
 from toolbench.providers.local_models import DEFAULT_MODELS
 from toolbench.providers.registry import DEFAULT_KIND, api_class, kind_of
-from toolbench.providers.responses_request import API, refusal
+from toolbench.providers.wire.responses.request import API, refusal
 from toolbench.redaction import register_url_secrets
 from toolbench.runner.model_params import ModelParams, api_bases, model_params
 from toolbench.runner.options import RunOptions, check_size
@@ -100,6 +101,9 @@ def _checked(
     scenarios = scenarios_of()
     if not scenarios:
         raise UserError("--scenarios: no scenario selected")
+    unknown = scenario_problems(scenarios)  # an environment nobody registered
+    if unknown:
+        raise UserError(unknown[0])
     check_size(opts.samples, sum(len(v) for v in cells.values()), len(scenarios))
     _check_cells(formats, scenarios)
     params = params_of(models)

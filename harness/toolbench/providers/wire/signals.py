@@ -31,7 +31,8 @@ from typing import Any
 from toolbench import codes
 from toolbench.cassettes.faults import ANTHROPIC_BLOCKS, carried_error
 from toolbench.providers.base import Fault
-from toolbench.providers.readers import cohere, responses
+from toolbench.providers.wire.cohere import reader as cohere
+from toolbench.providers.wire.responses import reader as responses
 
 Events = list[tuple[Any, float | None]]
 

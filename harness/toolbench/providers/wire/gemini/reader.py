@@ -12,7 +12,7 @@ several parts: the first with its ``name`` (and ``thoughtSignature``) and
 its name, then that empty part; a tool without parameters may also be called by its name
 alone, ``args`` being optional). LiteLLM 1.106 reads ``functionCall.name`` and ``.args`` of
 every part and fails on these, so such a stream is read here from the events as the
-bytes carried them, into the chat chunks the chat reader (:mod:`.chat`) assembles: the
+bytes carried them, into the chat chunks the chat reader (:mod:`toolbench.providers.wire.chat.reader`) assembles: the
 call's id and thought signature in LiteLLM's shape (the id it would derive,
 ``__thought__<signature>`` after it; ``provider_specific_fields.thought_signature``), so
 the assembled call equals the non-streamed one and goes back the same way. A stream whose
@@ -27,9 +27,9 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.providers.base import Fault
-from toolbench.providers.readers.chat import Assembled, Assembler
-from toolbench.providers.readers.partial_args import PartialArgs, PartialArgsError
 from toolbench.providers.reply import THOUGHT_SEPARATOR, derived_id
+from toolbench.providers.wire.chat.reader import Assembled, Assembler
+from toolbench.providers.wire.gemini.partial_args import PartialArgs, PartialArgsError
 
 FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
           "RECITATION": "content_filter", "BLOCKLIST": "content_filter",

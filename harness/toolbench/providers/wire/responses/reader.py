@@ -7,7 +7,7 @@ API refuses a ``function_call_output`` whose call it has not seen, and a reasoni
 needs its ``reasoning`` items (with ``encrypted_content`` when the request asked for it)
 before its calls. So the assembled message keeps the response's ``output`` items as they
 were sent, under :data:`OUTPUT_ITEMS`, and the request shaping
-(:mod:`toolbench.providers.responses_request`) echoes them verbatim. Each
+(:mod:`toolbench.providers.wire.responses.request`) echoes them verbatim. Each
 ``function_call`` item is also read as a chat tool call whose id is the item's
 ``call_id`` (what ``function_call_output`` names), so the formats and scorers read it like
 any other call.
@@ -37,7 +37,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.providers.base import Fault
-from toolbench.providers.readers.chat import Assembled, Assembler, TimedDelta
+from toolbench.providers.wire.chat.reader import Assembled, Assembler, TimedDelta
 
 OUTPUT_ITEMS = "output_items"
 """The key of the assembled assistant message holding the response's ``output`` items

@@ -12,7 +12,7 @@ the guide):
   ``input`` item: a user message as it is (``{"role": "user", "content": ...}``), the
   model's own turn as the ``output`` items it returned, verbatim (its ``reasoning`` items
   with their ``encrypted_content``, its ``function_call`` items with ``id`` and
-  ``call_id``: :data:`~toolbench.providers.readers.responses.OUTPUT_ITEMS`), a tool's
+  ``call_id``: :data:`~toolbench.providers.wire.responses.reader.OUTPUT_ITEMS`), a tool's
   result as a ``function_call_output`` item naming the call's ``call_id``;
 - tools are flat (``{"type": "function", "name", "description", "parameters",
   "strict"}``; ``strict`` is always sent, since the Responses API makes an unmarked
@@ -30,7 +30,7 @@ from toolbench.errors import UserError
 from toolbench.formats.base import RenderedRequest
 from toolbench.providers.capabilities import provider_of
 from toolbench.providers.lazy_litellm import litellm
-from toolbench.providers.readers.responses import OUTPUT_ITEMS
+from toolbench.providers.wire.responses.reader import OUTPUT_ITEMS
 from toolbench.results import RequestParams
 
 API = "responses"
