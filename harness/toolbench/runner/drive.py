@@ -16,6 +16,7 @@ import hashlib
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +29,7 @@ from toolbench.cassettes import (
     record_command,
     use_cassette,
 )
-from toolbench.cassettes.stream_cassette import use_sse_cassette
+from toolbench.cassettes.stream_cassette import SseTrialCassette, use_sse_cassette
 from toolbench.engine import TurnReply, converse, effective_settings
 from toolbench.environments import EnvironmentFault
 from toolbench.errors import (
@@ -135,33 +136,6 @@ def merge_params(base: TrialResult, turn: RequestParams) -> None:
     base.params.sent = [p for p in base.params.sent if p not in turn.dropped]
 
 
-async def _conversation(
-    spec: TrialSpec, api: ModelAPI, endpoint: Endpoint, tc: TrialCassette, base: TrialResult,
-    recorded: list[float],
-) -> list[TurnRecord]:  # fmt: skip
-    seed = BASE_SEED + spec.sample
-    attempts = base.attempts
-
-    async def send(req: RenderedRequest, turn: int) -> TurnReply:
-        before = tc.played()
-        request = CompletionRequest(endpoint, req, seed, tc, attempts, turn)
-        done: Completion = await call(api, request)
-        merge_params(base, done.params)
-        note_adaptations(base, done)
-        replayed = tc.played() > before
-        latency = tc.latency(turn, done.latency_s, replayed=replayed)
-        if replayed and attempts and attempts[-1].outcome == "ok":
-            attempts[-1].provider_s = latency  # the provider's time, as recorded
-            recorded.append(latency or 0.0)
-        return TurnReply(
-            reply=done.reply, request=done.request, latency_s=latency,
-            prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
-            cost=done.cost,
-        )  # fmt: skip
-
-    return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
-
-
 def note_adaptations(base: TrialResult, done: Completion) -> None:
     """Record on the trial what a server's adaptation changed in a request (once)."""
     base.notes.extend(a for a in done.adaptations if a not in base.notes)
@@ -234,7 +208,7 @@ async def _run_trial(
         command = record_command(
             spec.model, spec.fmt.spec, spec.scenario.id, spec.api_base, spec.cassette_dir,
             spec.model_params, spec.sample, _conversation_options(spec),
-        )
+        )  # fmt: skip
         return _status(base, "cassette_missing", codes.CASSETTE_MISSING,
                        f"{what}; record it with: {command}")  # fmt: skip
     except CassetteLayoutError as exc:
@@ -269,36 +243,35 @@ async def _run_trial(
     return base
 
 
+def _cassette(spec: TrialSpec) -> AbstractContextManager[TrialCassette | SseTrialCassette]:
+    """The trial's cassette: one recording, its exchanges plain or streamed."""
+    if is_streamed(spec.fmt):
+        return use_sse_cassette(spec.cassette, spec.record)
+    return use_cassette(spec.cassette, spec.record)
+
+
 async def _drive(
     spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str],
     recorded: list[float],
 ) -> list[TurnRecord]:  # fmt: skip
-    if is_streamed(spec.fmt):
-        return await _drive_streamed(spec, endpoint_for, base, notes)
-    with use_cassette(spec.cassette, spec.record) as tc:
-        notes.extend(tc.notes)
-        api, endpoint = await endpoint_for(spec.model, spec.fmt)
-        return await _conversation(spec, api, endpoint, tc, base, recorded)
-
-
-async def _drive_streamed(
-    spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str]
-) -> list[TurnRecord]:
-    """A streamed trial's conversation through its SSE cassette, each turn sent streamed
-    by the shared call; each turn keeps
-    its stream record (deltas and offsets)."""
-    seed = BASE_SEED + spec.sample
-    with use_sse_cassette(spec.cassette, spec.record) as tc:
+    """The trial's conversation through its cassette, each turn sent by the shared call
+    (streamed for a streamed format: the turn keeps its stream record)."""
+    seed, streamed = BASE_SEED + spec.sample, is_streamed(spec.fmt)
+    with _cassette(spec) as tc:
         notes.extend(tc.notes)
         api, endpoint = await endpoint_for(spec.model, spec.fmt)
 
         async def send(req: RenderedRequest, turn: int) -> TurnReply:
             before = tc.played()
             request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
-            done = await call(api, request, stream=True)
+            done = await call(api, request, stream=streamed)
             merge_params(base, done.params)
             note_adaptations(base, done)
-            latency = tc.latency(turn, done.latency_s, replayed=tc.played() > before)
+            replayed = tc.played() > before
+            latency = tc.latency(turn, done.latency_s, replayed=replayed)
+            if replayed and not streamed and base.attempts and base.attempts[-1].outcome == "ok":
+                base.attempts[-1].provider_s = latency  # the provider's time, as recorded
+                recorded.append(latency or 0.0)
             return TurnReply(
                 reply=done.reply, request=done.request, latency_s=latency,
                 prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
@@ -307,7 +280,7 @@ async def _drive_streamed(
 
         try:
             return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
-        finally:
+        finally:  # what the cassette noted during the trial (a secret redacted in a stream)
             notes.extend(n for n in tc.notes if n not in notes)
 
 
