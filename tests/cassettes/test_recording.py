@@ -16,7 +16,7 @@ from tests.support.fake_openai import FakeOpenAI
 from toolbench.cassettes import recording as rec
 from toolbench.cassettes.chunk_list import ChunkList
 from toolbench.cassettes.migrate import target_of
-from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS
+from toolbench.cassettes.serializer import LATENCY_KEY, REQUEST_KEYS, recording_of, vcr_dict_of
 from toolbench.cli.app import run_cli
 from toolbench.errors import CassetteLayoutError, CassetteUnreadableError
 from toolbench.results import TrialResult
@@ -335,6 +335,30 @@ def test_a_plain_and_a_streamed_exchange_round_trip() -> None:
     assert [e.response.streamed for e in recording.exchanges] == [False, True]
     assert rec.parse(rec.dump(recording), "c.json") == recording
     assert "é" in rec.dump(recording)  # decoded values, as a reader (and the audit) sees them
+
+
+def test_headers_are_one_text_a_name_plain_or_streamed() -> None:
+    """A plain exchange recorded through vcrpy kept a list a header; read, it is one
+    text, as a stream's are, and written so; vcrpy is handed its lists back."""
+    old_plain = {
+        "request": {"method": "POST", "uri": "http://x/v1", "body": {},
+                    "headers": {"host": ["local-model.toolbench"]}},
+        "response": {"status": 200, "body": {"choices": []},
+                     "headers": {"content-type": ["application/json"], "x-many": ["a", "b"]}},
+    }  # fmt: skip
+    stream = dict(STREAM, response=dict(STREAM["response"], headers={"x-s": "text"}))
+    text = json.dumps({"kind": "toolbench-cassette", "version": rec.VERSION,
+                       "exchanges": [old_plain, stream]})  # fmt: skip
+    for recording in (rec.parse(text, "c.json"), rec.Recording.model_validate_json(text)):
+        plain = recording.exchanges[0]
+        assert plain.request.headers == {"host": "local-model.toolbench"}
+        assert plain.response.headers == {"content-type": "application/json", "x-many": "a, b"}
+        assert recording.exchanges[1].response.headers == {"x-s": "text"}
+        assert '"application/json"' in rec.dump(recording)
+        assert '["application/json"]' not in rec.dump(recording)
+    vcr = vcr_dict_of(rec.parse(text, "c.json"))
+    assert vcr["interactions"][0]["response"]["headers"]["x-many"] == ["a, b"]
+    assert recording_of(vcr).exchanges[0].response.headers["x-many"] == "a, b"
 
 
 # ------------------------------------------------------------------ the audit of JSON

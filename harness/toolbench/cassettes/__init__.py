@@ -2,15 +2,21 @@
 matched, migrated.
 
 The layer below ``providers/`` and ``runner/``: it imports only ground modules (errors,
-redaction). A trial's exchanges, plain and streamed, are one versioned JSON file
-(:mod:`.recording`; the layout before it is converted by :mod:`.migrate`), which vcrpy
-reads and writes for plain exchanges through :mod:`.serializer`; requests match on
-method, host, port, path and the JSON body compared as data (:mod:`.match`), or at the
-provider boundary by toolbench's request key (:mod:`.boundary`); this machine's hosts and
-model paths are recorded as placeholders (:mod:`.hosts`), secrets never (:mod:`.scrub`);
-only complete replies are recorded (:mod:`.faults`), saved atomically (:mod:`.persist`);
-one httpx patch routes each request to its trial's cassette (:mod:`.route`,
-:mod:`.cassette`, :mod:`.trial`).
+redaction), and its own modules import each other directly, never through this
+package's re-exports (no import loop). A trial's exchanges, plain and streamed, are one
+versioned JSON file (:mod:`.recording`; the layout before it is converted by
+:mod:`.migrate`), headers one text a name in both. Plain exchanges are recorded and
+replayed through HTTP by vcrpy (:mod:`.serializer`, :mod:`.use`, :mod:`.cassette`,
+:mod:`.route`), or answered at the provider boundary without it
+(:mod:`.replay_only`, :mod:`.boundary`); streamed ones by toolbench's own trial
+cassette (:mod:`.stream_cassette`), which keeps each chunk's arrival offset: its
+framing and event guard (:mod:`.stream_framing`), its httpx byte streams
+(:mod:`.stream_bytes`) and what a live stream is written as (:mod:`.stream_record`,
+:mod:`.stream_scrub`). Requests match on method, host, port, path and the JSON body
+compared as data (:mod:`.match`), or at the provider boundary by toolbench's request key;
+this machine's hosts and model paths are recorded as placeholders (:mod:`.hosts`),
+secrets never (:mod:`.scrub`); only complete replies are recorded (:mod:`.faults`),
+saved atomically (:mod:`.persist`).
 """
 
 from toolbench.cassettes.cassette import TrialCassette

@@ -27,9 +27,9 @@ import json
 import operator
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from toolbench.cassettes.chunk_list import Chunk as Chunk  # re-exported: its home before
 from toolbench.cassettes.chunk_list import ChunkList, error_of, in_order
@@ -102,6 +102,20 @@ def kept(events: list[Event]) -> list[Event]:
     ]
 
 
+def _one_text(headers: Any) -> Any:
+    """Headers as one text a name: a list (vcrpy's way, in the plain exchanges recorded
+    before one representation) joined with ``", "``, as httpx joins a repeated header."""
+    if type(headers) is dict and any(type(v) is list for v in headers.values()):
+        return {k: ", ".join(map(str, v)) if type(v) is list else v for k, v in headers.items()}
+    return headers
+
+
+Headers = Annotated[dict[str, str], BeforeValidator(_one_text)]
+"""A recorded exchange's HTTP headers, plain or streamed alike: one text a name (what
+``httpx.Headers.items()`` gives). Plain exchanges recorded before this kept a list a name
+(vcrpy's form); they are read as one text, within the same version."""
+
+
 class RecordedRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -109,7 +123,7 @@ class RecordedRequest(BaseModel):
     uri: str
     body: Any = None
     """The request body as JSON data (a string when it was not JSON)."""
-    headers: dict[str, Any] = Field(default_factory=dict)
+    headers: Headers = Field(default_factory=dict)
 
 
 class RecordedResponse(BaseModel):
@@ -117,7 +131,7 @@ class RecordedResponse(BaseModel):
 
     status: int
     reason: str | None = None
-    headers: dict[str, Any] = Field(default_factory=dict)
+    headers: Headers = Field(default_factory=dict)
     body: Any = None
     """A plain reply's body as JSON data."""
     text: str | None = None

@@ -100,6 +100,11 @@ def metadata_of(recording: rec.Recording, read: Callable[[rec.ReadReply], Any]) 
     return meta
 
 
+def _listed(headers: dict[str, str]) -> dict[str, list[str]]:
+    """Headers as vcrpy keeps them: a list a name (a recording keeps one text a name)."""
+    return {name: [value] for name, value in headers.items()}
+
+
 def vcr_dict_of(recording: rec.Recording) -> dict[str, Any]:
     """A recording as vcrpy's cassette dict (bodies as compact JSON text)."""
     interactions: list[dict[str, Any]] = []
@@ -110,10 +115,10 @@ def vcr_dict_of(recording: rec.Recording) -> dict[str, Any]:
             body = json.dumps(body, ensure_ascii=False)
         interactions.append({
             "request": {"method": req.method, "uri": req.uri, "body": body,
-                        "headers": dict(req.headers)},
+                        "headers": _listed(req.headers)},
             "response": {
                 "status": {"code": resp.status, "message": resp.reason or ""},
-                "headers": dict(resp.headers), "body": {"string": resp.content()},
+                "headers": _listed(resp.headers), "body": {"string": resp.content()},
             },
         })  # fmt: skip
     meta = metadata_of(recording, lambda read: read.model_dump(mode="json"))

@@ -273,10 +273,7 @@ class SseTrialCassette:
             self._played.add(found)
             self._count += 1
             self.last_replayed, self._last_exchange = True, ex
-            headers = {
-                k: v for k, v in ex.response.headers.items()
-                if isinstance(v, str) and k.lower() not in _FRAMING
-            }  # fmt: skip
+            headers = {k: v for k, v in ex.response.headers.items() if k.lower() not in _FRAMING}
             return httpx.Response(
                 ex.response.status, headers=headers,
                 stream=ReplayStream(
