@@ -104,6 +104,7 @@ def test_every_registry_is_in_the_plugin_module() -> None:
         "toolbench.metrics",
         "toolbench.reports",
         "toolbench.environments",
+        "toolbench.wires",
     }
 
 

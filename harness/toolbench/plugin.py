@@ -17,6 +17,8 @@ group                      an entry point names                     base / helpe
                            ``send`` (made with ProviderSettings)
 ``toolbench.environments`` an :class:`EnvironmentKind` or a         :class:`Environment`
                            sequence of them
+``toolbench.wires``        a :class:`WireProtocol` (a protocol      :class:`WireProtocol`
+                           package or object)
 =========================  =======================================  =====================
 
 A plugin that fails to import, or takes a name already taken, is one warning line and is
@@ -62,10 +64,14 @@ from toolbench.providers.base import (
     Capabilities,
     Completion,
     CompletionRequest,
+    Endpoint,
+    Fault,
     ModelAPI,
     ProviderSettings,
 )
 from toolbench.providers.registry import KINDS
+from toolbench.providers.wire.protocol import WireProtocol
+from toolbench.providers.wire.registry import WIRES
 from toolbench.registry import DuplicateNameError, Kind, RegistrationError, Registry, instances_of
 from toolbench.report.outputs import REPORTS, ReportInput, ReportOutput
 from toolbench.results import ScoreValue, TrialSettings, TurnRecord, Value, ValueKind
@@ -88,6 +94,7 @@ __all__ = [
     "METRICS",
     "REPORTS",
     "SCORERS",
+    "WIRES",
     "CallCollector",
     "Capabilities",
     "Completion",
@@ -95,8 +102,10 @@ __all__ = [
     "Cutter",
     "DialectFormat",
     "DuplicateNameError",
+    "Endpoint",
     "Environment",
     "EnvironmentKind",
+    "Fault",
     "Format",
     "FormatOptions",
     "Kind",
@@ -127,6 +136,7 @@ __all__ = [
     "TurnRecord",
     "Value",
     "ValueKind",
+    "WireProtocol",
     "codes",
     "effective_turns",
     "flag_rate",
