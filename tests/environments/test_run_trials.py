@@ -41,6 +41,9 @@ scenarios:
     expect:
       turns:
         - calls: [{name: add_task, arguments: {title: milk}}]
+"""
+
+NOWHERE = """\
   - id: nowhere
     tools:
       - name: add_task
@@ -86,7 +89,6 @@ def test_environment_trials_record_replay_and_fail_alone(fake: FakeServer, tmp_p
     assert states[-1] == {"todo": {"tasks": [{"title": "milk", "done": True}]}}
     assert (first["bad-state"].status, first["bad-state"].error_code) == (
         "harness_error", "environment.state_invalid")  # fmt: skip
-    assert first["nowhere"].error_code == "environment.unknown"
     served = len(fake.received)
     assert run_fake(fake, tmp_path, scen, out="again") == 0
     assert len(fake.received) == served  # replayed from the cassettes
@@ -97,7 +99,18 @@ def test_environment_trials_record_replay_and_fail_alone(fake: FakeServer, tmp_p
 
 def test_validate_refuses_an_environment_nobody_registered(tmp_path: Path) -> None:
     scen = tmp_path / "loop.yaml"
-    scen.write_text(LOOP)
+    scen.write_text(LOOP + NOWHERE)
     done = CliRunner().invoke(app, ["scenarios", "validate", str(scen)])
     assert done.exit_code == 2
     assert "environment[0].name" in done.output and "no-such-environment" in done.output
+
+
+def test_run_refuses_an_environment_nobody_registered_before_any_trial(
+    fake: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scen = tmp_path / "loop.yaml"
+    scen.write_text(LOOP + NOWHERE)
+    assert run_fake(fake, tmp_path, scen, out="refused") == 2
+    err = capsys.readouterr().err
+    assert "no-such-environment" in err and "environment[0].name" in err
+    assert not fake.received and not (tmp_path / "refused" / "results.jsonl").exists()
