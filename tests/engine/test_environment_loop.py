@@ -12,6 +12,7 @@ from tests.environments.toy import FAULTY, RELEASE
 from toolbench.engine import Conversation, TurnReply, converse, effective_settings
 from toolbench.environments import (
     EnvironmentFault,
+    execute,
     register_environment,
     unregister_environment,
 )
@@ -194,3 +195,39 @@ def test_converse_drives_a_loop() -> None:
     sc = loop_scenario()
     turns = asyncio.run(converse(FMT, sc, effective_settings(sc), complete))
     assert len(turns) == 4
+
+
+def test_a_hung_tool_does_not_hold_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    RELEASE.clear()
+    register_environment(FAULTY, replace=True)
+    try:
+        tool = {"name": "hang", "parameters": {"type": "object", "properties": {}}}
+        sc = Scenario.model_validate(
+            {"id": "h", "tools": [tool], "messages": [{"role": "user", "content": "x"}],
+             "environment": {"name": "faulty"},
+             "expect": {"turns": [{"calls": [{"name": "hang"}]}]}}
+        )  # fmt: skip
+        replies = iter([j("hang"), "gave up"])
+        ticks: list[int] = []
+
+        async def complete(req: RenderedRequest, turn: int) -> TurnReply:
+            return TurnReply(reply=ModelReply(text=next(replies)), request={})
+
+        async def ticker() -> None:
+            for i in range(20):
+                ticks.append(i)
+                await asyncio.sleep(0.01)
+
+        async def both() -> list[Any]:
+            return await asyncio.gather(
+                converse(FMT, sc, effective_settings(sc), complete), ticker()
+            )
+
+        monkeypatch.setattr(execute, "TOOL_TIMEOUT_S", 0.3)
+        turns, _ = asyncio.run(both())
+        assert len(ticks) == 20  # the loop kept running while the tool hung
+        env = turns[0].environment
+        assert env is not None and env.runs[0].error == "tool.timeout"
+    finally:
+        RELEASE.set()
+        unregister_environment("faulty")

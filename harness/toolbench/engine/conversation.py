@@ -26,6 +26,7 @@ rendered again with them, the conversation so far kept).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -191,8 +192,14 @@ class Conversation:
 async def converse(
     fmt: Format, scenario: Scenario, settings: TrialSettings, complete: SendTurn
 ) -> list[TurnRecord]:
-    """Drive a conversation to its end with ``complete``; the turns, in order."""
+    """Drive a conversation to its end with ``complete``; the turns, in order. A turn
+    whose calls run in environments is taken in a worker thread: a slow or hung tool
+    (bounded by its time limit) must not hold the event loop other trials share."""
     conv = Conversation(fmt, scenario, settings)
     while not conv.done:
-        conv.feed(await complete(conv.request(), len(conv.turns)))
+        exchange = await complete(conv.request(), len(conv.turns))
+        if conv.session is None:
+            conv.feed(exchange)
+        else:
+            await asyncio.to_thread(conv.feed, exchange)
     return conv.turns

@@ -58,10 +58,10 @@ class Session:
     """The environments of one trial and the calls run against them."""
 
     def __init__(
-        self, envs: Iterable[tuple[str, Environment]], timeout_s: float = TOOL_TIMEOUT_S
+        self, envs: Iterable[tuple[str, Environment]], timeout_s: float | None = None
     ) -> None:
         self.envs = list(envs)
-        self.timeout_s = timeout_s
+        self.timeout_s = TOOL_TIMEOUT_S if timeout_s is None else timeout_s
         self._stuck = False
         self._owners: dict[str, int] | None = None
         self._worker = Worker()
