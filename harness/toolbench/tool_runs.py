@@ -34,5 +34,6 @@ class EnvironmentStep(BaseModel):
     """Which of the scenario's user turns this exchange belongs to (0-based)."""
     runs: list[ToolRun] = Field(default_factory=list)
     """The reply's calls as executed, in the order the model made them."""
-    state: dict[str, Any] = Field(default_factory=dict)
-    """Every environment's snapshot after them, by environment name."""
+    state: dict[str, Any] | None = Field(default=None, exclude_if=lambda s: s is None)
+    """Every environment's snapshot, by environment name, on the last turn of a user turn
+    (None, and left out, on the turns before it)."""

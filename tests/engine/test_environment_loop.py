@@ -77,6 +77,8 @@ def test_a_loop_runs_calls_in_order_across_user_turns() -> None:
     assert all(e is not None for e in envs)
     assert [e.user_turn for e in envs if e] == [0, 0, 0, 1, 1]
     assert [len(e.runs) for e in envs if e] == [1, 1, 0, 1, 0]
+    # the state is kept on the last exchange of each user turn only
+    assert [e.state is not None for e in envs if e] == [False, False, True, False, True]
     last = envs[-1]
     assert last is not None
     assert last.state == {

@@ -17,7 +17,8 @@ scoring reads the same limit, so a conversation stopped by it is ``turns.exhaust
 **Environments.** A scenario that names an ``environment`` gets its calls' results by
 running them (:class:`~toolbench.environments.Session`), in the order the model made
 them; a call to a tool no environment has gets the scripted result. Each turn then
-records the calls as run and the state after them (``TurnRecord.environment``). A loop
+records the calls as run, and the last turn of each user turn the state after it
+(``TurnRecord.environment``). A loop
 scenario (``expect.turns``) has several user turns: a reply without calls (or the step
 limit: ``max_turns`` steps that call, then one more) ends one, and the next user turn's
 messages follow, with the functions it adds offered from then on (the request is
@@ -122,7 +123,7 @@ class Conversation:
             self._loop_step(turn)
             return turn
         if not should_continue(sc, self._round, parsed, self.settings.max_turns):
-            self._note_state(turn, [])
+            self._snapshot(turn)
             self.done = True
             return turn
         results = self._results(turn, parsed.calls)
@@ -146,13 +147,18 @@ class Conversation:
         scripted = iter(tool_results(self.scenario, self._round, rest))
         results = [(c, ran[i][0]) if i in ran else next(scripted) for i, c in enumerate(calls)]
         self.fed.extend(results)
-        self._note_state(turn, [ran[i][1] for i in sorted(ran)])
+        if session is not None:
+            runs = [ran[i][1] for i in sorted(ran)]
+            turn.environment = EnvironmentStep(user_turn=self._user_turn, runs=runs)
         return results
 
-    def _note_state(self, turn: TurnRecord, runs: list[ToolRun]) -> None:
+    def _snapshot(self, turn: TurnRecord) -> None:
+        """Record the environments' state on ``turn``, the last of a user turn (a state
+        on every exchange made a long-context trial's results line several times larger
+        for nothing the scores read)."""
         if self.session is not None:
-            state = self.session.snapshot()
-            turn.environment = EnvironmentStep(user_turn=self._user_turn, runs=runs, state=state)
+            step = turn.environment or EnvironmentStep(user_turn=self._user_turn)
+            turn.environment = step.model_copy(update={"state": self.session.snapshot()})
 
     def _loop_step(self, turn: TurnRecord) -> None:
         """A loop scenario's step: run the calls, then go on in this user turn, move to
@@ -167,8 +173,8 @@ class Conversation:
             if steps + 1 <= self.settings.max_turns:
                 return
         else:
-            self._note_state(turn, [])
             self._messages = [*self._messages, _assistant_text(turn.reply)]
+        self._snapshot(turn)
         self._user_turn += 1
         later = self.scenario.turns
         if self._user_turn > len(later):

@@ -163,7 +163,7 @@ def _turn_problems(
     if not any(step.runs for step in mine):
         return [(LOOP_EMPTY_TURN, f"turn {n}: no call where the ground truth makes some")]
     out: list[Problem] = []
-    state, want = mine[-1].state, truth.states[n]
+    state, want = mine[-1].state or {}, truth.states[n]
     differ = sorted(k for k in want.keys() | state.keys() if state.get(k) != want.get(k))
     if differ:
         out.append((LOOP_STATE_MISMATCH, f"turn {n}: the state of {', '.join(differ)} differs"))
