@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from tests.environments.toy import FAULTY, RELEASE
 from toolbench.engine import Conversation, TurnReply, converse, effective_settings
 from toolbench.environments import (
+    Environment,
     EnvironmentFault,
+    EnvironmentKind,
     execute,
     register_environment,
     unregister_environment,
@@ -233,3 +235,46 @@ def test_a_hung_tool_does_not_hold_the_event_loop(monkeypatch: pytest.MonkeyPatc
     finally:
         RELEASE.set()
         unregister_environment("faulty")
+
+
+class _Closing(Environment):
+    closed: ClassVar[list[str]] = []
+
+    def load(self, state: dict[str, Any]) -> None:
+        self.n = 0
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"n": self.n}
+
+    def close(self) -> None:
+        _Closing.closed.append("closed")
+
+    def tick(self) -> int:
+        self.n += 1
+        return self.n
+
+
+def test_converse_closes_the_environments_however_the_trial_ends() -> None:
+    register_environment(EnvironmentKind("closing", _Closing), replace=True)
+    try:
+        tool = {"name": "tick", "parameters": {"type": "object", "properties": {}}}
+        sc = Scenario.model_validate(
+            {"id": "c", "tools": [tool], "messages": [{"role": "user", "content": "x"}],
+             "environment": {"name": "closing"},
+             "expect": {"turns": [{"calls": [{"name": "tick"}]}]}}
+        )  # fmt: skip
+
+        async def fine(req: RenderedRequest, turn: int) -> TurnReply:
+            return TurnReply(reply=ModelReply(text=j("tick") if turn == 0 else "ok"), request={})
+
+        async def broken(req: RenderedRequest, turn: int) -> TurnReply:
+            raise RuntimeError("the provider went away")
+
+        _Closing.closed.clear()
+        asyncio.run(converse(FMT, sc, effective_settings(sc), fine))
+        assert _Closing.closed == ["closed"]
+        with pytest.raises(RuntimeError):
+            asyncio.run(converse(FMT, sc, effective_settings(sc), broken))
+        assert _Closing.closed == ["closed", "closed"]
+    finally:
+        unregister_environment("closing")

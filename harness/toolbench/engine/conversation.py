@@ -202,10 +202,14 @@ async def converse(
     whose calls run in environments is taken in a worker thread: a slow or hung tool
     (bounded by its time limit) must not hold the event loop other trials share."""
     conv = Conversation(fmt, scenario, settings)
-    while not conv.done:
-        exchange = await complete(conv.request(), len(conv.turns))
-        if conv.session is None:
-            conv.feed(exchange)
-        else:
-            await asyncio.to_thread(conv.feed, exchange)
+    try:
+        while not conv.done:
+            exchange = await complete(conv.request(), len(conv.turns))
+            if conv.session is None:
+                conv.feed(exchange)
+            else:
+                await asyncio.to_thread(conv.feed, exchange)
+    finally:
+        if conv.session is not None:  # a server process must not outlive its trial
+            conv.session.close()
     return conv.turns

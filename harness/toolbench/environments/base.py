@@ -51,6 +51,10 @@ class Environment(ABC):
     def snapshot(self) -> JsonObject:
         """The state now, as JSON data (compared after each turn, stored on the trial)."""
 
+    def close(self) -> None:  # noqa: B027 - optional: most environments hold nothing
+        """Release what the environment holds (a server process, a connection) when its
+        trial ends, however it ends; called once. Default: nothing to release."""
+
     def tool_names(self) -> frozenset[str]:
         """The tools: public methods a subclass defines (not this base's own)."""
         own = set(dir(Environment))

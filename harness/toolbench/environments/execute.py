@@ -14,6 +14,7 @@ on the event loop): the bound is what keeps a hung tool from stalling a run for 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -138,8 +139,13 @@ class Session:
         return out
 
     def close(self) -> None:
-        """Stop the worker thread once it is idle (the engine closes a finished trial's)."""
+        """Close every environment and stop the worker thread once it is idle (the engine
+        closes a trial's session when its conversation ends, however it ends). A failing
+        close is the environment's own: the trial's turns are already what they are."""
         self._worker.close()
+        for _, env in self.envs:
+            with contextlib.suppress(Exception):  # nothing of the trial depends on it
+                env.close()
 
     def snapshot(self) -> dict[str, JsonObject]:
         """Every environment's state, by name (the last of a repeated name wins its slot
