@@ -165,8 +165,9 @@ class Conversation:
         the next, or stop. As in BFCL, a user turn may take ``max_turns`` steps that call;
         a reply after them that still calls is run and ends the turn at the limit."""
         calls = turn.parsed.calls
+        # the steps of this user turn so far (this turn's record is not filled in yet)
         steps = sum(1 for t in self.turns if t.environment and t.environment.user_turn
-                    == self._user_turn and not t.retry)  # fmt: skip
+                    == self._user_turn)  # fmt: skip
         if calls:
             results = self._results(turn, calls)
             self._messages = self.fmt.continue_conversation(self._messages, turn.reply, results)
