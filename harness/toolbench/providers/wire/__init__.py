@@ -10,7 +10,10 @@ Ollama, Cohere) into these shapes; the framing of the bytes themselves (SSE, NDJ
 eventstream) is read by the cassette layer, which hands the events it saw on the wire to
 the readers. Wires LiteLLM misreads are read from those events by their own package, into
 the same chat deltas: Cohere v2 (:mod:`.cohere`), the Responses API (:mod:`.responses`,
-with its request shaping), Gemini calls streamed in parts (:mod:`.gemini`).
+with its request shaping), Gemini calls streamed in parts (:mod:`.gemini`). A package also
+says what HTTP request the sender sends for a request of its wire (``request.wire_request``
+of :mod:`.chat` and :mod:`.responses`): what a replay at the boundary matches an older
+cassette's exchange by (:mod:`toolbench.providers.replay`).
 
 A package is a :class:`~toolbench.providers.wire.protocol.WireProtocol` (its ``name``,
 ``content_types``, ``speaks`` and ``assemble``), registered by name in

@@ -9,7 +9,7 @@ fragments), ``tool-call-end``, ``message-end`` (``delta.finish_reason`` and
 ``delta.usage.tokens``). LiteLLM 1.106 reads the calls from ``delta.tool_calls`` and the
 end from an ``event`` field, neither of which Cohere sends: streamed calls, the finish
 reason and the usage would be lost. So toolbench reads these events itself, each
-translated into the chat chunk the chat reader (:mod:`toolbench.providers.wire.chat.reader`) assembles.
+translated into the chat chunk the chat reader (:mod:`..chat.reader`) assembles.
 """
 
 from __future__ import annotations

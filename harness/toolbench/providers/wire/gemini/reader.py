@@ -12,7 +12,7 @@ several parts: the first with its ``name`` (and ``thoughtSignature``) and
 its name, then that empty part; a tool without parameters may also be called by its name
 alone, ``args`` being optional). LiteLLM 1.106 reads ``functionCall.name`` and ``.args`` of
 every part and fails on these, so such a stream is read here from the events as the
-bytes carried them, into the chat chunks the chat reader (:mod:`toolbench.providers.wire.chat.reader`) assembles: the
+bytes carried them, into the chat chunks the chat reader (:mod:`..chat.reader`) assembles: the
 call's id and thought signature in LiteLLM's shape (the id it would derive,
 ``__thought__<signature>`` after it; ``provider_specific_fields.thought_signature``), so
 the assembled call equals the non-streamed one and goes back the same way. A stream whose

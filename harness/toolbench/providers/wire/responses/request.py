@@ -26,8 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolbench.cassettes import boundary
 from toolbench.errors import UserError
 from toolbench.formats.base import RenderedRequest
+from toolbench.providers.base import Endpoint, WireRequest
 from toolbench.providers.capabilities import provider_of
 from toolbench.providers.lazy_litellm import litellm
 from toolbench.providers.wire.responses.reader import OUTPUT_ITEMS
@@ -190,3 +192,19 @@ def refusal(model: str, api_base: str | None, kind: str) -> str | None:
     if config is None:
         return f"LiteLLM has no Responses API for provider '{provider}'"
     return None
+
+
+def wire_request(endpoint: Endpoint, request: dict[str, Any]) -> WireRequest | None:
+    """The HTTP request LiteLLM sends for the Responses API ``request`` (its replay's
+    match in an older cassette): its OpenAI transformation passes the request on as it is
+    but for the model's name, without ``stream_options``; only OpenAI's wire is predicted
+    (None for another provider: a wrong prediction would match nothing)."""
+    try:
+        name, provider = provider_of(endpoint.model, endpoint.api_base)
+    except UserError:
+        return None
+    if provider not in boundary.WIRE_PROVIDERS:
+        return None
+    base = (endpoint.api_base or boundary.OPENAI_BASE).rstrip("/")
+    body = {k: v for k, v in request.items() if k != "stream_options"}
+    return WireRequest("POST", f"{base}/responses", {**body, "model": name})
