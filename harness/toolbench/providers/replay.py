@@ -50,6 +50,8 @@ from toolbench.providers.capabilities import CHECKED, provider_of
 from toolbench.providers.litellm_api import read_recorded, response_cost
 from toolbench.providers.reply import read_reply
 from toolbench.providers.request import adaptations, as_streamed, build_request
+from toolbench.providers.wire.chat import request as chat_request
+from toolbench.providers.wire.responses import request as responses_request
 from toolbench.providers.wire.responses.reader import completion
 from toolbench.providers.wire.responses.request import is_responses
 from toolbench.results import Attempt, RequestParams, StreamTurn
@@ -71,28 +73,11 @@ def at_boundary() -> bool:
 def wire_request(
     endpoint: Endpoint, request: dict[str, Any], own_server: bool
 ) -> WireRequest | None:
-    """The HTTP request the sender sends for ``request``; None where it cannot be told
-    (a provider whose request LiteLLM transforms). A wrong prediction matches nothing."""
+    """The HTTP request the sender sends for ``request``, as its wire protocol predicts it
+    (None where it cannot be told: a wrong prediction would match nothing)."""
     if is_responses(request):
-        # LiteLLM's OpenAI transformation passes the request on as it is but for the
-        # model's name, without ``stream_options``; only OpenAI's wire is predicted.
-        try:
-            name, provider = provider_of(endpoint.model, endpoint.api_base)
-        except UserError:
-            return None
-        if provider not in boundary.WIRE_PROVIDERS:
-            return None
-        base = (endpoint.api_base or boundary.OPENAI_BASE).rstrip("/")
-        body = {k: v for k, v in request.items() if k != "stream_options"}
-        return WireRequest("POST", f"{base}/responses", {**body, "model": name})
-    if own_server:  # LiteLLM's OpenAI route: ``openai/<alias>`` at the endpoint's base
-        provider, _, name = endpoint.model.partition("/")
-        return boundary.wire_request(name, provider, endpoint.api_base, request)
-    try:
-        name, provider = provider_of(endpoint.model, endpoint.api_base)
-    except Exception:
-        return None
-    return boundary.wire_request(name, provider, endpoint.api_base, request)
+        return responses_request.wire_request(endpoint, request)
+    return chat_request.wire_request(endpoint, request, own_server)
 
 
 def replay_plain(
