@@ -89,7 +89,7 @@ def run_trials(
 ) -> tuple[tuple[float, float], int]:
     """CPU seconds of this process for one run of ``trials`` (total, of it system), and
     the trials ok."""
-    from toolbench.providers import registry
+    from toolbench.providers import kind_registry as registry
     from toolbench.providers.litellm_api import LiteLLMAPI
     from toolbench.runner.options import RunOptions
     from toolbench.runner.run import execute_run, plan_run

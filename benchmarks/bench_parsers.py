@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from toolbench.formats.registry import format_names, get_format
+from toolbench.formats.format_registry import format_names, get_format
 
 MB = 1_000_000
 

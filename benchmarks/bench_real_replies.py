@@ -159,7 +159,7 @@ def tooldefs(functions: list[dict[str, Any]] | None) -> list[Any]:
 def read_all(data: Path = DATA, limit: int | None = None) -> list[Row]:
     """Every reply of the corpus (the first ``limit``), read by the strict reader and by
     ``pythonic``."""
-    from toolbench.formats.registry import get_format
+    from toolbench.formats.format_registry import get_format
 
     fmt = get_format("pythonic")
     rows = []
@@ -241,7 +241,7 @@ def toolbench_verdicts(rows: list[Row], bfcl_dir: Path = BFCL_DIR) -> list[tuple
     from toolbench.bfcl.convert import SkipEntry
     from toolbench.bfcl.importer import entry_scenario
     from toolbench.formats.base import ModelReply
-    from toolbench.formats.registry import get_format
+    from toolbench.formats.format_registry import get_format
     from toolbench.results import TurnRecord
     from toolbench.scenarios.model import Scenario
     from toolbench.scoring import score_trial

@@ -23,7 +23,7 @@ from typing import Any
 
 from toolbench.cassettes import recording
 from toolbench.formats.base import ModelReply
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 
 
 def _replies(cassette: Path) -> list[ModelReply]:

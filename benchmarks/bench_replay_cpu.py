@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -19,7 +19,7 @@ import io
 import time
 from pathlib import Path
 
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.results import TrialScores
 from toolbench.scenarios import load_scenarios
 from toolbench.scoring import score_trial

@@ -42,7 +42,7 @@ sys.path.insert(
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "formats"))
 
 from toolbench.formats.base import Format
-from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.format_registry import builtin_format_names, get_format
 from toolbench.formats.xml import call_text as hermes_call
 
 PROSE = "Let me look that up for you (it may take {a moment}) <br> and compare. "

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_parsers import best_of
 
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 
 
 def replies_by_format() -> dict[str, list[str]]:

@@ -38,8 +38,8 @@ them may move between versions, these names stay.
 from __future__ import annotations
 
 from toolbench import codes
-from toolbench.environments.base import Environment, EnvironmentKind
-from toolbench.environments.registry import ENVIRONMENTS
+from toolbench.environments.env_registry import ENVIRONMENTS
+from toolbench.environments.environment import Environment, EnvironmentKind
 from toolbench.formats.base import (
     Format,
     FormatOptions,
@@ -54,12 +54,12 @@ from toolbench.formats.base import (
     ShotsOptions,
     ToolCall,
 )
-from toolbench.formats.calls import CallCollector
+from toolbench.formats.call_objects import CallCollector
 from toolbench.formats.dialect import DialectFormat
+from toolbench.formats.format_registry import FORMATS
 from toolbench.formats.jsonscan import loads_strict
-from toolbench.formats.registry import FORMATS
 from toolbench.formats.text import Cutter, tidy
-from toolbench.metrics.registry import METRICS, Metric, flag_rate
+from toolbench.metrics.metric_registry import METRICS, Metric, flag_rate
 from toolbench.providers.base import (
     Capabilities,
     Completion,
@@ -69,7 +69,7 @@ from toolbench.providers.base import (
     ModelAPI,
     ProviderSettings,
 )
-from toolbench.providers.registry import KINDS
+from toolbench.providers.kind_registry import KINDS
 from toolbench.providers.wire.protocol import WireProtocol
 from toolbench.providers.wire.registry import WIRES
 from toolbench.registry import DuplicateNameError, Kind, RegistrationError, Registry, instances_of

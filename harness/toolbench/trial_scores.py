@@ -38,7 +38,7 @@ class TrialScores(BaseModel):
     ``values`` holds what every registered scorer (:mod:`toolbench.scoring.scorer`) gave
     the trial, by value name: the built-in checks that decide whether it passes
     (``parse``, ``parse_ok``, ``call_accuracy``, ``stop``, ``leak_raw``, ...,
-    :mod:`toolbench.scoring.builtin`), the streaming measurements and plugins' values
+    :mod:`toolbench.scoring.builtin_scorers`), the streaming measurements and plugins' values
     alike. :meth:`get` reads one by name, which is how metrics and reports read them.
 
     A value of ``None`` means "not applicable" (e.g. ``call_accuracy`` on a no-call

@@ -19,7 +19,7 @@ from toolbench.bfcl.convert import BadInput, json_schema, scenario_id
 from toolbench.bfcl.importer import import_bfcl
 from toolbench.bfcl.verdict import verdict
 from toolbench.formats.base import ModelReply, ParseResult, ToolCall
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.results import TurnRecord
 from toolbench.scenarios.loader import load_scenarios, validate_paths
 from toolbench.scoring import score_trial

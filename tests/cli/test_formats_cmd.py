@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolbench.cli.app import run_cli
-from toolbench.formats.registry import format_names
+from toolbench.formats.format_registry import format_names
 
 SCENARIOS = """\
 scenarios:
@@ -84,7 +84,7 @@ def test_show_the_responses_api_request(
     out = capsys.readouterr().out
     head = f"format: {spec}\nscenario: weather-one\napi: responses"
     assert out.startswith(head) is not as_json
-    data = json.loads(out[out.index("{"):])
+    data = json.loads(out[out.index("{") :])
     assert data["instructions"] == "You are terse."
     assert data["input"] == [{"role": "user", "content": "Weather in Oslo?"}]
     assert data["tool_choice"] == {"type": "function", "name": "get_weather"}

@@ -41,13 +41,14 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         (
             ["gate", "runs/r1", "--min", "parse_sucess=0.9"],
             "error: unknown metric 'parse_sucess'. Did you mean 'parse_success'? Available: "
-            "call_accuracy, call_complete_p50, completion_tokens_mean, cost_total, "
-            "fallback_rescue_rate, final_answer_accuracy, first_call_byte_p50, "
-            "harness_error_rate, holdback_p50, infra_error_rate, latency_p50, latency_p95, "
-            "leak_rate, leak_rate_raw, leaked_chars_mean, n_trials, no_call_accuracy, "
-            "parse_success, parse_success_repaired, prompt_tokens_mean, retry_recovery, "
-            "schema_validity, stop_compliance, stream_consistency, stream_error_rate, "
-            "stream_leak_rate, tokens_per_s_p50, ttft_p50\n",
+            "asked_when_missing, call_accuracy, call_complete_p50, completion_tokens_mean, "
+            "cost_total, exec_match, fallback_rescue_rate, final_answer_accuracy, "
+            "first_call_byte_p50, harness_error_rate, holdback_p50, infra_error_rate, "
+            "latency_p50, latency_p95, leak_rate, leak_rate_raw, leaked_chars_mean, "
+            "loop_success, n_trials, no_call_accuracy, parse_success, parse_success_repaired, "
+            "prompt_tokens_mean, retry_recovery, schema_validity, state_match, "
+            "stop_compliance, stream_consistency, stream_error_rate, stream_leak_rate, "
+            "tokens_per_s_p50, ttft_p50\n",
         ),
         (
             ["gate", "runs/r1", "--min", "call_accuracy"],

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbench.cli import reference
+from toolbench.cli import cli_doc as reference
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 

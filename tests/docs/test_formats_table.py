@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolbench.formats import table
+from toolbench.formats import formats_doc as table
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 

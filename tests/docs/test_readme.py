@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolbench import codes
-from toolbench.formats.registry import format_names
+from toolbench.formats.format_registry import format_names
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from toolbench.metrics.registry import get_metric
+from toolbench.metrics.metric_registry import get_metric
 
 
 @pytest.mark.parametrize(

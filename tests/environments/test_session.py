@@ -13,7 +13,7 @@ from toolbench.environments import (
     environment_names,
     get_environment,
 )
-from toolbench.environments.errors import (
+from toolbench.environments.env_faults import (
     ENV_STATE_INVALID,
     TOOL_RAISED,
     TOOL_RESULT_NOT_JSON,

@@ -12,7 +12,7 @@ from types import ModuleType
 from pydantic import BaseModel
 
 from toolbench.formats.base import Requirements
-from toolbench.formats.registry import format_class, format_names
+from toolbench.formats.format_registry import format_class, format_names
 
 Contract = tuple[type[BaseModel], Requirements]
 

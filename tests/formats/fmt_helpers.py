@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolbench.formats.base import Format, Message, ParseResult, RenderedRequest
-from toolbench.formats.calls import DROPPING
+from toolbench.formats.call_objects import DROPPING
 from toolbench.tools import ToolDef
 
 WEATHER = ToolDef(

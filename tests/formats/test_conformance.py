@@ -22,7 +22,7 @@ import pytest
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult
-from toolbench.formats.registry import format_class, format_names, get_format
+from toolbench.formats.format_registry import format_class, format_names, get_format
 from toolbench.tools import ToolDef
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"

@@ -6,7 +6,7 @@ import pytest
 from templates import TEMPLATES
 
 from toolbench.formats.detect import DEFAULT_FORMAT, detect_format, name_patterns
-from toolbench.formats.registry import format_names
+from toolbench.formats.format_registry import format_names
 
 
 @pytest.mark.parametrize(

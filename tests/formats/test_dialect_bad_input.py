@@ -11,7 +11,7 @@ import pytest
 from fmt_helpers import TOOLS, calls_of
 
 from toolbench import codes
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 
 CUT_MID_TOKEN = [
     ("mistral", "Sure. [TOOL_CA", "Sure."),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from toolbench import codes
 from toolbench.errors import UnknownNameError, UserError
 from toolbench.formats.base import ModelReply, ToolCall
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 
 XML = '<tool_call>{"name": "search", "arguments": {"q": "x"}}</tool_call>'
 NATIVE_CALL = {

@@ -17,10 +17,10 @@ from declared import Contract, contract
 from pydantic import ValidationError
 
 from toolbench.errors import UserError
-from toolbench.formats import registry
+from toolbench.formats import format_registry as registry
 from toolbench.formats.base import ShotsOptions
+from toolbench.formats.format_registry import format_class, format_names, get_format
 from toolbench.formats.native import Native, NativeOptions
-from toolbench.formats.registry import format_class, format_names, get_format
 from toolbench.scenarios.model import Scenario
 
 ROOT = Path(__file__).resolve().parents[2]

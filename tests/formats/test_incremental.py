@@ -17,11 +17,11 @@ from stream_corpus import read_all
 
 import toolbench.formats.reader_regions as reader_regions
 from toolbench.formats.base import Format
+from toolbench.formats.format_registry import builtin_format_names, get_format
 from toolbench.formats.marker_reader import MarkerReader
 from toolbench.formats.observe import TimedChunk, observe_stream
 from toolbench.formats.reader_events import Event
 from toolbench.formats.reader_plan import holds_of
-from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import (
     Brackets,
     after_newline_firsts,

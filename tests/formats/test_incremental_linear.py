@@ -20,7 +20,7 @@ import pytest
 
 import toolbench.formats.reader_regions as reader_regions
 from toolbench.formats.base import Format
-from toolbench.formats.registry import builtin_format_names, get_format
+from toolbench.formats.format_registry import builtin_format_names, get_format
 from toolbench.formats.xml import call_text as hermes_call
 
 SPECS = [*builtin_format_names(), "native|xml"]

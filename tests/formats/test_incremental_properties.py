@@ -18,10 +18,10 @@ from stream_corpus import CONFORMANCE, corpus, misplaced, read_all, split_at, st
 from test_properties import FRAGMENTS
 from tests.support.byte_reader import ByteReader
 
+from toolbench.formats.format_registry import builtin_format_names, get_format
 from toolbench.formats.marker_reader import MarkerReader
 from toolbench.formats.observe import DisplayPolicy, observe_stream
 from toolbench.formats.reader_plan import holds_of
-from toolbench.formats.registry import builtin_format_names, get_format
 from toolbench.formats.scanning import Brackets
 from toolbench.results import TimedText
 

@@ -9,7 +9,7 @@ import pytest
 
 from toolbench import codes
 from toolbench.formats.base import ModelReply
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.formats.strict import drop_optional_nulls, strict_schema, why_not_strict
 from toolbench.tools import ToolDef
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from toolbench import codes
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 
 CASES: list[tuple[str, str]] = [
     ("mistral", "[TOOL_CALLS]search[ARGS]null"),

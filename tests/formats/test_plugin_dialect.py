@@ -20,9 +20,10 @@ from stream_corpus import declared_replies, misplaced, split_at, stream, trace
 from typer.testing import CliRunner
 
 from toolbench.cli.app import app
-from toolbench.formats import registry, table
+from toolbench.formats import format_registry as registry
+from toolbench.formats import formats_doc as table
+from toolbench.formats.format_registry import ENTRY_POINT_GROUP, get_format
 from toolbench.formats.native import dialect_in
-from toolbench.formats.registry import ENTRY_POINT_GROUP, get_format
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from toolbench.formats.format_registry import get_format
 from toolbench.formats.prompt_json import reply_schema
-from toolbench.formats.registry import get_format
 from toolbench.tools import ToolDef
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

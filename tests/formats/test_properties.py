@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolbench.formats.base import ModelReply, ParseResult
-from toolbench.formats.registry import format_names, get_format
+from toolbench.formats.format_registry import format_names, get_format
 
 FRAGMENTS = [
     "{", "}", "[", "]", '"', "\\", ":", ",", "\n", " ", "```", "```json\n",

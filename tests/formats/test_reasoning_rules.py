@@ -15,7 +15,7 @@ import pytest
 from fmt_helpers import TOOLS
 from stream_corpus import read_all
 
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 
 STRAY = "Sure, checking the weather now.</think>It is sunny."
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from toolbench.metrics import registry
+from toolbench.metrics import metric_registry as registry
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ import pytest
 
 from toolbench.cli.app import run_cli
 from toolbench.cli.run_view import print_summary
-from toolbench.metrics import registry
-from toolbench.metrics.reference import markdown_table
+from toolbench.metrics import metric_registry as registry
+from toolbench.metrics.metrics_doc import markdown_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from synthetic_runs import make_trial, write_run

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolbench.metrics import metric_names
-from toolbench.metrics.reference import BEGIN, END, main, markdown_table, replace_section
+from toolbench.metrics.metrics_doc import BEGIN, END, main, markdown_table, replace_section
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 
@@ -15,7 +15,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 def test_metric_reference_is_generated() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert replace_section(text) == text, (
-        "docs/metrics.md's metric table is stale: run `python -m toolbench.metrics.reference "
+        "docs/metrics.md's metric table is stale: run `python -m toolbench.metrics.metrics_doc "
         "--write docs/metrics.md`"
     )
 

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from toolbench.errors import UserError
-from toolbench.metrics import Metric, flag_rate, get_metric, metric_names, registry, view
+from toolbench.metrics import Metric, flag_rate, get_metric, metric_names, view
+from toolbench.metrics import metric_registry as registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,11 +30,11 @@ BUILT_IN = (
 
 
 def test_built_ins_are_listed_once_and_installed() -> None:
-    """pyproject.toml holds one built-in entry (toolbench.metrics.builtin's table-order
+    """pyproject.toml holds one built-in entry (toolbench.metrics.builtin_metrics's table-order
     list), and the installed metadata is that declaration (else: ``pip install -e .``)."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     declared = data["project"]["entry-points"][registry.ENTRY_POINT_GROUP]
-    assert declared == {"builtin": "toolbench.metrics.builtin:METRICS"}
+    assert declared == {"builtin": "toolbench.metrics.builtin_metrics:METRICS"}
     ours = {
         ep.name: ep.value
         for ep in entry_points(group=registry.ENTRY_POINT_GROUP)
@@ -102,11 +103,13 @@ def test_broken_plugin_is_one_warning_line_and_the_rest_still_work(
 def test_entry_point_naming_something_else_is_refused_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    ep = EntryPoint("odd", "toolbench.metrics.registry:ENTRY_POINT_GROUP", "toolbench.metrics")
+    ep = EntryPoint(
+        "odd", "toolbench.metrics.metric_registry:ENTRY_POINT_GROUP", "toolbench.metrics"
+    )
     registry.load_entry_points([ep])
     assert capsys.readouterr().err == (
-        "warning: metric plugin 'odd' (toolbench.metrics.registry:ENTRY_POINT_GROUP) does not "
-        "name a Metric or a sequence of Metric objects; its metrics are left out\n"
+        "warning: metric plugin 'odd' (toolbench.metrics.metric_registry:ENTRY_POINT_GROUP) "
+        "does not name a Metric or a sequence of Metric objects; its metrics are left out\n"
     )
 
 
@@ -160,10 +163,10 @@ def test_a_plugin_cannot_silently_redefine_a_metric(
 ) -> None:
     fake = flag_rate("call_accuracy", "first_try_ok", "not what call_accuracy means")
     monkeypatch.setattr(registry, "_fake", fake, raising=False)
-    ep = EntryPoint("evil", "toolbench.metrics.registry:_fake", registry.ENTRY_POINT_GROUP)
+    ep = EntryPoint("evil", "toolbench.metrics.metric_registry:_fake", registry.ENTRY_POINT_GROUP)
     registry.load_entry_points([ep])
     assert capsys.readouterr().err == (
-        "warning: metric plugin 'evil' (toolbench.metrics.registry:_fake) metric "
+        "warning: metric plugin 'evil' (toolbench.metrics.metric_registry:_fake) metric "
         "'call_accuracy' is already registered; 'call_accuracy' is left out\n"
     )
     assert get_metric("call_accuracy").flag == "call_accuracy"

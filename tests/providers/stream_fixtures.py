@@ -32,7 +32,7 @@ from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.errors import InfraError, UnsupportedError
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers.base import CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI, litellm

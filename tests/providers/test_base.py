@@ -16,9 +16,9 @@ from toolbench.providers.base import (
     Retry,
     Unsupported,
 )
+from toolbench.providers.kind_registry import Providers, api_class, kind_of, kinds
 from toolbench.providers.litellm_api import LiteLLMAPI, litellm
 from toolbench.providers.local_api import LocalAPI
-from toolbench.providers.registry import Providers, api_class, kind_of, kinds
 
 
 @pytest.mark.parametrize(
@@ -109,7 +109,7 @@ def test_a_broken_plugin_kind_is_skipped_with_one_warning(
 ) -> None:
     from importlib.metadata import EntryPoint
 
-    from toolbench.providers import registry
+    from toolbench.providers import kind_registry as registry
 
     eps = [
         EntryPoint(
@@ -134,7 +134,7 @@ def test_a_broken_plugin_kind_is_skipped_with_one_warning(
 def test_a_stale_install_without_the_builtin_kinds_is_named(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolbench.providers import registry
+    from toolbench.providers import kind_registry as registry
 
     monkeypatch.setattr(registry.KINDS, "find", lambda group: [])
     registry.reload_kinds()

@@ -27,7 +27,7 @@ from toolbench.cassettes.route import router
 from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers.base import Completion, CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI

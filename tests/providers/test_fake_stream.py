@@ -20,7 +20,7 @@ from toolbench.cassettes.route import router
 from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.errors import UnsupportedError
 from toolbench.formats.base import RenderedRequest
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers import litellm_api
 from toolbench.providers.base import CompletionRequest, ProviderSettings
 from toolbench.providers.call import call

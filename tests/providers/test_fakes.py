@@ -12,7 +12,7 @@ import pytest
 from tests.providers.cases import FORMATS
 from tests.providers.servers import anthropic, gemini, ollama, openai_chat
 from tests.providers.servers.brain import Answer, Call, as_text, decide
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers.fake import FakeServer, LocalServer
 
 USER = {"role": "user", "content": "Weather in Lisbon?"}

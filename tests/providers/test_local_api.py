@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from toolbench.cassettes import LOCAL_BASE
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers.base import ProviderSettings
 from toolbench.providers.litellm_api import REPLAY_KEY, LiteLLMAPI
 from toolbench.providers.local_api import LOCAL_MAX_TOKENS, LOCAL_TIMEOUT_S, LocalAPI

@@ -24,7 +24,7 @@ from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.cassettes.use import use_cassette
 from toolbench.errors import InfraError
 from toolbench.formats.base import ModelReply, ToolCall
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers import litellm_api
 from toolbench.providers.base import Completion, CompletionRequest, ProviderSettings
 from toolbench.providers.call import call

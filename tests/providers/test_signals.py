@@ -11,7 +11,7 @@ import pytest
 
 from toolbench import codes
 from toolbench.formats.base import ModelReply
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers import finish, server_tools
 from toolbench.providers.base import Fault
 from toolbench.providers.wire import signals

@@ -92,7 +92,7 @@ def test_rescore_missing_run(tmp_path: Path) -> None:
 def test_rescore_with_real_formats_and_scorer(tmp_path: Path) -> None:
     """The real prompt-json parser and scorer over stored replies of a bundled scenario."""
     scoring = pytest.importorskip("toolbench.scoring")
-    from toolbench.formats.registry import get_format
+    from toolbench.formats.format_registry import get_format
     from toolbench.scenarios.loader import load_scenarios
 
     assert callable(scoring.score_trial)

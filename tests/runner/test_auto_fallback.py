@@ -14,7 +14,7 @@ import pytest
 
 from tests.runner.conftest import run_fake
 from toolbench.cli.app import run_cli
-from toolbench.metrics.registry import get_metric
+from toolbench.metrics.metric_registry import get_metric
 from toolbench.providers.fake import FakeServer, Reply, last_user
 from toolbench.report.metrics import aggregate, load_table
 from toolbench.runner.rescore import rescore_run

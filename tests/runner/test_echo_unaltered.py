@@ -100,7 +100,7 @@ def test_llama_server_gets_empty_content_as_its_adaptation_and_the_trial_says_so
 def test_only_the_local_kind_adapts() -> None:
     import asyncio
 
-    from toolbench.formats.registry import get_format
+    from toolbench.formats.format_registry import get_format
     from toolbench.providers.litellm_api import LiteLLMAPI
     from toolbench.providers.local_api import LocalAPI
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.runner.conftest import run_fake
 from toolbench.formats.base import RenderedRequest
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.providers.base import Endpoint
 from toolbench.providers.fake import FakeServer, Reply, turn_of
 from toolbench.providers.request import build_request

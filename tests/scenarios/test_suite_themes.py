@@ -15,7 +15,7 @@ from tests.scenarios.suite_samples import regex_sample, sample_call, sample_roun
 from toolbench.scenarios.loader import bundled_dir, load_scenarios, tag_counts
 from toolbench.scenarios.model import ArgMatcher, Scenario
 from toolbench.scenarios.script import tool_results
-from toolbench.scoring.calls import match_round
+from toolbench.scoring.call_match import match_round
 from toolbench.scoring.matchers import may_be_missing
 
 ROOT = Path(__file__).resolve().parents[2]

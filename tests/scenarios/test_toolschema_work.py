@@ -18,7 +18,7 @@ from toolbench import codes
 from toolbench.formats.base import ToolCall
 from toolbench.scenarios.loader import load_scenarios
 from toolbench.scenarios.toolschema import MAX_SCHEMA_WORK, schema_problem, schema_work
-from toolbench.scoring.schema import schema_problems
+from toolbench.scoring.arg_schema import schema_problems
 from toolbench.tools import ToolDef
 
 BFCL = Path("/work/shared/bfcl")

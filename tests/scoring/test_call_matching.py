@@ -10,7 +10,7 @@ from scoring_helpers import call
 from toolbench import codes
 from toolbench.formats.base import ToolCall
 from toolbench.scenarios.model import Round
-from toolbench.scoring.calls import match_round, max_matching
+from toolbench.scoring.call_match import match_round, max_matching
 
 
 def rnd(order: str, *calls: dict[str, Any]) -> Round:

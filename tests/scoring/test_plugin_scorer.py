@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from toolbench.cli.app import run_cli
-from toolbench.metrics import registry
+from toolbench.metrics import metric_registry as registry
 from toolbench.scoring import scorer
 from toolbench.store import load_results
 

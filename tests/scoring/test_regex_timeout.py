@@ -17,8 +17,8 @@ from toolbench import codes
 from toolbench.formats.base import ToolCall
 from toolbench.scenarios.model import AnswerCheck, ArgMatcher
 from toolbench.scoring.answer import answer_problems
+from toolbench.scoring.arg_schema import schema_problems
 from toolbench.scoring.matchers import check_arg
-from toolbench.scoring.schema import schema_problems
 from toolbench.timedregex import REGEX_TIMEOUT_S, RegexTimeout, matches
 from toolbench.tools import ToolDef
 

@@ -9,7 +9,7 @@ import pytest
 
 from toolbench import codes
 from toolbench.formats.base import ToolCall
-from toolbench.scoring.schema import schema_problems
+from toolbench.scoring.arg_schema import schema_problems
 from toolbench.tools import ToolDef
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from toolbench import ModelReply, TurnRecord, get_format, load_scenarios, registry, score_trial
 from toolbench.results import ScoreValue, Value, ValueKind
-from toolbench.scoring import accuracy, builtin, scorer
+from toolbench.scoring import accuracy, scorer
+from toolbench.scoring import builtin_scorers as builtin
 from toolbench.scoring.scorer import (
     Scored,
     Scorer,
@@ -42,7 +43,7 @@ BUILTIN = ["parse", "calls", "schema", "stop", "leakage", "retry", "fallback", "
 def test_the_built_in_scorers_are_one_entry_point_of_the_group() -> None:
     ours = [ep for ep in entry_points(group=scorer.ENTRY_POINT_GROUP) if registry.ours(ep)]
     assert [(ep.name, ep.value) for ep in ours] == [
-        ("builtin", "toolbench.scoring.builtin:SCORERS")
+        ("builtin", "toolbench.scoring.builtin_scorers:SCORERS")
     ]
     assert [s.name for s in builtin.SCORERS] == BUILTIN
     assert [s.name for s in scorer.all_scorers()] == BUILTIN

@@ -14,7 +14,7 @@ import pytest
 
 from toolbench.cli.app import run_cli
 from toolbench.results import RESULTS_SCHEMA_VERSION
-from toolbench.scoring import builtin
+from toolbench.scoring import builtin_scorers as builtin
 from toolbench.store import iter_results, read_info
 from toolbench.store.schema import upgrade
 

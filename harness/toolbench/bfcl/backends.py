@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolbench.bfcl.package import BACKENDS, FETCH_COMMAND, PACKAGE, cache_root, load_module
-from toolbench.environments.base import Environment, EnvironmentKind, JsonObject
-from toolbench.environments.errors import EnvironmentUnavailable, StateInvalid
+from toolbench.environments.env_faults import EnvironmentUnavailable, StateInvalid
+from toolbench.environments.environment import Environment, EnvironmentKind, JsonObject
 
 CLASS_MODULES = {
     "GorillaFileSystem": "gorilla_file_system",

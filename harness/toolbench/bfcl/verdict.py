@@ -14,7 +14,7 @@ from typing import Any
 
 from toolbench.formats.base import ParseResult, ToolCall
 from toolbench.scenarios.model import Scenario
-from toolbench.scoring.calls import match_round
+from toolbench.scoring.call_match import match_round
 from toolbench.scoring.core import abstained
 
 

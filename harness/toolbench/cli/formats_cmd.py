@@ -65,7 +65,7 @@ def render_text(req: RenderedRequest) -> str:
 @formats_app.command("list", cls=Command)
 def list_cmd() -> None:
     """Print each format's name and description, one per line."""
-    from toolbench.formats.registry import format_class, format_names
+    from toolbench.formats.format_registry import format_class, format_names
 
     names = format_names()
     width = max((len(n) for n in names), default=0)
@@ -85,7 +85,7 @@ def show_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the request as JSON.")] = False,
 ) -> None:
     """Print exactly what the format would send for a scenario's first turn."""
-    from toolbench.formats.registry import get_format
+    from toolbench.formats.format_registry import get_format
 
     fmt = get_format(name)
     sc = find_scenario(scenario, scenarios_dir)

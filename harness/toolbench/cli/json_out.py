@@ -98,7 +98,8 @@ def _test_json(t: PairedTest) -> dict[str, Any]:
 def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
     """``compare --json``: per cell and metric the two values and the delta, then the tests."""
     from toolbench.metrics import all_metrics
-    from toolbench.report.compare import ALPHA, delta
+    from toolbench.report.compare import delta
+    from toolbench.report.paired_stats import ALPHA
 
     names = [m.name for m in all_metrics()]
     cells = []
@@ -125,7 +126,7 @@ def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
 
 def comparisons_json(mode: str, cmps: Sequence[Comparison]) -> dict[str, Any]:
     """``compare --by --json``: one entry per pair (``a``, ``b``, ``cells``, ``tests``)."""
-    from toolbench.report.compare import ALPHA
+    from toolbench.report.paired_stats import ALPHA
 
     pairs = []
     for cmp in cmps:
@@ -142,8 +143,8 @@ def comparisons_json(mode: str, cmps: Sequence[Comparison]) -> dict[str, Any]:
 
 def pair_ranking_json(r: PairRanking) -> dict[str, Any]:
     """``recommend --pairs --json``: the workload, the rule, the ranking and the top two."""
-    from toolbench.report.compare import ALPHA
-    from toolbench.report.workload import POWER, TIE_BREAKERS
+    from toolbench.report.paired_stats import ALPHA, POWER
+    from toolbench.report.workload import TIE_BREAKERS
 
     top = None
     if r.top is not None:

@@ -50,7 +50,7 @@ def parse_cmd(
     scenarios_dir: ScenariosDirOpt = None,
 ) -> None:
     """Parse a model reply with a format and print the ParseResult as JSON."""
-    from toolbench.formats.registry import get_format
+    from toolbench.formats.format_registry import get_format
 
     fmt = get_format(fmt_name)
     tools = find_scenario(scenario, scenarios_dir).tools if scenario else None

@@ -29,7 +29,7 @@ def split_specs(value: str | None) -> list[str]:
     holds ``=`` but no ``:`` or ``|``, or is a bare word that names no format, or is
     empty: an empty option, which the format refuses)."""
     from toolbench.formats.auto import AUTO
-    from toolbench.formats.registry import format_names
+    from toolbench.formats.format_registry import format_names
 
     names = {*format_names(), AUTO}
     out: list[str] = []

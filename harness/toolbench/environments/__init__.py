@@ -6,15 +6,13 @@ group) and gives their initial state; the engine opens them once per trial
 results back and stores the state after each turn. See ``docs/environments.md``.
 """
 
-from toolbench.environments.base import Environment, EnvironmentKind, JsonObject
-from toolbench.environments.errors import (
+from toolbench.environments.env_faults import (
     EnvironmentFault,
     EnvironmentUnavailable,
     StateInvalid,
     UnknownEnvironmentError,
 )
-from toolbench.environments.execute import TOOL_TIMEOUT_S, Session
-from toolbench.environments.registry import (
+from toolbench.environments.env_registry import (
     ENTRY_POINT_GROUP,
     ENVIRONMENTS,
     environment_names,
@@ -22,6 +20,8 @@ from toolbench.environments.registry import (
     register_environment,
     unregister_environment,
 )
+from toolbench.environments.environment import Environment, EnvironmentKind, JsonObject
+from toolbench.environments.execute import TOOL_TIMEOUT_S, Session
 from toolbench.environments.session import open_session, scenario_problems
 
 __all__ = [

@@ -20,8 +20,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from toolbench.environments.base import Environment, JsonObject
-from toolbench.environments.errors import (
+from toolbench.environments.env_faults import (
     ENV_SNAPSHOT_NOT_JSON,
     TOOL_RAISED,
     TOOL_RESULT_NOT_JSON,
@@ -30,7 +29,8 @@ from toolbench.environments.errors import (
     EnvironmentFault,
     StateInvalid,
 )
-from toolbench.environments.registry import get_environment
+from toolbench.environments.env_registry import get_environment
+from toolbench.environments.environment import Environment, JsonObject
 from toolbench.environments.worker import Worker
 from toolbench.formats.base import ToolCall
 from toolbench.tool_runs import ToolRun

@@ -3,7 +3,7 @@
 Kept apart from :mod:`.execute` so the scenario schema stays the only thing this module
 reads: the engine calls :func:`open_session` once per trial, and every fault of opening
 (a name nobody registered, a state that does not fit, code that is not installed) is an
-:class:`~toolbench.environments.errors.EnvironmentFault` whose code the runner records on
+:class:`~toolbench.environments.env_faults.EnvironmentFault` whose code the runner records on
 the trial.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolbench.environments.errors import ENV_UNKNOWN, EnvironmentFault, UnknownEnvironmentError
+from toolbench.environments.env_faults import ENV_UNKNOWN, EnvironmentFault, UnknownEnvironmentError
+from toolbench.environments.env_registry import get_environment
 from toolbench.environments.execute import Session
-from toolbench.environments.registry import get_environment
 from toolbench.scenarios.model import Scenario
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolbench.environments.base import Environment, EnvironmentKind, JsonObject
-from toolbench.environments.errors import StateInvalid
+from toolbench.environments.env_faults import StateInvalid
+from toolbench.environments.environment import Environment, EnvironmentKind, JsonObject
 
 
 class Todo(Environment):

@@ -22,9 +22,9 @@ from toolbench.formats.base import (
     ToolCall,
 )
 from toolbench.formats.detect import Detection, detect_format
+from toolbench.formats.format_registry import format_names, get_format, register_format
 from toolbench.formats.observe import TimedChunk, observe_stream
 from toolbench.formats.reader_events import Event, IncrementalReader
-from toolbench.formats.registry import format_names, get_format, register_format
 from toolbench.tools import ToolDef
 
 __all__ = [

@@ -112,7 +112,7 @@ class Format(ABC):
     A format declares, as class attributes, its ``Options`` model (what ``name:k=v``
     may set; a format that takes none keeps :class:`NoOptions`), its ``requirements``
     and its ``markers``. Built-in formats and plugins alike register through the
-    ``toolbench.formats`` entry-point group (see :mod:`toolbench.formats.registry`).
+    ``toolbench.formats`` entry-point group (see :mod:`toolbench.formats.format_registry`).
     """
 
     name: ClassVar[str]

@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from toolbench.formats.registry import format_class, format_names
+from toolbench.formats.format_registry import format_class, format_names
 
 DEFAULT_FORMAT = "prompt-json"
 """The fallback: plain JSON in the prompt needs no model-specific syntax."""

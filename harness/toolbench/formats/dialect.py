@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from toolbench import codes
 from toolbench.formats.base import Message, ModelReply, ParseIssue, ParseResult, ToolCall
-from toolbench.formats.calls import CallCollector
+from toolbench.formats.call_objects import CallCollector
 from toolbench.formats.jsonscan import Decoded, decode, loads_strict
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.shots import render_shots

@@ -30,7 +30,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import NamePattern, ParseResult, ToolCall
-from toolbench.formats.calls import CallCollector
+from toolbench.formats.call_objects import CallCollector
 from toolbench.formats.dialect import (
     DialectCollector,
     DialectFormat,

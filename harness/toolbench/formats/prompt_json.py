@@ -33,7 +33,7 @@ from toolbench.formats.base import (
     RenderedRequest,
     ShotsOptions,
 )
-from toolbench.formats.calls import ARG_KEYS, CallCollector
+from toolbench.formats.call_objects import ARG_KEYS, CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.dialect import MAX_CALLS
 from toolbench.formats.jsonscan import (

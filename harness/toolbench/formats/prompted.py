@@ -22,7 +22,7 @@ from toolbench.formats.base import (
     ShotsOptions,
     ToolCall,
 )
-from toolbench.formats.calls import failed_result
+from toolbench.formats.call_objects import failed_result
 from toolbench.formats.describe import merge_system
 from toolbench.formats.shots import render_shots
 from toolbench.formats.text import drop_think_tags

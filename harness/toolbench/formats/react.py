@@ -37,7 +37,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ParseResult
-from toolbench.formats.calls import CallCollector
+from toolbench.formats.call_objects import CallCollector
 from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
 from toolbench.formats.prompted import PromptedFormat

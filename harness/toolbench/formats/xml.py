@@ -29,7 +29,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import NamePattern, ParseResult
-from toolbench.formats.calls import CallCollector
+from toolbench.formats.call_objects import CallCollector
 from toolbench.formats.dialect import MAX_CALLS
 from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat

@@ -1,11 +1,11 @@
-"""Metrics as registered objects (see :mod:`toolbench.metrics.registry`).
+"""Metrics as registered objects (see :mod:`toolbench.metrics.metric_registry`).
 
 One module per group of built-in metrics (``scores``, ``faults``, ``latency``, ``usage``,
 ``volume``), each registered through the entry-point group ``toolbench.metrics`` like a
-plugin; ``python -m toolbench.metrics.reference`` prints the README's metric table.
+plugin; ``python -m toolbench.metrics.metrics_doc`` prints the README's metric table.
 """
 
-from toolbench.metrics.registry import (
+from toolbench.metrics.metric_registry import (
     ENTRY_POINT_GROUP,
     Metric,
     all_metrics,

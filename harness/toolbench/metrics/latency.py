@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from toolbench.metrics.registry import Metric, Reduce
+from toolbench.metrics.metric_registry import Metric, Reduce
 
 if TYPE_CHECKING:
     import pandas as pd

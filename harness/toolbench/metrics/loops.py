@@ -6,7 +6,7 @@ scenarios; every other trial leaves the denominator (the value is None there).
 
 from __future__ import annotations
 
-from toolbench.metrics.registry import Metric, flag_rate
+from toolbench.metrics.metric_registry import Metric, flag_rate
 
 METRICS: tuple[Metric, ...] = (
     flag_rate(

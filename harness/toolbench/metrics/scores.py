@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from toolbench.metrics.registry import Metric, flag_rate
+from toolbench.metrics.metric_registry import Metric, flag_rate
 
 METRICS: tuple[Metric, ...] = (
     flag_rate(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from toolbench.metrics.registry import Metric, PerTrial
+from toolbench.metrics.metric_registry import Metric, PerTrial
 
 if TYPE_CHECKING:
     import pandas as pd

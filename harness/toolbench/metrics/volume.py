@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolbench.metrics.registry import Metric
+from toolbench.metrics.metric_registry import Metric
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -33,7 +33,7 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 from toolbench.report.paired_stats import ALPHA, detectable_difference, mcnemar_exact
-from toolbench.report.table import text_table
+from toolbench.report.text_table import text_table
 
 
 @dataclass(frozen=True)

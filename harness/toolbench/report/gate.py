@@ -32,7 +32,7 @@ from toolbench.report.metrics import (
     fmt_delta,
     fmt_value,
 )
-from toolbench.report.table import text_table
+from toolbench.report.text_table import text_table
 
 _KINDS = ("min", "max", "max_drop")
 

@@ -33,7 +33,7 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 from toolbench.report.recommend import recommend
-from toolbench.report.streaming import streaming_view
+from toolbench.report.stream_section import streaming_view
 from toolbench.report.visible import show_invisible
 from toolbench.results import TrialResult, TrialScores
 from toolbench.version import __version__

@@ -14,7 +14,7 @@ from toolbench.report.metrics import (
     fmt_with_interval,
 )
 from toolbench.report.recommend import recommend
-from toolbench.report.streaming import streaming_markdown
+from toolbench.report.stream_section import streaming_markdown
 from toolbench.report.visible import show_invisible
 
 _MAX_CHANGED = 20

@@ -28,7 +28,7 @@ Rules shared by every rate:
 
 The per-cell metrics are registered objects, each defined once in
 :mod:`toolbench.metrics` (name, source, rate or value, direction, unit, description);
-``python -m toolbench.metrics.reference`` prints them as a table.
+``python -m toolbench.metrics.metrics_doc`` prints them as a table.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolbench import codes
-from toolbench.metrics import registry
-from toolbench.metrics.registry import score_flags
-from toolbench.metrics.streaming import STREAM_COLUMNS, stream_row, stream_types
+from toolbench.metrics import metric_registry as registry
+from toolbench.metrics.metric_registry import score_flags
+from toolbench.metrics.stream_metrics import STREAM_COLUMNS, stream_row, stream_types
 from toolbench.outcome import trial_outcome
 from toolbench.results import RunInfo, TrialResult, named_value
 from toolbench.scoring.scorer import value_kind
@@ -83,7 +83,7 @@ def trial_columns() -> tuple[str, ...]:
     """The trial table's public columns: keys, status, every named value a registered
     metric reads (its ``flag``: a core check or a registered scorer's value), latency,
     tokens, cost, error codes, outcome and the streamed-trial columns
-    (:data:`~toolbench.metrics.streaming.STREAM_COLUMNS`, empty for other trials)."""
+    (:data:`~toolbench.metrics.stream_metrics.STREAM_COLUMNS`, empty for other trials)."""
     return (*_BASE_COLUMNS, *score_flags(), *_TAIL_COLUMNS, *STREAM_COLUMNS)
 
 

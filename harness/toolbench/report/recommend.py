@@ -27,7 +27,7 @@ from toolbench.metrics import get_metric, view
 from toolbench.report.compare import PairedTest, paired_tests
 from toolbench.report.metrics import OVERALL, CellStats, TrialTable, aggregate, fmt_value
 from toolbench.report.paired_stats import ALPHA, POWER, detectable_difference
-from toolbench.report.table import text_table
+from toolbench.report.text_table import text_table
 
 
 def rule() -> tuple[tuple[str, int], ...]:

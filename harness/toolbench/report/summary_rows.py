@@ -2,12 +2,13 @@
 
 Importing pandas is a large share of the CPU of replaying the 1,000 ``bfcl-smoke`` trials
 as a whole command, and the summary only shows rates. When every metric of the
-``summary`` view declares its per-row value (:attr:`~toolbench.metrics.registry.Metric.per_row`:
-the built-in rates do), its cells are counted here from the rows of one read of the
-results file; a plugin's metric without one makes the caller build the pandas trial
-table as every other view does. The two give the same cells (a test holds it on the
-committed run fixtures). The same read also yields what the unmeasured check
-(:func:`~toolbench.runner.measured.unmeasured`) needs: the results file is read once.
+``summary`` view declares its per-row value
+(:attr:`~toolbench.metrics.metric_registry.Metric.per_row`: the built-in rates do), its
+cells are counted here from the rows of one read of the results file; a plugin's metric
+without one makes the caller build the pandas trial table as every other view does.
+The two give the same cells (a test holds it on the committed run fixtures). The same
+read also yields what the unmeasured check (:func:`~toolbench.runner.measured.unmeasured`)
+needs: the results file is read once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolbench.metrics import registry
+from toolbench.metrics import metric_registry as registry
 from toolbench.report.metrics import OVERALL, CellStats, table_columns, trial_row
 from toolbench.store import read_info, read_projected
 

@@ -43,7 +43,7 @@ from toolbench.errors import UnknownNameError, UserError
 from toolbench.metrics import get_metric
 from toolbench.report.metrics import CellStats, TrialTable, aggregate, fmt_value
 from toolbench.report.paired_stats import ALPHA, POWER, detectable_difference, mcnemar_exact
-from toolbench.report.table import text_table
+from toolbench.report.text_table import text_table
 
 DEFAULT_WEIGHTS = {"call_accuracy": 1.0}
 TIE_BREAKERS = ("cost per trial (cost_total / n_trials)", "latency_p50")

@@ -31,7 +31,7 @@ from typing import Any, Protocol, cast
 from toolbench.engine import effective_settings
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
-from toolbench.formats.registry import get_format
+from toolbench.formats.format_registry import get_format
 from toolbench.formats.streamed import is_streamed
 from toolbench.outcome import trial_outcome
 from toolbench.outpath import prepare_dir

@@ -30,7 +30,7 @@ from toolbench.cassettes.boundary import reset_replay_mode, set_replay_mode
 from toolbench.errors import StorageError
 from toolbench.formats.base import Format
 from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
-from toolbench.providers.registry import Providers
+from toolbench.providers.kind_registry import Providers
 from toolbench.results import TrialResult, TurnRecord
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import EndpointFor, OnLoop, TrialSpec, harness_result, run_trial

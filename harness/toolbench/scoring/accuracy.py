@@ -21,7 +21,7 @@ from toolbench.results import TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import loop
 from toolbench.scoring.answer import final_answer
-from toolbench.scoring.calls import match_round
+from toolbench.scoring.call_match import match_round
 from toolbench.scoring.core import abstained, label
 from toolbench.scoring.matchers import Problem
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput, named

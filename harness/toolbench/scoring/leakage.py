@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from toolbench import codes
 from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
-from toolbench.formats.registry import builtin_format_names, format_class, format_names
+from toolbench.formats.format_registry import builtin_format_names, format_class, format_names
 from toolbench.results import TurnRecord
 from toolbench.scoring.matchers import Problem
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput, named

@@ -4,7 +4,7 @@ label), each with an optional reason, and may add error codes.
 A trial's :class:`~toolbench.results.TrialScores` holds, in ``values``, what every
 registered scorer gave it, keyed by value name: the core checks that decide pass/fail
 (``parse_ok``, ``call_accuracy``, ... from the built-in scorers of
-:mod:`toolbench.scoring.builtin`), the streaming measurements and plugins' values alike.
+:mod:`toolbench.scoring.builtin_scorers`), the streaming measurements and plugins' values alike.
 Metrics, pass/fail and the reports read them by name
 (:meth:`~toolbench.results.TrialScores.get`; a metric's ``flag``), so a new per-trial
 value and a metric over it are one module: the scorer, the metric, two entry points.

@@ -7,7 +7,7 @@ redacts (:mod:`.writer`), schema versions and their migrations (:mod:`.schema`),
 run only through here.
 """
 
-from toolbench.store.reader import (
+from toolbench.store.run_reader import (
     Projected,
     existing_results,
     info_path,

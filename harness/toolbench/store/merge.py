@@ -40,7 +40,7 @@ from typing import Any
 from toolbench.errors import UserError
 from toolbench.outpath import prepare_dir
 from toolbench.results import RunInfo
-from toolbench.store.reader import (
+from toolbench.store.run_reader import (
     TrialKey,
     info_path,
     iter_trials_at,

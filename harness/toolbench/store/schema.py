@@ -174,7 +174,7 @@ SCHEMA_5_CHECKS = (
     "leak_raw", "leak_sanitized", "retried", "retry_recovered", "fallback_rescued",
 )  # fmt: skip
 """The schema-5 ``scores`` fields that became the built-in scorers' named values, in the
-order those scorers give them (:mod:`toolbench.scoring.builtin`)."""
+order those scorers give them (:mod:`toolbench.scoring.builtin_scorers`)."""
 
 
 @migration("trial", 5)

@@ -20,7 +20,7 @@ from typing import IO
 from toolbench.errors import StorageError, UserError
 from toolbench.record_redaction import redacted_json_line
 from toolbench.results import RunInfo, TrialResult
-from toolbench.store.reader import TrialKey, info_path, results_path, trial_key
+from toolbench.store.run_reader import TrialKey, info_path, results_path, trial_key
 from toolbench.store.schema import CURRENT
 
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
-from toolbench.formats.fallback import compose
+from toolbench.formats.composition import compose
 from toolbench.formats.streamed import Streamed, split_stream
 from toolbench.registry import Kind, Registry
 
@@ -118,7 +118,7 @@ def parse_spec(spec: str) -> tuple[str, BaseModel]:
 def get_format(spec: str) -> Format:
     """Instantiate a format from its command-line spec.
 
-    ``a|b`` is a fallback composition (:mod:`toolbench.formats.fallback`): both parts
+    ``a|b`` is a fallback composition (:mod:`toolbench.formats.composition`): both parts
     must be known formats (each may carry its options); ``a|b|c`` is ``a|(b|c)``.
     The ``stream`` option (``xml:stream``, ``native:stream|xml``) asks the whole format
     streamed (:mod:`toolbench.formats.streamed`).

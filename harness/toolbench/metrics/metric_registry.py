@@ -12,7 +12,7 @@ registry, so adding a metric is one module (and its test).
 
 Built-in metrics and plugins come through the same door: the entry-point group
 ``toolbench.metrics`` (see :func:`load_metrics`); the built-ins are one entry point,
-:mod:`toolbench.metrics.builtin`, declared in ``pyproject.toml`` only. An entry point
+:mod:`toolbench.metrics.builtin_metrics`, declared in ``pyproject.toml`` only. An entry point
 names a :class:`Metric` or a sequence of them. A plugin that fails to import is named in one
 warning line on stderr and the other metrics still work.
 """

@@ -1,7 +1,7 @@
 """Registered environments, by name: built-ins and plugins through one entry-point group.
 
 An entry point in ``toolbench.environments`` names an
-:class:`~toolbench.environments.base.EnvironmentKind` or a sequence of them, loaded by
+:class:`~toolbench.environments.environment.EnvironmentKind` or a sequence of them, loaded by
 the one registry type (:class:`toolbench.registry.Registry`): a plugin that fails to
 load, or reuses a name, is one warning line and the others load. A scenario naming an
 environment nobody registered is a user error (one line, exit 2) when scenarios are
@@ -10,8 +10,8 @@ validated or a run is planned, and a typed code on the trial if it reaches one.
 
 from __future__ import annotations
 
-from toolbench.environments.base import EnvironmentKind
-from toolbench.environments.errors import UnknownEnvironmentError
+from toolbench.environments.env_faults import UnknownEnvironmentError
+from toolbench.environments.environment import EnvironmentKind
 from toolbench.registry import Registry, instances_of
 
 ENTRY_POINT_GROUP = "toolbench.environments"

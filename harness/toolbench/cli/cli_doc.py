@@ -1,6 +1,6 @@
 """The CLI reference in docs/cli.md, generated from the commands themselves.
 
-``python -m toolbench.cli.reference`` prints it; ``--write`` replaces the generated part of
+``python -m toolbench.cli.cli_doc`` prints it; ``--write`` replaces the generated part of
 docs/cli.md (between the two marker comments), ``--check`` exits 1 when that part is stale.
 ``tests/docs/test_cli_reference.py`` runs the check, so a changed option or help text
 fails the tests until the page is regenerated. Walking click's command tree (the one
@@ -19,10 +19,10 @@ from typing import Any
 from toolbench import generated_doc
 from toolbench.cli.conventions import fill_choices
 
-BEGIN = "<!-- BEGIN GENERATED REFERENCE: python -m toolbench.cli.reference --write -->"
+BEGIN = "<!-- BEGIN GENERATED REFERENCE: python -m toolbench.cli.cli_doc --write -->"
 END = "<!-- END GENERATED REFERENCE -->"
 DOC = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
-REGENERATE = "python -m toolbench.cli.reference --write"
+REGENERATE = "python -m toolbench.cli.cli_doc --write"
 
 
 def _root() -> Any:
@@ -112,7 +112,7 @@ def splice(page: str, reference: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     return generated_doc.main(
-        argv, prog="python -m toolbench.cli.reference", doc=DOC,
+        argv, prog="python -m toolbench.cli.cli_doc", doc=DOC,
         doc_help="the page (default docs/cli.md)",
         render=render, splice_into=splice, regenerate=REGENERATE,
     )  # fmt: skip

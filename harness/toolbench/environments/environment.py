@@ -3,7 +3,7 @@ scenario's initial state, whose state can be snapshotted as JSON.
 
 A scenario file only names an environment and gives its initial state as data; the
 environment's code comes from a registered Python class (an entry point in the
-``toolbench.environments`` group, :mod:`toolbench.environments.registry`), never from the
+``toolbench.environments`` group, :mod:`toolbench.environments.env_registry`), never from the
 scenario. The engine calls :meth:`Environment.invoke` through
 :func:`toolbench.environments.execute.run_call`, which bounds its time and turns
 whatever goes wrong into a tool error the model is told about.
@@ -45,7 +45,7 @@ class Environment(ABC):
     @abstractmethod
     def load(self, state: JsonObject) -> None:
         """Take the scenario's initial state; raise
-        :class:`~toolbench.environments.errors.StateInvalid` when it does not fit."""
+        :class:`~toolbench.environments.env_faults.StateInvalid` when it does not fit."""
 
     @abstractmethod
     def snapshot(self) -> JsonObject:

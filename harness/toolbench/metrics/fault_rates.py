@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolbench.metrics.registry import Metric
+from toolbench.metrics.metric_registry import Metric
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,7 +1,7 @@
 """How often a fallback composition's second parser rescued a reply (``native|xml``).
 
 A composition reads a reply with its primary format first; when that finds no call and
-the fallback's parser does, the fallback's calls are used (:mod:`toolbench.formats.fallback`).
+the fallback's parser does, the fallback's calls are used (:mod:`toolbench.formats.composition`).
 This rate counts the trials where that happened at least once, over the ``ok`` trials
 of compositions (other formats leave it ``n/a``). It has no better direction: a high
 rate says the primary path often fails and the fallback is what makes the calls work.
@@ -9,7 +9,7 @@ rate says the primary path often fails and the fallback is what makes the calls 
 
 from __future__ import annotations
 
-from toolbench.metrics.registry import Metric, flag_rate
+from toolbench.metrics.metric_registry import Metric, flag_rate
 
 METRICS: tuple[Metric, ...] = (
     flag_rate(

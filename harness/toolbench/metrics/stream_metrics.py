@@ -20,7 +20,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from toolbench.metrics.latency import quantile
-from toolbench.metrics.registry import Metric, PerTrial
+from toolbench.metrics.metric_registry import Metric, PerTrial
 from toolbench.stream_option import split_stream
 from toolbench.trial_scores import named_value
 

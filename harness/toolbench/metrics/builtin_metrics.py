@@ -7,8 +7,11 @@ is its module and one line here.
 
 from __future__ import annotations
 
-from toolbench.metrics import fallback, faults, latency, loops, scores, streaming, usage, volume
-from toolbench.metrics.registry import Metric
+from toolbench.metrics import fault_rates as faults
+from toolbench.metrics import latency, loops, scores, usage, volume
+from toolbench.metrics import rescue_rates as fallback
+from toolbench.metrics import stream_metrics as streaming
+from toolbench.metrics.metric_registry import Metric
 
 METRICS: tuple[Metric, ...] = (
     *scores.METRICS,

@@ -13,9 +13,11 @@ from toolbench.scoring import (
     loop,
     parsing,
     retry,
-    schema,
     stop,
     stream,
+)
+from toolbench.scoring import (
+    arg_schema as schema,
 )
 from toolbench.scoring.scorer import Scorer
 
