@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from toolbench.bfcl.multi_turn import STEP_LIMIT, entry_scenario
-from toolbench.bfcl.package import CHECKER, PACKAGE, load_module
+from toolbench.bfcl.package import PACKAGE, load_module
 from toolbench.engine import Conversation, TurnReply, effective_settings
 from toolbench.formats import ModelReply, get_format
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
+
+CHECKER = f"{PACKAGE}.eval_checker.multi_turn_eval"
+"""BFCL's own multi-turn checker, loaded beside toolbench's verdict (only the tests run it)."""
 
 Call = tuple[str, dict[str, Any]]
 Trajectory = list[list[list[Call]]]

@@ -140,7 +140,7 @@ def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[EntryPoint]]:
     monkeypatch.setattr(registry.FORMATS, "find", lambda group: [*real(group), *extra])
     yield extra
     monkeypatch.undo()
-    registry.reload_formats()
+    registry.FORMATS.reload()
 
 
 def test_a_plugin_that_fails_to_import_is_one_warning(
@@ -148,7 +148,7 @@ def test_a_plugin_that_fails_to_import_is_one_warning(
 ) -> None:
     plugins.append(EntryPoint("broken", "no_such_module_xyz:Fmt", "toolbench.formats"))
     plugins.append(EntryPoint("notaformat", "os:getcwd", "toolbench.formats"))
-    registry.reload_formats()
+    registry.FORMATS.reload()
     assert format_names() == sorted(CONTRACT)
     assert get_format("xml").name == "xml"
     assert capsys.readouterr().err.splitlines() == [
@@ -163,7 +163,7 @@ def test_a_plugin_cannot_replace_a_builtin(
     plugins: list[EntryPoint], capsys: pytest.CaptureFixture[str]
 ) -> None:
     plugins.append(EntryPoint("react2", f"{__name__}:NotReact", "toolbench.formats"))
-    registry.reload_formats()
+    registry.FORMATS.reload()
     assert format_class("react").__name__ == "React"
     assert capsys.readouterr().err == (
         f"warning: format plugin 'react2' ({__name__}:NotReact) format 'react' is already "
@@ -252,7 +252,7 @@ def test_rescore_after_a_plugin_is_installed_reproduces_the_scores(
     assert before.scores is not None and before.scores.get("leak_raw") is False
 
     plugins.append(EntryPoint("plug", f"{__name__}:PlugFormat", "toolbench.formats"))
-    registry.reload_formats()
+    registry.FORMATS.reload()
     assert "plug" in format_names()
     # What is installed now would call it a leak ...
     now = score_trial(sc, get_format("prompt-json"), before.turns)

@@ -120,7 +120,7 @@ def test_a_broken_plugin_kind_is_skipped_with_one_warning(
         EntryPoint("notakind", "toolbench.providers.base:Endpoint", registry.ENTRY_POINT_GROUP),
     ]
     monkeypatch.setattr(registry.KINDS, "find", lambda group: eps)
-    registry.reload_kinds()
+    registry.KINDS.reload()
     try:
         assert sorted(registry.kinds()) == ["litellm", "local"]
         warned = capsys.readouterr().err.splitlines()
@@ -128,7 +128,7 @@ def test_a_broken_plugin_kind_is_skipped_with_one_warning(
         assert any("'notakind'" in m and "with send and name" in m for m in warned)
         assert kind_of("local/gemma3-270m") == "local"
     finally:
-        registry.reload_kinds()
+        registry.KINDS.reload()
 
 
 def test_a_stale_install_without_the_builtin_kinds_is_named(
@@ -137,7 +137,7 @@ def test_a_stale_install_without_the_builtin_kinds_is_named(
     from toolbench.providers import kind_registry as registry
 
     monkeypatch.setattr(registry.KINDS, "find", lambda group: [])
-    registry.reload_kinds()
+    registry.KINDS.reload()
     try:
         with pytest.raises(
             registry.StaleInstallError,
@@ -146,4 +146,4 @@ def test_a_stale_install_without_the_builtin_kinds_is_named(
             registry.kinds()
     finally:
         monkeypatch.undo()
-        registry.reload_kinds()
+        registry.KINDS.reload()

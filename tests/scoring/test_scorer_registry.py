@@ -26,7 +26,7 @@ from toolbench.scoring.scorer import (
 
 @pytest.fixture(autouse=True)
 def restore(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    scorer.load_scorers()
+    scorer.SCORERS.load()
     saved = dict(scorer._REGISTRY)
     yield
     scorer._REGISTRY.clear()

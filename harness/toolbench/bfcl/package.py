@@ -36,7 +36,6 @@ PINNED_VERSION = "2026.3.23"
 
 PACKAGE = "bfcl_eval"
 BACKENDS = f"{PACKAGE}.eval_checker.multi_turn_eval.func_source_code"
-CHECKER = f"{PACKAGE}.eval_checker.multi_turn_eval"
 
 KEPT = (
     f"{PACKAGE}/eval_checker/multi_turn_eval/",

@@ -49,11 +49,6 @@ def register_format(cls: type[Format]) -> type[Format]:
     return FORMATS.register(cls)
 
 
-def reload_formats() -> None:
-    """Forget what was loaded and read the entry points again (tests, long sessions)."""
-    FORMATS.reload()
-
-
 def format_names() -> list[str]:
     return sorted(FORMATS.names())
 

@@ -65,11 +65,6 @@ def kinds() -> dict[str, Kind]:
     return found
 
 
-def reload_kinds() -> None:
-    """Forget what was loaded and read the entry points again (tests, plugins)."""
-    KINDS.reload()
-
-
 def kind_of(model: str) -> str:
     """The kind that serves ``model``: the kind claiming the longest prefix of it."""
     claims = [

@@ -225,12 +225,6 @@ def load_entry_points(eps: Iterable[EntryPoint]) -> None:
     SCORERS.load_entries(eps)
 
 
-def load_scorers() -> None:
-    """Register every installed ``toolbench.scorers`` entry point (once), toolbench's
-    own first: they run first, and a plugin may replace one of them."""
-    SCORERS.load()
-
-
 def all_scorers() -> list[Scorer]:
     """Every registered scorer, in the order they run (and their problems are listed)."""
     return SCORERS.values()
