@@ -120,7 +120,10 @@ def test_recommend_json(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
         {"metric": "prompt_tokens_mean", "better": "lower"},
     ]
     beta = data["models"][1]
-    assert list(beta) == ["model", "format", "decided_by", "significant", "test", "ranking"]
+    assert list(beta) == [
+        "model", "format", "decided_by", "significant", "test", "ranking",
+        "outcome", "candidates", "tie_broken_by", "floor",
+    ]  # fmt: skip
     assert (beta["model"], beta["format"], beta["decided_by"], beta["significant"]) == (
         "m-beta", "prompt-json", "call_accuracy", False
     )  # fmt: skip

@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from toolbench.errors import UserError
 from toolbench.report.metrics import CellStats, load_table
 from toolbench.report.recommend import emit_yaml, rank_key, recommend, render
 
@@ -45,8 +45,18 @@ def test_recommend_on_run(run_dir: Path) -> None:
     assert recs["m-beta"].significant is False
     assert recs["m-alpha"].winner.format == "xml"  # tie on accuracy; fewer prompt tokens
     assert recs["m-alpha"].decided_by == "prompt_tokens_mean"
+    # Neither leader beats its runner-up significantly: both are ties, none a recommendation.
+    assert recs["m-beta"].outcome == recs["m-alpha"].outcome == "tie"
+    assert recs["m-alpha"].tie_broken_by == "prompt_tokens_mean"
     text = render(list(recs.values()))
-    assert "m-beta: use prompt-json (decided by call_accuracy)" in text
+    assert (
+        "m-beta: tie between prompt-json, xml (no significant call_accuracy difference; "
+        "broken by call_accuracy: prompt-json first)"
+    ) in text
+    assert (
+        "m-alpha: tie between xml, prompt-json (no significant call_accuracy difference; "
+        "broken by prompt_tokens_mean: xml first)"
+    ) in text
     assert "warning: prompt-json's call-accuracy advantage over xml is not significant" in text
     assert "warning: xml and prompt-json tie on call accuracy (McNemar p=1, 3 paired" in text
     # Each warning says what the pairs could detect (Connor's formula, alpha 0.05, power 0.8).
@@ -61,9 +71,7 @@ def test_recommend_on_run(run_dir: Path) -> None:
     assert "  3 paired trials are too few to detect even a 100-point difference: more" in text
 
 
-def test_emit_yaml(run_dir: Path) -> None:
-    data = yaml.safe_load(emit_yaml(recommend(load_table(run_dir))))
-    assert data == {
-        "version": 1,
-        "models": {"m-alpha": {"tool_format": "xml"}, "m-beta": {"tool_format": "prompt-json"}},
-    }
+def test_emit_yaml_refused_without_a_recommendation(run_dir: Path) -> None:
+    """Both models tie on the standard run: there is no format to fix for either."""
+    with pytest.raises(UserError, match="no model has a recommendation"):
+        emit_yaml(recommend(load_table(run_dir)))

@@ -6,6 +6,7 @@ modules when they run, so ``toolbench --help`` stays fast.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -166,14 +167,35 @@ def recommend(
             "default call_accuracy=1).",
         ),
     ] = None,
+    floor: Annotated[
+        float | None,
+        typer.Option(
+            "--floor",
+            metavar="RATE",
+            help="Call accuracy (0 to 1) a format must reach to be recommended; below it "
+            "for every format: no format works for the model (default 0.5).",
+        ),
+    ] = None,
+    detect: Annotated[
+        str | None,
+        typer.Option(
+            "--detect",
+            metavar="POINTS",
+            help="A call-accuracy difference in points (5pt): say how many samples per "
+            "scenario the leader and runner-up would need to detect it (power 0.8).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the recommendations as one JSON object.")
     ] = False,
 ) -> None:
-    """The default format for each model, or the best (model, format) pair for a workload."""
+    """The default format for each model, or the best (model, format) pair for a workload.
+
+    A format is recommended only where the data holds one: every format below the floor
+    is "no format works", no significant difference is a "tie" with its candidates."""
     from toolbench.cli.json_out import dumps, pair_ranking_json, recommendations_json
     from toolbench.report.metrics import load_table
-    from toolbench.report.recommend import emit_yaml, render
+    from toolbench.report.recommend import DEFAULT_FLOOR, emit_yaml, render
     from toolbench.report.recommend import recommend as rec
     from toolbench.report.workload import Workload, parse_weights, rank_pairs, select_trials
     from toolbench.report.workload import render as render_pairs
@@ -188,6 +210,12 @@ def recommend(
         raise UserError("recommend: -o writes the --to yaml file; give --to yaml with it")
     if weights and not pairs:
         raise UserError("recommend: --weight weighs the --pairs ranking; give --pairs with it")
+    if pairs and (floor is not None or detect is not None):
+        option = "--floor" if floor is not None else "--detect"
+        raise UserError(f"recommend: {option} applies to the per-model ranking, not --pairs")
+    if floor is not None and not 0 <= floor <= 1:
+        raise UserError(f"--floor: expected a call accuracy from 0 to 1 (got {floor:g})")
+    delta = None if detect is None else parse_points(detect)
     selectors = [s.strip() for item in (scenarios or []) for s in item.split(",") if s.strip()]
     workload = Workload(selectors, parse_weights(weights or []))
     table = load_table(run)
@@ -202,12 +230,12 @@ def recommend(
         win = ranking.ranked[0].cell
         yaml_text = _pair_yaml(win.model, win.format)
     else:
-        recs = rec(select_trials(table, selectors))
+        recs = rec(select_trials(table, selectors), DEFAULT_FLOOR if floor is None else floor)
         if as_json:
             typer.echo(dumps(recommendations_json(recs)))
             return
         if to == "text":
-            typer.echo(render(recs))
+            typer.echo(render(recs, delta))
             return
         yaml_text = emit_yaml(recs)
     if out is None:
@@ -221,6 +249,21 @@ def recommend(
     except OSError as exc:
         raise UserError(f"{out}: cannot write: {exc.strerror}") from None
     typer.echo(f"wrote {out}")
+
+
+def parse_points(text: str) -> float:
+    """``--detect``: ``5pt``, ``5`` or ``5%`` -> 0.05; outside (0, 100) points refused."""
+    raw = text.strip().lower().removesuffix("pt").removesuffix("%").strip()
+    try:
+        points = float(raw)
+    except ValueError:
+        points = math.nan
+    if not 0 < points < 100:
+        raise UserError(
+            f"--detect: expected a difference in points between 0 and 100, exclusive "
+            f"(e.g. 5pt); got '{text}'"
+        )
+    return points / 100
 
 
 def _pair_yaml(model: str, fmt: str) -> str:

@@ -190,7 +190,9 @@ def pair_ranking_json(r: PairRanking) -> dict[str, Any]:
 
 
 def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
-    """``recommend --json``: per model the winner, why, and the full ranking."""
+    """``recommend --json``: per model the leader, why, the full ranking, and the outcome
+    (``recommend``, ``tie`` with its ``candidates`` and ``tie_broken_by``, or ``none``:
+    every format below ``floor``); ``format`` is the leader whatever the outcome."""
     from toolbench.report.metrics import OVERALL
     from toolbench.report.recommend import rule
 
@@ -215,6 +217,10 @@ def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
                     }
                     for i, c in enumerate(r.ranked, 1)
                 ],
+                "outcome": r.outcome,
+                "candidates": [c.format for c in r.candidates],
+                "tie_broken_by": r.tie_broken_by,
+                "floor": r.floor,
             }
         )
     return {

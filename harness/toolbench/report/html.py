@@ -33,6 +33,7 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 from toolbench.report.recommend import recommend
+from toolbench.report.repeats_section import repeats_view
 from toolbench.report.stream_section import streaming_view
 from toolbench.report.visible import show_invisible
 from toolbench.results import TrialResult, TrialScores
@@ -303,6 +304,10 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
                 "format": r.winner.format,
                 "decided_by": r.decided_by,
                 "significant": r.significant,
+                "outcome": r.outcome,
+                "candidates": [c.format for c in r.candidates],
+                "tie_broken_by": r.tie_broken_by,
+                "floor": f"{100 * r.floor:.0f}%",
                 "p": f"{r.test.p_value:.3g}" if r.test else None,
                 "runner_up": r.ranked[1].format if len(r.ranked) > 1 else None,
             }
@@ -310,5 +315,6 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
         ],
         "baseline": _baseline_view(diff) if diff else None,
         "streaming": streaming_view(table, cells),
+        "repeats": repeats_view(table),
     }
     return _env().get_template("report.html.j2").render(**ctx)

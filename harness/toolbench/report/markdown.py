@@ -13,7 +13,8 @@ from toolbench.report.metrics import (
     fmt_value,
     fmt_with_interval,
 )
-from toolbench.report.recommend import recommend
+from toolbench.report.recommend import recommend, verdict
+from toolbench.report.repeats_section import repeats_markdown
 from toolbench.report.stream_section import streaming_markdown
 from toolbench.report.visible import show_invisible
 
@@ -56,17 +57,11 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
                   " measured its default):", ""]  # fmt: skip
         lines += [f"- {_md(line)}" for line in knobs]
     lines += streaming_markdown(table, cells, _md)
+    lines += repeats_markdown(table, _md)
     recs = recommend(table)
     if recs:
-        lines += [
-            "",
-            "**Recommended formats:** "
-            + ", ".join(
-                f"{_md(r.model)} → `{_md(r.winner.format)}`"
-                + ("" if r.significant in (True, None) else " (not significant)")
-                for r in recs
-            ),
-        ]
+        lines += ["", "**Recommended formats:**", ""]
+        lines += [f"- {_md(verdict(r))}" for r in recs]
     if base is not None:
         regs = [(d, m) for d in base.cells for m in d.regressions]
         lines += ["", f"### Against baseline `{_md(base.base_id)}`", ""]

@@ -39,13 +39,29 @@ def detectable_difference(
     """
     if n <= 0:
         return None
-    za = NormalDist().inv_cdf(1 - alpha / 2)
-    zb = NormalDist().inv_cdf(power)
     steps = 10_000
     for i in range(1, steps + 1):
         d = i / steps
-        p = max(psi, d)
-        need = (za * math.sqrt(p) + zb * math.sqrt(max(p - d * d, 0.0))) ** 2 / (d * d)
-        if need <= n:
+        if pairs_needed(d, psi, alpha, power) <= n:
             return d
     return None
+
+
+def pairs_needed(delta: float, psi: float, alpha: float = ALPHA, power: float = POWER) -> float:
+    """Pairs McNemar's test needs to detect a difference ``delta`` (Connor 1987).
+
+    ``psi`` is the expected share of discordant pairs (at least ``delta``: a difference
+    of ``delta`` needs that many pairs to disagree). Not rounded: callers round up.
+    """
+    za = NormalDist().inv_cdf(1 - alpha / 2)
+    zb = NormalDist().inv_cdf(power)
+    p = max(psi, delta)
+    return (za * math.sqrt(p) + zb * math.sqrt(max(p - delta * delta, 0.0))) ** 2 / (delta**2)
+
+
+def samples_needed(delta: float, psi: float, scenarios: int) -> int | None:
+    """Samples per scenario for ``scenarios`` paired scenarios to detect ``delta``
+    (each sample of each scenario one pair; None when there are no scenarios)."""
+    if scenarios <= 0:
+        return None
+    return max(1, math.ceil(pairs_needed(delta, psi) / scenarios))
