@@ -184,7 +184,7 @@ def _chat(message: dict[str, Any]) -> Fault:
 def test_a_reply_whose_attempt_failed_is_not_kept(
     server: FakeServer, tmp_path: Path, scenario_file: Path, case: str
 ) -> None:
-    """The attempt failed on a reply vcrpy had recorded: the retry asks the server (it
+    """The attempt failed on a reply the cassette had recorded: the retry asks the server (it
     was answered from the recording before), and the cassette keeps only the answer."""
     bad = _chat(UNREADABLE[case])
     server.respond = in_order({"Weather in Paris": [bad, GOOD_CALL]}, default="A joke.")
@@ -247,7 +247,7 @@ ANTHROPIC_ERROR_EVENT = b"event: error\n" + _chunk(ANTHROPIC_OVERLOADED)
     ],
     ids=["reply", "anthropic-error-event", "gateway-error-chunk", "ollama-error"],
 )
-def test_the_stream_cassette_commits_no_stream_that_carried_an_error(
+def test_the_trial_cassette_commits_no_stream_that_carried_an_error(
     server: FakeServer, tmp_path: Path, parts: list[bytes], kept: bool
 ) -> None:
     """At the layer, for a reader that would take the stream as read (the commit is its
@@ -257,14 +257,13 @@ def test_the_stream_cassette_commits_no_stream_that_carried_an_error(
 
     import httpx
 
-    from toolbench.cassettes import router
-    from toolbench.cassettes.stream_cassette import use_sse_cassette
+    from toolbench.cassettes import router, use_cassette
 
     server.respond = lambda body: SseScript(list(parts))
     cas = tmp_path / "s.json"
 
     async def go() -> None:
-        with router(), use_sse_cassette(cas, "new") as tc:
+        with router(), use_cassette(cas, "new", streamed=True) as tc:
             async with httpx.AsyncClient() as client:
                 r = await client.post(server.base_url + "/chat/completions",
                                       json={"stream": True, "messages": []})  # fmt: skip

@@ -1,8 +1,9 @@
 """A replay of committed cassettes as a whole command loads neither vcrpy, nor pandas,
 nor LiteLLM, nor matplotlib: the replay is answered at the provider boundary and the
 summary counted without pandas (each was a tenth to a third of replaying the 1,000
-``bfcl-smoke`` trials). ``--replay full`` reaches HTTP, opens the same cassettes with
-vcrpy, and gives the same results."""
+``bfcl-smoke`` trials). ``--replay full`` reaches HTTP through LiteLLM, answered by the
+same trial cassettes (still without vcrpy, which serves only ``cassettes migrate``), and
+gives the same results."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def test_a_boundary_replay_loads_none_of_them_and_full_replay_agrees(tmp_path: P
     assert (rc, loaded) == (0, [])
     rc, loaded = _replay(tmp_path / "full", "--replay", "full")
     assert rc == 0
-    assert "vcr" in loaded  # the full path opened the cassettes with vcrpy
+    assert "litellm" in loaded and "vcr" not in loaded  # HTTP through LiteLLM, no vcrpy
     boundary, full = _trials(tmp_path / "boundary"), _trials(tmp_path / "full")
     assert len(boundary) == 20
     assert {r["status"] for r in boundary} == {"ok"}

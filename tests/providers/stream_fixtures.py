@@ -28,7 +28,6 @@ import yaml
 from tests.providers.servers.base import FakeServer, Response
 from toolbench.cassettes import RecordOption, use_cassette
 from toolbench.cassettes.route import router
-from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.errors import InfraError, UnsupportedError
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
@@ -136,9 +135,8 @@ async def run(fx: Fixture, cassette: Path, record: RecordOption = "all") -> dict
         rendered = RenderedRequest(messages=[USER], tools=TOOLS)
         # The trial's cassette, as a run opens it: streamed, or the plain one (which
         # judges a whole body before it records it).
-        opened = use_sse_cassette if fx.stream else use_cassette
         try:
-            with router(), opened(cassette, record) as tc:
+            with router(), use_cassette(cassette, record, streamed=fx.stream) as tc:
                 req = CompletionRequest(endpoint, rendered, 7, tc, [], 0)
                 got = await call(api, req, stream=fx.stream)
         except (InfraError, UnsupportedError) as exc:

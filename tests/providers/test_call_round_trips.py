@@ -24,7 +24,7 @@ import pytest
 from tests.providers.servers.base import FakeServer, Request, Response
 from toolbench.cassettes import RecordOption
 from toolbench.cassettes.route import router
-from toolbench.cassettes.stream_cassette import use_sse_cassette
+from toolbench.cassettes.use import use_cassette
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
@@ -636,7 +636,7 @@ async def _two_turns(
     done: list[Completion] = []
     # The cassette layer sees every byte of a streamed turn (its framing, its events and
     # their offsets), as in a run.
-    with router(), use_sse_cassette(tmp / "trial.sse.json", record) as tc:
+    with router(), use_cassette(tmp / "trial.sse.json", record, streamed=True) as tc:
         for turn in (0, 1):
             rendered = RenderedRequest(messages=list(messages), tools=TOOLS)
             req = CompletionRequest(endpoint, rendered, 7, tc if streamed else None,

@@ -17,7 +17,7 @@ from tests.providers.servers.base import FakeServer, Response
 from tests.providers.stream_fixtures import TOOLS, USER
 from toolbench import codes
 from toolbench.cassettes.route import router
-from toolbench.cassettes.stream_cassette import use_sse_cassette
+from toolbench.cassettes.use import use_cassette
 from toolbench.errors import UnsupportedError
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
@@ -42,7 +42,7 @@ def _azure(monkeypatch: pytest.MonkeyPatch) -> None:
 async def _streamed(server: FakeServer, cassette: Path) -> Any:
     api = LiteLLMAPI(ProviderSettings(api_base=server.base_url))
     endpoint = await api.endpoint(MODEL, get_format("native"), live=True)
-    with router(), use_sse_cassette(cassette, "all") as tc:
+    with router(), use_cassette(cassette, "all", streamed=True) as tc:
         req = CompletionRequest(endpoint, RenderedRequest(messages=[USER], tools=TOOLS), 7, tc,
                                 [], 0)  # fmt: skip
         return await call(api, req, stream=True)

@@ -44,7 +44,7 @@ socket.getaddrinfo, socket.socket.connect = lookup, connect
 from tests.providers import test_call_round_trips as rt
 from tests.providers.servers.base import FakeServer, Response
 from toolbench.cassettes.route import router
-from toolbench.cassettes.stream_cassette import use_sse_cassette
+from toolbench.cassettes.use import use_cassette
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
 from toolbench.providers.base import CompletionRequest, ProviderSettings
@@ -80,7 +80,7 @@ async def main():
         api = LiteLLMAPI(ProviderSettings(api_base=server.base_url))
         endpoint = await api.endpoint(model, get_format("native"), live=True)
         with tempfile.TemporaryDirectory() as tmp, router(), \
-                use_sse_cassette(Path(tmp) / "c.json", "all") as tc:
+                use_cassette(Path(tmp) / "c.json", "all", streamed=True) as tc:
             req = CompletionRequest(endpoint, RenderedRequest(messages=[rt.USER], tools=rt.TOOLS),
                                     7, tc if streamed else None, [], 0)
             got = await call(api, req, stream=streamed)

@@ -20,7 +20,6 @@ from tests.providers.servers.base import FakeServer, Request, Response
 from tests.providers.servers.responses import ResponsesAPI, events, response, sse
 from toolbench import codes
 from toolbench.cassettes.route import router
-from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.cassettes.use import use_cassette
 from toolbench.errors import InfraError
 from toolbench.formats.base import ModelReply, ToolCall
@@ -75,7 +74,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def _cassette(tmp: Path, streamed: bool, record: str) -> AbstractContextManager[Any]:
     if streamed:
-        return use_sse_cassette(tmp / "trial.sse.json", record)  # type: ignore[arg-type]
+        return use_cassette(tmp / "trial.sse.json", record, streamed=True)  # type: ignore[arg-type]
     return use_cassette(tmp / "trial.json", record)  # type: ignore[arg-type]
 
 

@@ -19,7 +19,6 @@ from tests.providers.servers.base import FakeServer, Request, Response
 from tests.providers.toy_wire import ToyAPI
 from toolbench.cassettes import RecordOption, use_cassette
 from toolbench.cassettes.route import router
-from toolbench.cassettes.stream_cassette import use_sse_cassette
 from toolbench.formats.base import RenderedRequest
 from toolbench.providers.base import Completion, CompletionRequest, Endpoint
 from toolbench.providers.call import call
@@ -60,7 +59,7 @@ async def _two_turns(
     endpoint = Endpoint("toy/m", base, timeout_s=10.0)
     messages: list[dict[str, Any]] = [USER]
     done: list[Completion] = []
-    opened = use_sse_cassette(path, record) if streamed else use_cassette(path, record)
+    opened = use_cassette(path, record, streamed=streamed)
     with router(), opened as tc:
         for turn in (0, 1):
             rendered = RenderedRequest(messages=list(messages), tools=TOOLS)
@@ -115,7 +114,7 @@ def test_without_its_entry_point_no_wire_reads_a_toy_stream(tmp_path: Path) -> N
     async def one_turn() -> Completion:
         endpoint = Endpoint("toy/m", server.base_url, timeout_s=10.0)
         rendered = RenderedRequest(messages=[USER], tools=TOOLS)
-        with router(), use_sse_cassette(tmp_path / "t.json", "all") as tc:
+        with router(), use_cassette(tmp_path / "t.json", "all", streamed=True) as tc:
             return await call(ToyAPI(), CompletionRequest(endpoint, rendered, 7, tc, [], 0), True)
 
     assert "toy" not in WIRES.names()

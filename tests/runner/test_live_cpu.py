@@ -12,12 +12,13 @@ import pytest
 
 from tests.support.fake_openai import FakeOpenAI
 from toolbench import cassettes
-from toolbench.cassettes import router, use_cassette
+from toolbench.cassettes import plain_record, router, use_cassette
+from toolbench.cassettes.scrub import RequestParts
 from toolbench.providers import litellm_api
 
 
 @pytest.mark.parametrize("record", ["all", "new"])
-def test_a_recorded_request_is_scrubbed_once_for_vcrpy_s_three_asks(
+def test_a_recorded_request_is_scrubbed_once(
     record: cassettes.RecordOption, fake: FakeOpenAI, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
@@ -28,13 +29,12 @@ def test_a_recorded_request_is_scrubbed_once_for_vcrpy_s_three_asks(
         seen.append(request)
         return real(request, values)
 
-    monkeypatch.setattr(cassettes.use, "scrub_request", counted)
+    monkeypatch.setattr(plain_record, "scrub_request", counted)
     cas = tmp_path / "c.json"
     with router(), use_cassette(cas, record), httpx.Client() as client:
         client.post(fake.base_url + "/chat/completions", json={"a": 1},
                     headers={"Authorization": "Bearer sk-live-0123456789abcdef"})  # fmt: skip
-    # vcrpy asks three times (can it play? is it stored? record it), the last with the
-    # scrubbed copy the first ask returned: one scrub, not three.
+    # Matched as sent (nothing recorded answers it), then recorded: one scrub.
     assert len(seen) == 1
     recorded = json.loads(cas.read_text())["exchanges"][0]["request"]
     assert recorded["body"] == {"a": 1}
@@ -69,12 +69,10 @@ def test_scrubbing_copies_a_request_without_deepcopy_and_leaves_the_original(
 ) -> None:
     import copy
 
-    from vcr.request import Request as VcrRequest
-
     headers = {"Host": "127.0.0.1:5000", "Authorization": "Bearer sk-live-0123456789abcdef",
                "Content-Type": "application/json", "X-Stainless-Lang": "python"}  # fmt: skip
     body = b'{"messages": [{"role": "user", "content": "key sk-live-0123456789abcdef"}]}'
-    original = VcrRequest("POST", "http://u:p@127.0.0.1:5000/v1/chat/completions", body, headers)
+    original = RequestParts("POST", "http://u:p@127.0.0.1:5000/v1/chat/completions", body, headers)
     expected = cassettes.scrub_request(copy.deepcopy(original), ["sk-live-0123456789abcdef"])
 
     def no_deepcopy(*_: Any, **__: Any) -> Any:
@@ -82,11 +80,11 @@ def test_scrubbing_copies_a_request_without_deepcopy_and_leaves_the_original(
 
     monkeypatch.setattr(copy, "deepcopy", no_deepcopy)
     out = cassettes.scrub_request(original, ["sk-live-0123456789abcdef"])
-    assert (out.method, out.uri, out.body) == (expected.method, expected.uri, expected.body)
+    assert (out.uri, out.body) == (expected.uri, expected.body)
     assert list(out.headers.items()) == list(expected.headers.items())
     assert "authorization" not in {k.lower() for k in out.headers}
     assert b"sk-live" not in out.body
-    # The original, which vcrpy goes on using, is untouched.
+    # The original, which the transport goes on sending, is untouched.
     assert original.headers["Authorization"] == "Bearer sk-live-0123456789abcdef"
     assert original.uri == "http://u:p@127.0.0.1:5000/v1/chat/completions"
     assert original.body == body
@@ -124,7 +122,7 @@ def test_scrubbing_copies_a_response_without_deepcopy_and_leaves_the_original(
     monkeypatch.setattr(copy, "deepcopy", no_deepcopy)
     out = cassettes.scrub_response(original, [key])
     assert out is not None
-    assert original == snapshot  # what vcrpy goes on using is untouched
+    assert original == snapshot  # what the client goes on reading is untouched
     assert out["status"] == snapshot["status"]
     assert out["headers"] == {"Content-Type": ["application/json"], "X-Echo": ["Bearer <redacted>"]}
     assert json.loads(out["body"]["string"]) == {"echo": "key <redacted>", "esc": "a\nb"}
@@ -269,7 +267,7 @@ def test_the_replay_hook_is_asked_only_where_a_recording_may_answer(
         tc.last_fault, tc.last_replayed = "stale", True
         # What this trial recorded: --record new may answer it again, --record all never.
         assert tc.may_replay() is (record == "new")
-        assert (tc.last_fault, tc.last_replayed, tc._recorded_at) == (None, False, None)
+        assert (tc.last_fault, tc.last_replayed, tc._recorded) == (None, False, None)
         assert (tc.replay_reply("sha256:k", None) is None) is (record == "all")
     with router(), use_cassette(cas, record) as tc:
         # Reopened: --record new may replay what the file holds; --record all may not.

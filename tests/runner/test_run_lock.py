@@ -213,10 +213,15 @@ def test_a_5mb_reply_is_stored_once_and_capped_but_scored_in_full(
 
 
 def test_cassettes_are_saved_atomically_with_ordinary_permissions(tmp_path: Path) -> None:
-    from toolbench.cassettes import RecordingSerializer, SafePersister
+    from toolbench.cassettes import recording, use_cassette
 
     target = tmp_path / "d" / "c.json"
-    SafePersister.save_cassette(target, {"requests": [], "responses": []}, RecordingSerializer)
+    with use_cassette(target, "new") as tc:  # what a trial that recorded one exchange saves
+        tc.data.exchanges.append(recording.RecordedExchange(
+            request=recording.RecordedRequest(method="GET", uri="http://h/"),
+            response=recording.RecordedResponse(status=200, body={}),
+        ))  # fmt: skip
+        tc.dirty = True
     assert os.listdir(target.parent) == ["c.json"]  # no temporary file left
     mask = os.umask(0)
     os.umask(mask)

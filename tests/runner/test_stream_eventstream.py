@@ -18,7 +18,7 @@ import pytest
 
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench import codes
-from toolbench.cassettes.stream_cassette import load
+from toolbench.cassettes.recording import load
 from toolbench.cli.app import run_cli
 from toolbench.eventstream import Frame, FrameError, FrameReader, FrameTooLarge
 from toolbench.providers.fake import FakeServer, SseScript

@@ -17,7 +17,7 @@ import pytest
 
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench import codes
-from toolbench.cassettes.stream_cassette import load
+from toolbench.cassettes.recording import load
 from toolbench.providers.fake import FakeServer, Reply, SseScript, in_order
 
 pytestmark = pytest.mark.usefixtures("openai_key")

@@ -12,7 +12,7 @@ import pytest
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO
 from tests.support.fake_openai import FakeOpenAI, Fault, SseScript
 from toolbench import codes
-from toolbench.cassettes.stream_cassette import load
+from toolbench.cassettes.recording import load
 from toolbench.cli.app import run_cli
 from toolbench.report.metrics import aggregate, cell_map, load_table
 from toolbench.results import TrialResult

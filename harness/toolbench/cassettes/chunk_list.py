@@ -30,7 +30,6 @@ from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
 
-
 class Chunk(NamedTuple):
     """One piece of a streamed body as the transport returned it, and when (ms from the
     request being handed to the transport). Text when whole UTF-8, else base64 of the

@@ -1,15 +1,9 @@
-"""Request matching: method, host, port, path and the JSON body compared as data (with
-what older cassettes recorded differently held equivalent)."""
+"""Request matching, one rule for plain and streamed exchanges: method, path and the JSON
+body compared as data (with what older cassettes recorded differently held equivalent)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from vcr.request import Request as VcrRequest
+from typing import Any
 
 
 def _empty_extras(m: Any) -> bool:
@@ -52,32 +46,15 @@ def _null_content(m: Any) -> bool:
     return isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
 
 
-def json_body(r1: VcrRequest, r2: VcrRequest) -> None:
-    """Bodies equal as JSON data (key order and spacing ignored; an echoed null content
-    as ""), else as bytes."""
-    a, b = r1.body or b"", r2.body or b""
-
-    def norm(raw: bytes | str) -> Any:
-        return echo_equivalent(without_echo_extras(json.loads(raw or b"null")))
-
-    try:
-        same = norm(a) == norm(b)
-    except ValueError:
-        same = a == b
-    if not same:
-        raise AssertionError("request bodies differ")
+def same_body(recorded: Any, sent: Any) -> bool:
+    """Whether two request bodies (JSON data, or text that is not JSON) are one request:
+    equal as data, key order ignored, an echoed null content as "" and an empty
+    ``provider_specific_fields`` left out (:func:`echo_equivalent`,
+    :func:`without_echo_extras`)."""
+    if recorded == sent:
+        return True
+    return bool(_norm(recorded) == _norm(sent))
 
 
-Matcher = Callable[["VcrRequest", "VcrRequest"], None]
-
-
-@lru_cache(maxsize=1)
-def match_on() -> tuple[Matcher, ...]:
-    """vcrpy's matchers for method, host, port and path, then :func:`json_body`.
-
-    A function, not a constant: importing vcrpy is slow (it imports the
-    stubs of every HTTP client it patches) and a replay answered at the provider boundary
-    never needs it, so vcrpy is imported when a request first reaches HTTP."""
-    from vcr import matchers
-
-    return (matchers.method, matchers.host, matchers.port, matchers.path, json_body)
+def _norm(body: Any) -> Any:
+    return echo_equivalent(without_echo_extras(body))

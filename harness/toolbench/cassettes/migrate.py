@@ -23,8 +23,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 import toolbench.cassettes.recording as rec
+from toolbench.cassettes.legacy_yaml import read_yaml, recording_of
 from toolbench.cassettes.persist import write_atomically
-from toolbench.cassettes.serializer import LegacyYamlSerializer, recording_of
 from toolbench.cassettes.stream_framing import events_of
 
 SSE_SUFFIX = ".sse.json"
@@ -60,7 +60,7 @@ def convert(old: Path) -> rec.Recording:
             if ex.response.chunks is None:
                 ex.response.chunks = rec.Chunks()  # a stream recorded with no chunk: kept as one
         return out
-    data = LegacyYamlSerializer.deserialize(text)
+    data = read_yaml(text)
     if not isinstance(data.get("interactions"), list):
         raise ValueError("not a vcrpy cassette (no interactions)")
     return recording_of(data)

@@ -1,5 +1,5 @@
-"""Cassette files on disk: atomic saves, loud typed load failures, unreadable files moved
-aside."""
+"""Cassette files on disk: bounded reads of regular files only, atomic saves, unreadable
+files moved aside."""
 
 from __future__ import annotations
 
@@ -10,22 +10,8 @@ import stat
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from toolbench.errors import CassetteUnreadableError, CassetteWriteError
-
-
-def _check_loaded(requests: Any, responses: Any) -> None:
-    for resp in responses:
-        if not isinstance(resp, dict):
-            raise ValueError("an interaction's response is not a mapping")
-        int(resp["status"]["code"])
-        if not isinstance(resp.get("headers", {}), dict):
-            raise ValueError("response headers are not a mapping")
-        if not isinstance(resp["body"], dict) or "string" not in resp["body"]:
-            raise ValueError("response body has no string")
-    if len(requests) != len(responses):
-        raise ValueError("requests and responses differ in number")
 
 
 def _read_umask() -> int:
@@ -35,6 +21,8 @@ def _read_umask() -> int:
 
 
 _UMASK = _read_umask()
+CASSETTE_MODE = 0o666 & ~_UMASK
+"""A cassette's permissions: data, as any file the user's umask lets be written."""
 
 
 MAX_CASSETTE_BYTES = 64 * 1024 * 1024
@@ -89,58 +77,6 @@ def read_cassette(path: Path) -> bytes | None:
 
 def _too_big(size: int) -> str:
     return f"{size} bytes or more; cassettes are limited to {MAX_CASSETTE_BYTES} bytes"
-
-
-def cassette_text(path: Path) -> str | None:
-    """The text of the cassette file at ``path`` (None: there is none); a file that is
-    not UTF-8, is empty, is not a regular file or is too large (:func:`read_cassette`)
-    is a :class:`CassetteUnreadableError`."""
-    data = read_cassette(path)  # opened, not asked about first: each ask of the file system costs
-    if data is None:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise CassetteUnreadableError(str(path), "not UTF-8 text") from None
-    if not text.strip():
-        raise CassetteUnreadableError(str(path), "empty file")
-    return text
-
-
-class SafePersister:
-    """vcrpy's file persister, made safe: atomic saves and loud, typed load failures.
-
-    vcrpy writes a cassette in place (a kill mid-write leaves it torn) and treats an
-    undecodable one as empty. Here a save goes to a temporary file in the same directory
-    and is renamed over the cassette (:func:`os.replace` is atomic), and a cassette that
-    cannot be read raises :class:`~toolbench.errors.CassetteUnreadableError`.
-    """
-
-    @staticmethod
-    def load_cassette(cassette_path: str | Path, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import CassetteNotFoundError
-        from vcr.serialize import deserialize
-
-        path = Path(cassette_path)
-        text = cassette_text(path)
-        if text is None:
-            raise CassetteNotFoundError()
-        try:
-            loaded = deserialize(text, serializer)
-            _check_loaded(loaded[0], loaded[1])
-        except CassetteUnreadableError as exc:  # the serializer's own typed verdict
-            raise type(exc)(str(path), exc.reason) from None
-        except Exception as exc:  # any parse or shape error: the file is unreadable
-            first = (str(exc).splitlines() or [""])[0][:200]
-            raise CassetteUnreadableError(str(path), f"{type(exc).__name__}: {first}") from None
-        return loaded
-
-    @staticmethod
-    def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
-        from vcr.serialize import serialize
-
-        data = serialize(cassette_dict, serializer)
-        write_atomically(Path(cassette_path), data, 0o666 & ~_UMASK)  # a cassette is data
 
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)

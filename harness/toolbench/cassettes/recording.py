@@ -11,7 +11,7 @@ body as JSON data, toolbench's own request ``key`` (replay at the provider bound
 the provider's time of the exchange (``latency_s``); an exchange of a LiteLLM kind keeps
 too the reply as toolbench read it and what LiteLLM decided about its request (``read``),
 and the cassette what LiteLLM's tables said the model takes (``capabilities``), so that
-its replay needs no LiteLLM (:mod:`toolbench.providers.kept_replay`; both optional, within
+its replay needs no LiteLLM (:mod:`toolbench.providers.replay`; both optional, within
 version 3). JSON rather than YAML: decoding it is far
 cheaper, and one reader serves plain and streamed trials alike.
 
@@ -160,7 +160,7 @@ class RecordedResponse(BaseModel):
 class ReadReply(BaseModel):
     """A plain reply as toolbench read it when it was recorded, and what the sender
     (LiteLLM) decided about its request, so that a replay at the boundary answers from it
-    without asking the sender again (:mod:`toolbench.providers.kept_replay`). Derived from
+    without asking the sender again (:mod:`toolbench.providers.replay`). Derived from
     the recorded (redacted) exchange when it was written; ``--replay full`` ignores it and
     reads the recorded body through the sender."""
 
@@ -242,10 +242,12 @@ def parse(text: str | bytes, where: str) -> Recording:
             raise CassetteUnreadableError(where, why)
         return fast
     try:
-        data = json.loads(text)
+        data = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
     except RecursionError:
         raise CassetteUnreadableError(where, "nested too deeply") from None
-    except (UnicodeDecodeError, ValueError) as exc:
+    except UnicodeDecodeError:
+        raise CassetteUnreadableError(where, "not UTF-8 text") from None
+    except ValueError as exc:
         raise CassetteUnreadableError(where, f"not JSON ({type(exc).__name__})") from None
     if not isinstance(data, dict):
         raise CassetteUnreadableError(where, "not a cassette (not a JSON object)")
@@ -325,7 +327,7 @@ def load_if_present(path: Path) -> Recording | None:
     opening it (a replayed trial asked the file system three times before reading it,
     each ask a system call, costly on a slow disk)."""
     raw = read_cassette(path)  # a regular file only, bounded in size
-    return None if raw is None else _parsed(raw, path)
+    return None if raw is None else parsed(raw, path)
 
 
 def load(path: Path) -> Recording:
@@ -333,10 +335,12 @@ def load(path: Path) -> Recording:
     raw = read_cassette(path)
     if raw is None:
         raise CassetteUnreadableError(str(path), "No such file or directory")
-    return _parsed(raw, path)
+    return parsed(raw, path)
 
 
-def _parsed(raw: bytes, path: Path) -> Recording:
+def parsed(raw: bytes, path: Path) -> Recording:
+    """The recording of a cassette file's bytes (:func:`parse`; an empty file is a
+    typed error too)."""
     if not raw.strip():
         raise CassetteUnreadableError(str(path), "empty file")
     return parse(raw, str(path))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from toolbench.cassettes.hosts import normalise_local_body, placeholder
@@ -19,8 +20,23 @@ from toolbench.redaction import (
     secret_values,
 )
 
-if TYPE_CHECKING:
-    from vcr.request import Request as VcrRequest
+
+class HttpRequest(Protocol):
+    """A request as scrubbing reads and rewrites it: its address, headers and body."""
+
+    uri: str
+    headers: Any
+    body: Any
+
+
+@dataclass
+class RequestParts:
+    """A live request's parts, as its cassette records them once scrubbed."""
+
+    method: str
+    uri: str
+    body: bytes | str | None
+    headers: dict[str, Any] = field(default_factory=dict)
 
 
 def scrub_headers(headers: dict[str, Any], values: list[str]) -> None:
@@ -88,7 +104,7 @@ def scrub_body_data(body: Any, values: list[str]) -> Any:
         return text
 
 
-def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRequest:
+def scrub_request(request: HttpRequest, values: list[str] | None = None) -> HttpRequest:
     """Drop secret headers, userinfo and secret query keys, redact secret values, normalise
     the local host."""
     req = _copy_request(request)
@@ -109,14 +125,14 @@ def scrub_request(request: VcrRequest, values: list[str] | None = None) -> VcrRe
     return req
 
 
-def _copy_request(request: VcrRequest) -> VcrRequest:
+def _copy_request(request: HttpRequest) -> HttpRequest:
     """A copy of ``request`` that scrubbing may change without touching the original.
 
     Scrubbing replaces the uri and the body and edits the headers in place: a shallow copy
     with its own headers is enough. ``copy.deepcopy`` walked every header and the parsed
     uri, work that no scrub needs."""
     req = copy.copy(request)
-    req.headers = dict(request.headers.items())  # vcrpy's HeadersDict of str values
+    req.headers = dict(request.headers.items())  # its own dict of str values
     return req
 
 
@@ -142,7 +158,7 @@ def scrub_response(
 
 
 def _copy_response(response: dict[str, Any]) -> dict[str, Any]:
-    """A copy of vcrpy's ``response`` that scrubbing may change without touching the
+    """A copy of a serialized ``response`` that scrubbing may change without touching the
     original: scrubbing replaces header values and the body's ``string`` (immutable
     bytes or text), so the response, its headers and its body are copied, not walked
     (``copy.deepcopy`` visited every header value: most of the scrub's time)."""

@@ -11,7 +11,7 @@ import httpx
 
 import toolbench.cassettes.recording as rec
 from toolbench.cassettes.hosts import normalise_local_model
-from toolbench.cassettes.scrub import scrub_body_data, scrub_headers, scrub_request
+from toolbench.cassettes.scrub import RequestParts, scrub_body_data, scrub_headers, scrub_request
 from toolbench.cassettes.stream_framing import events_of, framing_of
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
 
@@ -28,11 +28,9 @@ def recorded_exchange(
     what a replay reads from them is not what was read live)."""
     headers: dict[str, Any] = {k: v for k, v in response.headers.items()}
     scrub_headers(headers, values)
-    from vcr.request import Request as VcrRequest  # recording only: vcrpy is slow to import
-
     # The body is recorded as a replay matches it (scrub_body_data), the rest scrubbed.
-    vreq = VcrRequest(request.method, str(request.url), b"", dict(request.headers))
-    scrubbed = scrub_request(vreq, values)
+    parts = RequestParts(request.method, str(request.url), b"", dict(request.headers.items()))
+    scrubbed = scrub_request(parts, values)
     # llama-server's GGUF path in each chunk's ``model`` field, recorded as the alias.
     chunks = [
         rec.Chunk(offset_ms=c.offset_ms, text=normalise_local_model(c.text))

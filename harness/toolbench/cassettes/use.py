@@ -7,26 +7,18 @@ import json
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
-from toolbench.cassettes.cassette import TrialCassette
-from toolbench.cassettes.faults import recordable
-from toolbench.cassettes.match import match_on
-from toolbench.cassettes.persist import SafePersister, move_aside, read_cassette
-from toolbench.cassettes.recording import legacy_error
-from toolbench.cassettes.replay_only import ReplayOnlyCassette
-from toolbench.cassettes.route import reset_trial_cassette, set_trial_cassette
-from toolbench.cassettes.scrub import scrub_request, scrub_response
-from toolbench.cassettes.serializer import RecordingSerializer
+import toolbench.cassettes.recording as rec
+from toolbench.cassettes.faults import answered
+from toolbench.cassettes.persist import CASSETTE_MODE, move_aside, read_cassette, write_atomically
+from toolbench.cassettes.route import reset_route, set_route
+from toolbench.cassettes.trial import RecordOption as RecordOption
+from toolbench.cassettes.trial import TrialCassette
 from toolbench.errors import CassetteLayoutError, CassetteMissingError, CassetteUnreadableError
 from toolbench.redaction import redact, redact_uri, secret_values
-
-if TYPE_CHECKING:
-    from vcr.request import Request as VcrRequest
-
-RecordOption = Literal["none", "new", "all"]
-
 
 DEFAULT_CASSETTES = Path("cassettes")
 
@@ -77,29 +69,43 @@ def _param_text(value: Any) -> str:
 
 
 @contextmanager
-def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
-    """Route this task's HTTP through the cassette at ``path``.
+def use_cassette(
+    path: Path, record: RecordOption, streamed: bool = False
+) -> Iterator[TrialCassette]:
+    """Route this task's HTTP through the trial's cassette at ``path``.
 
     ``none``: replay only (a missing file raises :class:`CassetteMissingError`, an
     unreadable one :class:`CassetteUnreadableError`); ``new``: replay what is recorded,
     record what is missing (an unreadable file is moved aside and recorded again);
-    ``all``: re-record (the old file is replaced only when the new one is saved).
-    Only complete replies are recorded (:func:`recordable`); saves are atomic.
+    ``all``: record again (the old file is replaced only when the new one is saved).
+    ``streamed``: the trial's live exchanges are streams, recorded chunk by chunk. Only
+    complete replies are recorded (:mod:`.trial`); saves are atomic.
     """
-    if record != "all" and not path.is_file():  # one ask of the file system, not three
-        old_layout = legacy_error(path)
-        if old_layout is not None:
-            raise old_layout  # not re-recorded over: the old file is converted, not lost
-        if record == "none":
-            read_cassette(path)  # a FIFO or a device there: unreadable, not missing
-            raise CassetteMissingError(f"no cassette {path}")
-    values = secret_values()  # once per trial, not once per request hook
-    tc = TrialCassette(path=path, cassette=None, values=values)
-    if record == "none":  # read without vcrpy; opened as vcrpy's if a request reaches HTTP
-        tc.cassette = ReplayOnlyCassette.open(path, lambda: _vcr_cassette(path, record, tc, values))
-    else:
-        tc.cassette = _vcr_cassette(path, record, tc, values)
-    token = set_trial_cassette(tc)
+    data, reload = rec.Recording(), None
+    notes: list[str] = []
+    if record != "all":
+        try:
+            raw = read_cassette(path)  # one open, no stat before it; a regular file only
+            found = None if raw is None else rec.parsed(raw, path)
+        except CassetteUnreadableError as exc:
+            if record != "new" or isinstance(exc, CassetteLayoutError):
+                raise
+            aside = move_aside(path)
+            notes.append(f"{exc}; moved to {aside.name} and recorded again")
+        else:
+            if found is None:
+                old_layout = rec.legacy_error(path)
+                if old_layout is not None:
+                    raise old_layout  # not recorded over: the old file is converted, not lost
+                if record == "none":
+                    raise CassetteMissingError(f"no cassette {path}")
+            else:
+                data = answered(found)  # a recorded provider error is never played
+                if record == "none" and raw is not None:
+                    reload = partial(_reread, raw, path)
+    tc = TrialCassette(path, record, data, secret_values(), streamed, reload)
+    tc.notes.extend(notes)
+    token = set_route(tc)
     try:
         yield tc
     except BaseException:
@@ -108,58 +114,12 @@ def use_cassette(path: Path, record: RecordOption) -> Iterator[TrialCassette]:
         tc.drop_unconfirmed()
         raise
     finally:
-        reset_trial_cassette(token)
+        reset_route(token)
         # Nothing to keep (every exchange was a fault it forgot): write no empty cassette.
-        if record != "none" and tc.cassette.dirty and tc.cassette.data:
-            tc.cassette._save()
+        if record != "none" and tc.dirty and tc.data.exchanges:
+            write_atomically(path, rec.dump(tc.data), CASSETTE_MODE)
 
 
-def _vcr_cassette(path: Path, record: RecordOption, tc: TrialCassette, values: list[str]) -> Any:
-    """vcrpy's cassette of ``path`` for ``record`` (vcrpy imported here, only when needed).
-
-    ``new``: an unreadable file is moved aside (noted on ``tc``) and recorded again."""
-    from vcr.record_mode import RecordMode
-
-    from toolbench.cassettes.vcr_replay import RecordingCassette, VcrReplayCassette
-
-    mode = {"none": RecordMode.NONE, "new": RecordMode.NEW_EPISODES, "all": RecordMode.ALL}[record]
-
-    def before_record_response(r: dict[str, Any]) -> dict[str, Any] | None:
-        return scrub_response(r, values) if recordable(r, tc.current_path) else None
-
-    scrubbed: list[tuple[VcrRequest, VcrRequest]] = []
-
-    def before_record_request(r: VcrRequest) -> VcrRequest:
-        # vcrpy scrubs the request of an exchange to ask whether it can play it, then
-        # again to record it (a copy and a redaction scan of the body each time), and
-        # once more the scrubbed copy it recorded. Nothing changes the request in between
-        # and scrubbing is idempotent: the copy made the first time serves all three.
-        for seen, out in scrubbed:
-            if seen is r or out is r:
-                return out
-        out = scrub_request(r, values)
-        scrubbed[:] = [*scrubbed[-1:], (r, out)]  # the request and vcrpy's copy of it
-        return out
-
-    options: dict[str, Any] = dict(
-        path=str(path),
-        record_mode=mode,
-        match_on=match_on(),
-        before_record_request=before_record_request,
-        before_record_response=before_record_response,
-        serializer=RecordingSerializer,
-        persister=SafePersister,
-        allow_playback_repeats=True,
-    )
-    if record == "all":
-        return RecordingCassette(**options)
-    if record == "none":
-        return VcrReplayCassette.load(**options)
-    try:
-        return RecordingCassette.load(**options)
-    except CassetteUnreadableError as exc:
-        if isinstance(exc, CassetteLayoutError):
-            raise
-        aside = move_aside(path)
-        tc.notes.append(f"{exc}; moved to {aside.name} and recorded again")
-        return RecordingCassette.load(**options)
+def _reread(raw: bytes, path: Path) -> rec.Recording:
+    """The recording of a replay-only trial read again from its file's bytes."""
+    return answered(rec.parsed(raw, path))

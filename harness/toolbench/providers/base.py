@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from toolbench.cassettes.boundary import WireRequest as WireRequest
+from toolbench.cassettes.recording import ReadReply
 from toolbench.formats.base import Format, ModelReply, RenderedRequest
 from toolbench.results import Attempt, RequestParams, StreamTurn
 
@@ -70,36 +71,6 @@ class Completion:
     """A streamed request's record: its deltas with their offsets, timings and issues."""
 
 
-class CassetteView(Protocol):
-    """What the cassette layer saw of the last HTTP exchange (see ``TrialCassette``)."""
-
-    unmatched: list[str]
-    last_fault: str | None
-    last_replayed: bool
-    last_provider_s: float | None
-    """The provider's time of the last live exchange: request written to last byte."""
-
-    def forget_last(self) -> None: ...
-
-    def may_replay(self) -> bool:
-        """Whether a recorded exchange may answer the next request (False under
-        ``--record all`` or with nothing recorded: the replay hook is not asked, and the
-        request's key and predicted HTTP request are not made). What
-        :meth:`replay_reply` resets before it finds nothing, this resets too."""
-        ...
-
-    def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
-        """The recorded response body (decoded JSON) for this request, when the
-        cassette holds one: matched by toolbench's own request ``key`` recorded with the
-        exchange, or, for cassettes recorded before keys, by ``wire`` (a
-        :class:`WireRequest`, the HTTP request the provider's SDK would send)."""
-        ...
-
-    def remember_key(self, key: str) -> None:
-        """Record ``key`` with the exchange that just went live and was recorded."""
-        ...
-
-
 class StreamFaultLike(Protocol):
     """A fault the framing guard saw in the bytes (``infra.stream_*``)."""
 
@@ -127,14 +98,64 @@ class StreamClock(Protocol):
     a content-only chat chunk as ``[offset_ms, text]``), read instead of ``raw_events``."""
 
 
-class StreamCassetteView(CassetteView, Protocol):
-    """The trial's cassette of a streamed trial: its clock, and ``commit`` once the
-    stream was read whole (what failed is never kept)."""
+class CassetteView(Protocol):
+    """The trial's cassette as a call sees it, plain or streamed alike (its one
+    implementation: :class:`toolbench.cassettes.trial.TrialCassette`): what it saw of the
+    last HTTP exchange, how it answers a request at the boundary, and what it keeps."""
 
+    unmatched: list[str]
+    last_fault: str | None
+    last_replayed: bool
+    last_provider_s: float | None
+    """The provider's time of the last live plain exchange: request written to last byte."""
     clock: Any
-    """The :class:`StreamClock` of the exchange in flight."""
+    """The :class:`StreamClock` of the stream in flight (or replayed)."""
 
-    def commit(self) -> None: ...
+    def forget_last(self) -> None: ...
+
+    def may_replay(self) -> bool:
+        """Whether a recorded exchange may answer the next request (False under
+        ``--record all`` or with nothing recorded: the replay hook is not asked, and the
+        request's key and predicted HTTP request are not made). What
+        :meth:`replay_reply` resets before it finds nothing, this resets too."""
+        ...
+
+    def replay_reply(self, key: str, wire: Any) -> dict[str, Any] | None:
+        """The recorded response body (decoded JSON) for this request, when the
+        cassette holds one: matched by toolbench's own request ``key`` recorded with the
+        exchange, or, for cassettes recorded before keys, by ``wire`` (a
+        :class:`WireRequest`, the HTTP request the provider's SDK would send)."""
+        ...
+
+    def replay_stream(self, method: str, path: str, body: Any) -> bool:
+        """Whether the recorded stream of this HTTP request was played through the event
+        guard (its :attr:`clock` set), with no HTTP."""
+        ...
+
+    def remember_key(self, key: str) -> None:
+        """Record ``key`` with the exchange that just went live and was recorded."""
+        ...
+
+    def commit(self) -> None:
+        """The stream in flight was read whole and is a reply: record it (what failed is
+        never kept)."""
+        ...
+
+    def keep_read(self, read: dict[str, Any], capabilities: dict[str, Any]) -> None:
+        """Keep the reply as read with the exchange just recorded, and the capabilities."""
+        ...
+
+    def kept_capabilities(self) -> dict[str, Any] | None: ...
+
+    def replay_read(
+        self, asked_key: str, streamed: bool
+    ) -> tuple[ReadReply, str | None, int] | None:
+        """The reply kept as read for a request, the key sent, the exchange's index."""
+        ...
+
+    def play(self, index: int) -> None:
+        """Count the exchange ``index`` as replayed (answered from what it kept)."""
+        ...
 
 
 @dataclass

@@ -23,12 +23,12 @@ from toolbench.providers import finish as finish_signal
 from toolbench.providers.attempts import Attempts, Send, Sent
 from toolbench.providers.base import (
     Capabilities,
+    CassetteView,
     Completion,
     CompletionRequest,
     Endpoint,
     Fault,
     ModelAPI,
-    StreamCassetteView,
 )
 from toolbench.providers.capabilities import invents_call_ids
 from toolbench.providers.replay import (
@@ -79,7 +79,7 @@ class StreamSend:
 
     api: ModelAPI
     endpoint: Endpoint
-    tc: StreamCassetteView
+    tc: CassetteView
     own_server: bool
     answered: bool | None
 
@@ -119,11 +119,10 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         done = replay_plain(request, built.request, built.params, built.caps.own_server, log)
         if done is not None:
             return _settled(done, None)
-    answered = _answers(built, request) if stream else None
+    answered = _answers(built, request.endpoint, exchange) if stream else None
     send: Send = PlainSend(api, endpoint)
-    if stream:
-        tc: StreamCassetteView = exchange  # type: ignore[assignment]
-        send = StreamSend(api, endpoint, tc, built.caps.own_server, answered)
+    if stream and exchange is not None:
+        send = StreamSend(api, endpoint, exchange, built.caps.own_server, answered)
     attempts = Attempts(api, endpoint, exchange, log, request.turn, built.request, built.params)
     try:  # a stream the cassette answers is read once: a replay answers the same again
         sent = await attempts.run(send, retry=answered is not True)
@@ -149,12 +148,13 @@ def _build(
     return Built(sent, params, caps)
 
 
-def _answers(built: Built, request: CompletionRequest) -> bool | None:
+def _answers(built: Built, endpoint: Endpoint, tc: CassetteView | None) -> bool | None:
     """Whether the cassette answers this stream at the boundary, asked before the first
     attempt (None: what it raised is typed in the attempt, which asks again)."""
-    tc: StreamCassetteView = request.exchange  # type: ignore[assignment]
+    if tc is None:
+        return False
     try:
-        return replays_stream(request.endpoint, tc, built.request, built.caps.own_server)
+        return replays_stream(endpoint, tc, built.request, built.caps.own_server)
     except Exception:
         return None
 

@@ -15,7 +15,7 @@ cassette holds without the sender's request and response machinery, in this orde
 2. **the recorded body** (:func:`replay_plain`), found by toolbench's own request key
    (:func:`replay_key`, recorded with every exchange since keys exist) or, in older
    cassettes, by the HTTP request the sender would send (:func:`wire_request`, matched
-   exactly as vcrpy matches), and read by its wire: the Responses API's reader; a server
+   as the HTTP replay matches it), and read by its wire: the Responses API's reader; a server
    of toolbench's own (plain OpenAI chat, no price) by the one reply reader without
    LiteLLM; a model LiteLLM reads with its generic OpenAI conversion by that conversion
    (:func:`~toolbench.providers.litellm_api.read_recorded`);
@@ -30,7 +30,7 @@ answer nothing here. Both modes give the same results (``tests/providers``).
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -40,10 +40,10 @@ from toolbench.errors import UserError
 from toolbench.formats.base import ModelReply, RenderedRequest
 from toolbench.providers.base import (
     Capabilities,
+    CassetteView,
     Completion,
     CompletionRequest,
     Endpoint,
-    StreamCassetteView,
     WireRequest,
 )
 from toolbench.providers.capabilities import CHECKED, provider_of
@@ -138,18 +138,17 @@ def _generic_openai(endpoint: Endpoint) -> bool:
 
 
 def replays_stream(
-    endpoint: Endpoint, tc: StreamCassetteView, request: dict[str, Any], own_server: bool
+    endpoint: Endpoint, tc: CassetteView, request: dict[str, Any], own_server: bool
 ) -> bool:
     """Whether the trial's cassette answered this streamed request at the boundary (its
     ``replay_stream``: the recorded chunks through the same event guard, no HTTP, no
     sender's stream wrapper), for providers whose HTTP request is predicted."""
-    replay = getattr(tc, "replay_stream", None)
-    if replay is None or not at_boundary():
+    if not at_boundary():
         return False
     wire = wire_request(endpoint, request, own_server)
     if wire is None:
         return False
-    return bool(replay(wire.method, boundary.url_path(wire.uri), wire.body))
+    return tc.replay_stream(wire.method, boundary.url_path(wire.uri), wire.body)
 
 
 def replayed(
@@ -173,42 +172,11 @@ def replayed(
 # ---------------------------------------------------------------- the reply kept as read
 
 
-@runtime_checkable
-class KeptView(Protocol):
-    """A trial's cassette that keeps replies as read (plain or streamed)."""
-
-    last_replayed: bool
-
-    def keep_read(self, read: dict[str, Any], capabilities: dict[str, Any]) -> None: ...
-
-    def kept_capabilities(self) -> dict[str, Any] | None: ...
-
-    def replay_read(
-        self, asked_key: str, streamed: bool
-    ) -> tuple[ReadReply, str | None, int] | None: ...
-
-    def play(self, index: int) -> None: ...
-
-
-_KEPT: dict[type, bool] = {}
-
-
-def is_kept(exchange: object) -> TypeGuard[KeptView]:
-    """``isinstance(exchange, KeptView)``, answered once per class: the protocol check
-    looks up every member on each call, and a cassette class either keeps replies or does
-    not (its members are set in ``__init__``)."""
-    kind = type(exchange)
-    known = _KEPT.get(kind)
-    if known is None:
-        known = _KEPT[kind] = isinstance(exchange, KeptView)
-    return known
-
-
-def kept_capabilities(exchange: object) -> Capabilities | None:
+def kept_capabilities(exchange: CassetteView | None) -> Capabilities | None:
     """The capabilities the trial's cassette kept, for a replay at the boundary; None
     when it kept none (recorded before they were kept, ``--record all``, ``--replay
     full``): the kind is asked."""
-    if not is_kept(exchange) or not at_boundary():
+    if exchange is None or not at_boundary():
         return None
     found = exchange.kept_capabilities()
     if found is None:
@@ -248,7 +216,7 @@ def keep(asked: CompletionRequest, caps: Capabilities, done: Completion, stream:
     its request; only a turn answered by its first attempt (a later one's request differs
     from the one asked, e.g. ``stop`` taken out)."""
     exchange, rendered = asked.exchange, asked.rendered
-    if not is_kept(exchange) or done.replayed or done.attempts != 1:
+    if exchange is None or done.replayed or done.attempts != 1:
         return
     if rendered.api != "chat" or done.params is None or stream != (done.stream is not None):
         return
@@ -277,7 +245,7 @@ def replay_kept(
     (then the recorded body or the full path answers, as for a cassette recorded before
     replies were kept)."""
     exchange, rendered = asked.exchange, asked.rendered
-    if not is_kept(exchange) or rendered.api != "chat":
+    if exchange is None or rendered.api != "chat":
         return None
     full = asked_request(asked.endpoint, rendered, asked.seed, caps, stream)
     found = exchange.replay_read(replay_key(full), stream)

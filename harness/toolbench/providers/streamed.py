@@ -24,7 +24,7 @@ from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
 from toolbench.providers import finish as finish_signal
-from toolbench.providers.base import Fault, StreamCassetteView
+from toolbench.providers.base import CassetteView, Fault
 from toolbench.providers.wire import signals
 from toolbench.providers.wire.chat.reader import Assembled, Assembler
 from toolbench.providers.wire.cohere import reader as cohere
@@ -42,7 +42,7 @@ def left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
-def _wire(tc: StreamCassetteView) -> Assembler | None:
+def _wire(tc: CassetteView) -> Assembler | None:
     """The reply assembled from the events as the bytes carried them, by the protocol's
     own reader: OpenAI chat chunks (LiteLLM repairs broken delta sequences on the way,
     which would hide them), Cohere v2 events (which LiteLLM misreads) and the Responses
@@ -73,7 +73,7 @@ class _ReadPast:
     lines), so a sender stuck on one failure still ends the stream; each event is looked
     at once (linear in the stream). A failure on any other stream ends it as before."""
 
-    def __init__(self, tc: StreamCassetteView) -> None:
+    def __init__(self, tc: CassetteView) -> None:
         self.tc, self.looked, self.failures, self.ours = tc, 0, 0, False
 
     def once(self) -> bool:
@@ -93,14 +93,14 @@ READ_PAST_PER_EVENT = 4
 """The sender's failures read past for each event decoded (see :class:`_ReadPast`)."""
 
 
-def _signal(tc: StreamCassetteView) -> Fault | None:
+def _signal(tc: CassetteView) -> Fault | None:
     """The provider's failure signal in the events seen (:mod:`.wire.signals`: an
     error event, no terminal event, a block no reader knows), typed."""
     clock = tc.clock
     return signals.fault(clock.raw_events, getattr(clock, "path", ""), clock.framing)
 
 
-def _read_fault(tc: StreamCassetteView) -> Fault | None:
+def _read_fault(tc: CassetteView) -> Fault | None:
     """Why the events seen are no reply, whatever the sender raised about them: the
     provider's failure signal (:func:`_signal`), or the protocol reader's refusal (a
     Responses API stream without its terminal event is cut short,
@@ -128,7 +128,7 @@ def _arrived(asm: Assembler) -> str:
 
 
 async def read_stream(
-    chunks: AsyncIterator[Any], tc: StreamCassetteView, deadline: float, timeout_s: float
+    chunks: AsyncIterator[Any], tc: CassetteView, deadline: float, timeout_s: float
 ) -> Assembled:
     """Every chunk of one streamed attempt, assembled; a typed :class:`Fault` when the
     stream failed or carried no reply (the cassette keeps it only when it did not). The
@@ -149,7 +149,7 @@ CLOSE_S = 1.0
 
 
 async def _read(
-    chunks: AsyncIterator[Any], tc: StreamCassetteView, deadline: float, timeout_s: float
+    chunks: AsyncIterator[Any], tc: CassetteView, deadline: float, timeout_s: float
 ) -> Assembled:
     asm = Assembler()
 
@@ -190,7 +190,7 @@ async def _read(
     return finish(tc, asm)
 
 
-def finish(tc: StreamCassetteView, asm: Assembler | None = None) -> Assembled:
+def finish(tc: CassetteView, asm: Assembler | None = None) -> Assembled:
     """The end of a streamed attempt, read from the wire or answered by the cassette at
     the boundary (then only the clock's events exist): a framing fault or a stream that
     carried nothing is a typed :class:`Fault`; otherwise the cassette keeps it."""

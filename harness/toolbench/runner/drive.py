@@ -3,10 +3,10 @@
 The conversation itself (render, parse, scripted results, the turn limit, the retry
 after a parse error) is :mod:`toolbench.engine`; this module gives it a ``complete`` that
 goes through the trial's cassette and the shared call (:func:`toolbench.providers.call.call`)
-to the provider kind (a streamed format's, ``xml:stream``: its SSE cassette, sent
-streamed), stores the effective settings on the trial, and scores it with them and the
-run's marker set (:func:`score_trial`; a streamed trial's measurements are a registered
-scorer's, :mod:`toolbench.scoring.stream`).
+to the provider kind (a streamed format's, ``xml:stream``, sent streamed), stores the
+effective settings on the trial, and scores it with them and the run's marker set
+(:func:`score_trial`; a streamed trial's measurements are a registered scorer's,
+:mod:`toolbench.scoring.stream`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from toolbench.cassettes import (
     record_command,
     use_cassette,
 )
-from toolbench.cassettes.stream_cassette import SseTrialCassette, use_sse_cassette
 from toolbench.engine import TurnReply, converse, effective_settings
 from toolbench.environments import EnvironmentFault
 from toolbench.errors import (
@@ -243,11 +242,10 @@ async def _run_trial(
     return base
 
 
-def _cassette(spec: TrialSpec) -> AbstractContextManager[TrialCassette | SseTrialCassette]:
-    """The trial's cassette: one recording, its exchanges plain or streamed."""
-    if is_streamed(spec.fmt):
-        return use_sse_cassette(spec.cassette, spec.record)
-    return use_cassette(spec.cassette, spec.record)
+def _cassette(spec: TrialSpec) -> AbstractContextManager[TrialCassette]:
+    """The trial's cassette: one recording, its exchanges plain or streamed (a streamed
+    format's live exchanges recorded as streams)."""
+    return use_cassette(spec.cassette, spec.record, streamed=is_streamed(spec.fmt))
 
 
 async def _drive(
