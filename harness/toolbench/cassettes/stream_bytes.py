@@ -66,7 +66,7 @@ class RecordingStream(httpx.AsyncByteStream):
 
     def commit(self) -> None:
         """Record what was read, once: only when the streamed completion has judged the
-        reply whole (:meth:`SseTrialCassette.commit`); a stream that carried nothing, or
+        reply whole (:meth:`~.trial.TrialCassette.commit`); a stream that carried nothing, or
         a provider's error event (:attr:`Clock.error`: the stream answered nothing,
         whatever its reader made of it), is never recorded."""
         if self.clock.fault is None and self.clock.error is None and self.done is not None:
