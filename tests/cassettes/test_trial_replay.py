@@ -110,3 +110,52 @@ def test_a_replay_imports_no_vcrpy(tmp_path: Path) -> None:
     with use_cassette(path, "none") as tc:
         assert tc.replay_reply("k-ok", None) is not None
     assert "vcr" not in sys.modules
+
+
+def test_a_plain_exchange_recorded_then_replayed_through_http_sync_and_async(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One route for every request: a plain exchange recorded from a blocking client is
+    answered offline, to a blocking and an async client alike, with the body it recorded
+    (its secret redacted on disk, the request holding it matched as recorded)."""
+    import asyncio
+
+    import httpx
+
+    from tests.support.fake_openai import FakeOpenAI
+    from toolbench.cassettes import router
+
+    secret = "sk-live-trial-route-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    path = tmp_path / "t.json"
+    body = {"messages": [{"role": "user", "content": f"my key is {secret}"}]}
+    with FakeOpenAI() as server:
+        url = server.base_url + "/chat/completions"
+        with router(), use_cassette(path, "new") as tc, httpx.Client() as client:
+            live = client.post(url, json=body, headers={"Authorization": f"Bearer {secret}"})
+            assert not tc.last_replayed and tc.last_fault is None
+            tc.remember_key("sha256:k")
+        asked = len(server.received)
+        text = path.read_text(encoding="utf-8")
+        assert secret not in text and "authorization" not in text.lower()
+        (ex,) = rec.parse(text, "t.json").exchanges
+        assert ex.key == "sha256:k" and ex.response.body == live.json()
+        with router(), use_cassette(path, "none") as tc, httpx.Client() as client:
+            again = client.post(url, json=body)
+            assert tc.last_replayed and tc.played() == 1
+            assert again.json() == live.json()
+
+        async def go() -> dict[str, object]:
+            with router(), use_cassette(path, "none") as tc:
+                async with httpx.AsyncClient() as client:
+                    got = await client.post(url, json=body)
+                assert tc.last_replayed
+                data: dict[str, object] = got.json()
+                return data
+
+        assert asyncio.run(go()) == live.json()
+        assert len(server.received) == asked  # both replays offline
+        with router(), use_cassette(path, "none") as tc, httpx.Client() as client:
+            with pytest.raises(CassetteMissingError):
+                client.post(url, json={"messages": []})
+            assert tc.unmatched == ["POST /v1/chat/completions"]
