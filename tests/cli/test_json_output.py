@@ -83,7 +83,9 @@ def test_gate_json_names_the_config_file(runs: Path, capsys: pytest.CaptureFixtu
 def test_compare_runs_json(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, data = run_json(["compare", "runs/r1", "runs/r2", "--json"], capsys)
     assert code == 0
-    assert list(data) == ["version", "command", "mode", "a", "b", "alpha", "cells", "tests"]
+    assert list(data) == [
+        "version", "command", "mode", "a", "b", "alpha", "cells", "tests", "noise",
+    ]  # fmt: skip
     assert (data["command"], data["mode"], data["a"], data["b"], data["alpha"]) == (
         "compare", "runs", "r1", "r2", 0.05
     )  # fmt: skip

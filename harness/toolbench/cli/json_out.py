@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from toolbench.report.gate import GateConfig, Violation
     from toolbench.report.metrics import CellStats
     from toolbench.report.recommend import Recommendation
+    from toolbench.report.run_noise import RunNoise
     from toolbench.report.workload import PairRanking
 
 JSON_VERSION = 1
@@ -121,6 +122,30 @@ def comparison_json(mode: str, cmp: Comparison) -> dict[str, Any]:
         "alpha": ALPHA,
         "cells": cells,
         "tests": [_test_json(t) for t in cmp.tests],
+        **({} if cmp.noise is None else {"noise": _noise_json(cmp.noise)}),
+    }
+
+
+def _noise_json(noise: RunNoise) -> dict[str, Any]:
+    """Run against run: per cell the paired trials, how they disagree, and whether the
+    difference is beyond noise; then the share of cells beyond noise."""
+    return {
+        "cells": [
+            {
+                "cell": c.label,
+                "model": c.model,
+                "format": c.format,
+                "pairs": c.pairs,
+                "only_a": c.only_a,
+                "only_b": c.only_b,
+                "disagreement": c.disagreement,
+                "p_value": c.p_value,
+                "beyond_noise": c.beyond_noise,
+            }
+            for c in noise.cells
+        ],
+        "share_beyond_noise": noise.share_beyond,
+        "disagreement": noise.disagreement,
     }
 
 

@@ -15,7 +15,7 @@ the variants of one model (``MODEL@NAME``, :mod:`toolbench.model_names`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Literal
 
@@ -33,6 +33,7 @@ from toolbench.report.metrics import (
     fmt_value,
 )
 from toolbench.report.paired_stats import ALPHA, detectable_difference, mcnemar_exact
+from toolbench.report.run_noise import RunNoise, render_noise, run_noise
 from toolbench.report.text_table import text_table
 
 
@@ -121,6 +122,8 @@ class Comparison:
     b_name: str
     cells: list[tuple[str, CellStats | None, CellStats | None]]
     tests: list[PairedTest]
+    noise: RunNoise | None = field(default=None)
+    """Run against run only: how much the two runs disagree (:mod:`.run_noise`)."""
 
 
 def compare_runs(a: TrialTable, b: TrialTable) -> Comparison:
@@ -131,7 +134,8 @@ def compare_runs(a: TrialTable, b: TrialTable) -> Comparison:
     tests = paired_tests(
         a.df, b.df, ["model", "format", "scenario_id", "sample"], ["model", "format"]
     )
-    return Comparison(f"{a.run_id} -> {b.run_id}", a.run_id, b.run_id, cells, tests)
+    noise = run_noise(a.df, b.df)
+    return Comparison(f"{a.run_id} -> {b.run_id}", a.run_id, b.run_id, cells, tests, noise)
 
 
 def compare_formats(t: TrialTable, fmt_a: str, fmt_b: str) -> Comparison:
@@ -294,6 +298,8 @@ def render_comparison(cmp: Comparison, metrics: tuple[str, ...] | None = None) -
         parts.append(text_table(headers, trows))
     else:
         parts.append("no paired trials")
+    if cmp.noise is not None:
+        parts += ["", render_noise(cmp.noise, cmp.a_name, cmp.b_name)]
     return "\n".join(parts)
 
 
