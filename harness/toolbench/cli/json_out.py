@@ -75,9 +75,11 @@ def gate_json(
                 "value": v.value,
                 "bound": v.bound,
                 "baseline": v.baseline,
+                **({} if v.p_value is None else {"p_value": v.p_value}),
             }
             for v in violations
         ],
+        **({"significant": True} if cfg.significant else {}),
     }
 
 

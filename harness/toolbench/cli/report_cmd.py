@@ -125,6 +125,14 @@ def gate(
     per_cell: Annotated[
         bool, typer.Option("--per-cell", help="Check every model x format cell too.")
     ] = False,
+    significant: Annotated[
+        bool,
+        typer.Option(
+            "--significant",
+            help="A --max-drop on a rate fails only when the drop is also significant "
+            "(paired exact McNemar against --baseline, p < 0.05); toml: significant = true.",
+        ),
+    ] = False,
     config: Annotated[
         Path | None,
         typer.Option(
@@ -141,9 +149,11 @@ def gate(
     """Exit 0 when every threshold holds, 1 with a table of violations, 2 on bad input."""
     from toolbench.cli.json_out import dumps, gate_json
     from toolbench.report import gate as g
+    from toolbench.report.drop_tests import drop_tests
     from toolbench.report.metrics import aggregate, load_table
 
     cli = g.from_options(mins or [], maxs or [], drops or [], per_cell)
+    cli.significant = significant
     cfg = g.load_config(config).merged(cli, per_cell)
     if cfg.empty:
         raise UserError(
@@ -151,13 +161,18 @@ def gate(
         )
     if cfg.max_drop and baseline is None:
         raise UserError("--max-drop needs --baseline RUN")
+    if significant and not cfg.max_drop:
+        raise UserError("--significant tests --max-drop bounds; give --max-drop and --baseline")
     table = load_table(run)
     if table.df.empty:
         raise UserError(f"{table.path}: no trials to gate")
     cells = aggregate(table.df)
     base_table = load_table(baseline) if baseline is not None else None
     base = aggregate(base_table.df) if base_table is not None else None
-    violations = g.evaluate(cfg, cells, base)
+    tests = None
+    if cfg.significant and base_table is not None:
+        tests = drop_tests(table.df, base_table.df, list(cfg.max_drop))
+    violations = g.evaluate(cfg, cells, base, tests)
     overall = cells[-1]
     unchecked = [
         m for m in sorted({*cfg.min, *cfg.max, *cfg.max_drop}) if overall.values.get(m) is None

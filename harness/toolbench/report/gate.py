@@ -4,8 +4,10 @@ Bounds come from the command line (``--min metric=v``, ``--max metric=v``,
 ``--max-drop metric=v`` against ``--baseline``) and from a config file: ``--config FILE``,
 else ``toolbench.toml`` (``[gate]`` table) or ``pyproject.toml``
 (``[tool.toolbench.gate]``) in the current directory. Keys: ``min``, ``max``,
-``max_drop`` (tables of metric -> number) and ``per_cell`` (bool). Command-line values
-override file values metric by metric.
+``max_drop`` (tables of metric -> number), ``per_cell`` (bool) and ``significant``
+(bool, ``--significant``: a ``max_drop`` bound on a rate fails only when the drop is
+also significant, :mod:`toolbench.report.drop_tests`). Command-line values override file
+values metric by metric.
 
 Without ``per_cell`` only the overall cell is checked; with it every (model, format) cell
 is checked too. Metric names are those of the registry (:mod:`toolbench.metrics`, plugins
@@ -26,6 +28,7 @@ from typing import Any
 
 from toolbench.errors import UserError
 from toolbench.metrics import get_metric
+from toolbench.report.drop_tests import CellKey, DropTest
 from toolbench.report.metrics import (
     OVERALL,
     CellStats,
@@ -46,6 +49,8 @@ class GateConfig:
     max_drop: dict[str, float] = field(default_factory=dict)
     per_cell: bool = False
     source: str | None = None
+    significant: bool = False
+    """A ``max_drop`` on a rate fails only when the drop is significant."""
 
     def merged(self, other: GateConfig, per_cell: bool) -> GateConfig:
         """``other`` (the command line) on top of ``self`` (the file)."""
@@ -55,6 +60,7 @@ class GateConfig:
             {**self.max_drop, **other.max_drop},
             self.per_cell or per_cell,
             self.source,
+            self.significant or other.significant,
         )
 
     @property
@@ -70,6 +76,8 @@ class Violation:
     value: float
     bound: float
     baseline: float | None = None
+    p_value: float | None = None
+    """With ``significant``: the drop's exact McNemar p-value."""
 
 
 def parse_bound(option: str, text: str) -> tuple[str, float]:
@@ -153,13 +161,15 @@ def _parse_table(path: Path, table: dict[str, Any]) -> GateConfig:
     cfg = GateConfig(source=str(path))
     for key, val in table.items():
         where = f"{path}: {prefix}.{key}"
-        if key == "per_cell":
+        if key in ("per_cell", "significant"):
             if not isinstance(val, bool):
                 raise UserError(f"{where}: expected true or false")
-            cfg.per_cell = val
+            setattr(cfg, key, val)
             continue
         if key not in _KINDS:
-            raise UserError(f"{where}: unknown key (expected one of min, max, max_drop, per_cell)")
+            raise UserError(
+                f"{where}: unknown key (expected one of min, max, max_drop, per_cell, significant)"
+            )
         if not isinstance(val, dict):
             raise UserError(f"{where}: expected a table of metric = number")
         bounds: dict[str, float] = getattr(cfg, key)
@@ -181,8 +191,10 @@ def evaluate(
     cfg: GateConfig,
     cells: Sequence[CellStats],
     baseline: Sequence[CellStats] | None = None,
+    tests: dict[tuple[CellKey, str], DropTest] | None = None,
 ) -> list[Violation]:
-    """Every bound that does not hold, in cell order."""
+    """Every bound that does not hold, in cell order. With ``cfg.significant``, ``tests``
+    (:func:`~toolbench.report.drop_tests.drop_tests`) decide the drops of rates."""
     if cfg.max_drop and baseline is None:
         raise UserError("--max-drop needs --baseline RUN")
     base = {c.key: c for c in baseline or ()}
@@ -201,8 +213,14 @@ def evaluate(
         for m, bound in cfg.max_drop.items():
             v = c.values.get(m)
             bv = b.values.get(m) if b else None
-            if v is not None and bv is not None and get_metric(m).worse_by(v, bv) > bound + 1e-12:
-                out.append(Violation(c.label, m, "max_drop", v, bound, bv))
+            if v is None or bv is None or get_metric(m).worse_by(v, bv) <= bound + 1e-12:
+                continue
+            t = (tests or {}).get((c.key, m)) if cfg.significant else None
+            tested = cfg.significant and get_metric(m).kind == "rate"
+            if tested and (t is None or not t.significant):
+                continue
+            p = t.p_value if t is not None else None
+            out.append(Violation(c.label, m, "max_drop", v, bound, bv, p))
     return out
 
 
@@ -213,6 +231,8 @@ def render_violations(violations: Sequence[Violation]) -> str:
             bound = f"drop <= {fmt_delta(v.metric, v.bound).lstrip('+')}"
         else:
             bound = f"{'>=' if v.kind == 'min' else '<='} {fmt_value(v.metric, v.bound)}"
+        if v.p_value is not None:
+            bound += f", significant (p={v.p_value:.3g})"
         base = fmt_value(v.metric, v.baseline) if v.baseline is not None else "-"
         rows.append([v.cell, v.metric, fmt_value(v.metric, v.value), bound, base])
     return text_table(["cell", "metric", "value", "bound", "baseline"], rows)
