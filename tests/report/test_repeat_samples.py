@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from synthetic_runs import make_trial, write_run
 
+from toolbench.report.html import render_html
 from toolbench.report.markdown import markdown_summary
 from toolbench.report.metrics import load_table
 from toolbench.report.paired_stats import detectable_difference, pairs_needed, samples_needed
@@ -112,3 +113,10 @@ def test_samples_needed_closed_form() -> None:
     d = detectable_difference(200, 0.2)
     assert d is not None
     assert pairs_needed(d, 0.2) <= 200 < pairs_needed(d - 1e-4, 0.2)
+
+
+def test_html_section(three_samples: Path) -> None:
+    page = render_html(load_table(three_samples))
+    assert '<section id="repeats">' in page and "<h2>Repeated samples (k = 3)</h2>" in page
+    assert '<td class="l">m / xml</td><td class="l">s_infra</td><td>100%</td>' in page
+    assert "<h2>Repeated samples (k = 2)</h2>" in render_html(load_table(three_samples), None, 2)

@@ -51,14 +51,41 @@ def report(
             "Markdown summary, JUnit XML, the trial table as CSV, Parquet or JSONL, ...",
         ),
     ] = "html",
+    pass_k: Annotated[
+        int | None,
+        typer.Option(
+            "--pass-k",
+            metavar="K",
+            help="The k of pass@k and pass^k in the html and md reports (2 to the run's "
+            "--samples; default: its --samples; a one-sample run has no such section).",
+        ),
+    ] = None,
 ) -> None:
     """Write a report of a run: self-contained HTML, a Markdown summary, JUnit XML, ..."""
     output = REPORTS.get(to)
-    done = render(run, output.name, baseline)
+    if pass_k is not None:
+        _check_pass_k(run, pass_k)
+    done = render(run, output.name, baseline, pass_k)
     if out is None and output.stdout and isinstance(done, str):
         typer.echo(done, nl=False)
         return
     typer.echo(f"wrote {write(out or _default_file(run, output), done)}")
+
+
+def _check_pass_k(run: Path, k: int) -> None:
+    """``--pass-k`` against the run's samples (run.json), before the trials are read."""
+    from toolbench.store import read_info, results_path
+
+    info = read_info(results_path(run).parent)
+    samples = info.samples if info is not None else None
+    if samples is not None and samples < 2:
+        raise UserError(
+            f"--pass-k: run '{info.run_id if info else run}' has 1 sample per scenario; "
+            "pass@k and pass^k need 2 or more (toolbench run --samples K)"
+        )
+    if k < 2 or (samples is not None and k > samples):
+        most = f"{samples}, the run's samples" if samples is not None else "the run's samples"
+        raise UserError(f"--pass-k: expected a k from 2 to {most} (got {k})")
 
 
 def _table_names() -> list[str]:

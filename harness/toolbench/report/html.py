@@ -254,7 +254,9 @@ def _baseline_view(diff: BaselineDiff) -> dict[str, Any]:
     }
 
 
-def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
+def render_html(
+    table: TrialTable, diff: BaselineDiff | None = None, pass_k: int | None = None
+) -> str:
     cells = aggregate(table.df)
     tax = _taxonomy(table, cells)
     details, left_out = _details(table)
@@ -315,6 +317,6 @@ def render_html(table: TrialTable, diff: BaselineDiff | None = None) -> str:
         ],
         "baseline": _baseline_view(diff) if diff else None,
         "streaming": streaming_view(table, cells),
-        "repeats": repeats_view(table),
+        "repeats": repeats_view(table, pass_k),
     }
     return _env().get_template("report.html.j2").render(**ctx)

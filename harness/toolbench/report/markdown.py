@@ -29,7 +29,9 @@ def _md(s: str) -> str:
     return out
 
 
-def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str:
+def markdown_summary(
+    table: TrialTable, base: BaselineDiff | None = None, pass_k: int | None = None
+) -> str:
     cells = aggregate(table.df)
     columns = view("markdown")
     df = table.df
@@ -57,7 +59,7 @@ def markdown_summary(table: TrialTable, base: BaselineDiff | None = None) -> str
                   " measured its default):", ""]  # fmt: skip
         lines += [f"- {_md(line)}" for line in knobs]
     lines += streaming_markdown(table, cells, _md)
-    lines += repeats_markdown(table, _md)
+    lines += repeats_markdown(table, _md, pass_k)
     recs = recommend(table)
     if recs:
         lines += ["", "**Recommended formats:**", ""]

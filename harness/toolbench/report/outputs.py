@@ -37,6 +37,8 @@ class ReportInput:
 
     table: TrialTable
     baseline: BaselineDiff | None = None
+    pass_k: int | None = None
+    """``report --pass-k``: the k of pass@k and pass^k (None: the run's samples)."""
 
 
 @dataclass(frozen=True)
@@ -67,12 +69,14 @@ def report_names(*, table: bool | None = None) -> list[str]:
     return [o.name for o in REPORTS.values() if table is None or o.table == table]
 
 
-def load_input(run: str | Path, baseline: str | Path | None) -> ReportInput:
+def load_input(
+    run: str | Path, baseline: str | Path | None, pass_k: int | None = None
+) -> ReportInput:
     from toolbench.report.baseline import diff  # pandas: deferred for start-up
     from toolbench.report.metrics import load_table
 
     table = load_table(run)
-    return ReportInput(table, diff(table, load_table(baseline)) if baseline else None)
+    return ReportInput(table, diff(table, load_table(baseline)) if baseline else None, pass_k)
 
 
 def render_output(name: str, report: ReportInput) -> str | bytes:
@@ -83,10 +87,12 @@ def render_output(name: str, report: ReportInput) -> str | bytes:
     return redact(done) if isinstance(done, str) else done
 
 
-def render(run: str | Path, name: str, baseline: str | Path | None = None) -> str | bytes:
+def render(
+    run: str | Path, name: str, baseline: str | Path | None = None, pass_k: int | None = None
+) -> str | bytes:
     """Output ``name`` of the stored run ``run`` (against ``baseline``)."""
     output = REPORTS.get(name)  # an unknown name is refused before the run is read
-    return render_output(output.name, load_input(run, baseline))
+    return render_output(output.name, load_input(run, baseline, pass_k))
 
 
 def write(path: str | Path, done: str | bytes) -> Path:
@@ -111,13 +117,13 @@ def write(path: str | Path, done: str | bytes) -> Path:
 def _html(report: ReportInput) -> str:
     from toolbench.report.html import render_html
 
-    return render_html(report.table, report.baseline)
+    return render_html(report.table, report.baseline, report.pass_k)
 
 
 def _markdown(report: ReportInput) -> str:
     from toolbench.report.markdown import markdown_summary
 
-    return markdown_summary(report.table, report.baseline)
+    return markdown_summary(report.table, report.baseline, report.pass_k)
 
 
 def _junit(report: ReportInput) -> str:

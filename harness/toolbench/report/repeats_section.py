@@ -66,9 +66,11 @@ def repeats_view(table: TrialTable, k: int | None = None) -> dict[str, Any] | No
     }
 
 
-def repeats_markdown(table: TrialTable, md: Callable[[str], str]) -> list[str]:
+def repeats_markdown(
+    table: TrialTable, md: Callable[[str], str], k: int | None = None
+) -> list[str]:
     """The Markdown section's lines (none when the run has one sample)."""
-    view = repeats_view(table)
+    view = repeats_view(table, k)
     if view is None:
         return []
     k = view["k"]
