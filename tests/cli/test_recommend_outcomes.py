@@ -110,6 +110,9 @@ def test_detect_names_samples_needed(runs: Path, capsys: pytest.CaptureFixture[s
         f"  to detect a 5.0-point call-accuracy difference between a and b: {need} samples "
         "per scenario over 8 scenarios (alpha 0.05, power 0.8)"
     ) in out.splitlines()
+    code, out, _ = cli(["recommend", "runs/close", "--detect", "5pt", "--json"], capsys)
+    data = json.loads(out)
+    assert data["detect"] == 0.05 and data["models"][0]["samples_needed"] == need
 
 
 @pytest.mark.parametrize(

@@ -232,7 +232,7 @@ def recommend(
     else:
         recs = rec(select_trials(table, selectors), DEFAULT_FLOOR if floor is None else floor)
         if as_json:
-            typer.echo(dumps(recommendations_json(recs)))
+            typer.echo(dumps(recommendations_json(recs, delta)))
             return
         if to == "text":
             typer.echo(render(recs, delta))

@@ -216,12 +216,15 @@ def pair_ranking_json(r: PairRanking) -> dict[str, Any]:
     }
 
 
-def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
+def recommendations_json(
+    recs: Sequence[Recommendation], detect: float | None = None
+) -> dict[str, Any]:
     """``recommend --json``: per model the leader, why, the full ranking, and the outcome
     (``recommend``, ``tie`` with its ``candidates`` and ``tie_broken_by``, or ``none``:
-    every format below ``floor``); ``format`` is the leader whatever the outcome."""
+    every format below ``floor``); ``format`` is the leader whatever the outcome. With
+    ``--detect``: ``detect`` and per model ``samples_needed``."""
     from toolbench.report.metrics import OVERALL
-    from toolbench.report.recommend import rule
+    from toolbench.report.recommend import needed, rule
 
     ranking_rule = rule()
 
@@ -248,6 +251,7 @@ def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
                 "candidates": [c.format for c in r.candidates],
                 "tie_broken_by": r.tie_broken_by,
                 "floor": r.floor,
+                **({} if detect is None else {"samples_needed": needed(r, detect)}),
             }
         )
     return {
@@ -257,4 +261,5 @@ def recommendations_json(recs: Sequence[Recommendation]) -> dict[str, Any]:
             {"metric": m, "better": "higher" if sign < 0 else "lower"} for m, sign in ranking_rule
         ],
         "models": models,
+        **({} if detect is None else {"detect": detect}),
     }

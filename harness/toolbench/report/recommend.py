@@ -229,10 +229,19 @@ def render(recs: list[Recommendation], detect: float | None = None) -> str:
     return "\n".join(lines)
 
 
-def _needed(r: Recommendation, t: PairedTest, detect: float) -> str:
-    """Samples per scenario the leader and runner-up would need to detect ``detect``."""
+def needed(r: Recommendation, detect: float) -> int | None:
+    """Samples per scenario the leader and runner-up would need to detect ``detect``
+    (None: no runner-up, or no scenario where both have a call-accuracy value)."""
+    t = r.test
+    if t is None:
+        return None
     psi = (t.only_a + t.only_b) / t.n_pairs if t.n_pairs else 0.0
-    need = samples_needed(detect, psi, r.scenarios)
+    return samples_needed(detect, psi, r.scenarios)
+
+
+def _needed(r: Recommendation, t: PairedTest, detect: float) -> str:
+    """The line saying :func:`needed`."""
+    need = needed(r, detect)
     if need is None:
         return f"  no shared scenarios: no number of samples detects {100 * detect:.1f} points"
     return (
