@@ -141,7 +141,13 @@ def test_recommend_yaml_feeds_formats_from(
     args = ("--models", "openai/fake", "--formats", "prompt-json,xml")
     assert _run(fake, tmp_path, scenario_file, "run", *args) == 0
     path = tmp_path / "cfg" / "formats.yaml"
-    assert run_cli(["recommend", str(tmp_path / "run"), "--to", "yaml", "-o", str(path)]) == 0
+    argv = ["recommend", str(tmp_path / "run"), "--to", "yaml", "-o", str(path)]
+    # Two trials a format cannot separate them: no recommendation, no file ...
+    assert run_cli(argv) == 2
+    assert "no model has a recommendation" in capsys.readouterr().err
+    assert not path.exists()
+    # ... unless a broken tie's pick is asked for knowingly.
+    assert run_cli([*argv, "--break-ties"]) == 0
     assert capsys.readouterr().out.strip().endswith(f"wrote {path}")
     assert path.read_text() == "models:\n  openai/fake:\n    tool_format: prompt-json\nversion: 1\n"
     sent = len(fake.received)

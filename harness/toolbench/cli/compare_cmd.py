@@ -140,6 +140,14 @@ def recommend(
         Path | None,
         typer.Option("-o", "--out", metavar="FILE", help="Write the --to yaml file here."),
     ] = None,
+    break_ties: Annotated[
+        bool,
+        typer.Option(
+            "--break-ties",
+            help="--to yaml: also write a tied model's pick where a later criterion broke "
+            "the tie (by default only recommendations the data holds are written).",
+        ),
+    ] = False,
     pairs: Annotated[
         bool,
         typer.Option(
@@ -208,6 +216,8 @@ def recommend(
         raise UserError(f"recommend: --json and --to {to} are exclusive (give one)")
     if out is not None and to != "yaml":
         raise UserError("recommend: -o writes the --to yaml file; give --to yaml with it")
+    if break_ties and to != "yaml":
+        raise UserError("recommend: --break-ties chooses what --to yaml writes; give --to yaml")
     if weights and not pairs:
         raise UserError("recommend: --weight weighs the --pairs ranking; give --pairs with it")
     if pairs and (floor is not None or detect is not None):
@@ -237,7 +247,7 @@ def recommend(
         if to == "text":
             typer.echo(render(recs, delta))
             return
-        yaml_text = emit_yaml(recs)
+        yaml_text = emit_yaml(recs, break_ties)
     if out is None:
         typer.echo(yaml_text, nl=False)
         return

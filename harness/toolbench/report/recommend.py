@@ -266,21 +266,32 @@ def _detectable(t: PairedTest) -> str:
     )
 
 
-def formats_file(recs: list[Recommendation]) -> FormatsFile:
+def formats_file(recs: list[Recommendation], break_ties: bool = False) -> FormatsFile:
     """The recommended formats as the file ``run --formats-from`` reads back
     (schema-versioned). A model whose formats tie or none works is left out: the file
-    fixes a format only where the data holds one; with none at all it is refused."""
+    fixes a format only where the data holds one; with none at all it is refused.
+    ``break_ties`` (``--break-ties``): a tie that a later criterion broke (stop
+    compliance, latency, ...: :attr:`Recommendation.tie_broken_by`) is written with its
+    pick too, for a user who must run with some format and asks for it knowingly."""
     models = {
-        r.model: ModelChoice(tool_format=r.winner.format) for r in recs if r.outcome == "recommend"
+        r.model: ModelChoice(tool_format=r.winner.format)
+        for r in recs
+        if r.outcome == "recommend"
+        or (break_ties and r.outcome == "tie" and r.tie_broken_by is not None)
     }
     if not models:
+        why = (
+            "their formats tie, unbroken, or none works"
+            if break_ties
+            else ("their formats tie or none works; --break-ties writes a broken tie's pick")
+        )
         raise UserError(
-            "recommend --to yaml: no model has a recommendation (their formats tie or none "
-            "works; see recommend's text): no formats file written"
+            f"recommend --to yaml: no model has a recommendation ({why}; see recommend's "
+            "text): no formats file written"
         )
     return FormatsFile(models=models)
 
 
-def emit_yaml(recs: list[Recommendation]) -> str:
+def emit_yaml(recs: list[Recommendation], break_ties: bool = False) -> str:
     """``version: 1`` and ``models: {<model>: {tool_format: <format>}}`` (:class:`FormatsFile`)."""
-    return formats_file(recs).dump()
+    return formats_file(recs, break_ties).dump()
