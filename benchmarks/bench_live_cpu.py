@@ -46,8 +46,8 @@ def bare_kind() -> type:
     """The LiteLLM kind with its transport replaced by a plain httpx post."""
     import httpx
 
-    from toolbench.providers.base import Endpoint
     from toolbench.providers.litellm_api import LiteLLMAPI
+    from toolbench.providers.model_api import Endpoint
 
     class Bare(LiteLLMAPI):
         client: Any = None  # one per run (a run is one event loop)

@@ -23,8 +23,6 @@ import ast
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-import pytest
-
 import toolbench
 
 MAX_LINES = 400
@@ -190,13 +188,11 @@ def test_the_walker_finds_a_loop_held_open_by_a_deferred_relative_import(
     assert cycles(import_graph(module_files(pkg))) == []
 
 
-@pytest.mark.xfail(strict=False, reason="issue 35: cycles being removed")
 def test_the_package_has_no_import_loop() -> None:
     loops = cycles(import_graph(module_files(PACKAGE)))
     assert not loops, "import loops:\n" + "\n".join(" -> ".join(loop) for loop in loops)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 35: cycles being removed")
 def test_no_module_of_the_package_is_over_400_lines() -> None:
     long = {
         name: n

@@ -60,7 +60,8 @@ from toolbench.formats.format_registry import FORMATS
 from toolbench.formats.jsonscan import loads_strict
 from toolbench.formats.text import Cutter, tidy
 from toolbench.metrics.metric_registry import METRICS, Metric, flag_rate
-from toolbench.providers.base import (
+from toolbench.providers.kind_registry import KINDS
+from toolbench.providers.model_api import (
     Capabilities,
     Completion,
     CompletionRequest,
@@ -69,9 +70,8 @@ from toolbench.providers.base import (
     ModelAPI,
     ProviderSettings,
 )
-from toolbench.providers.kind_registry import KINDS
 from toolbench.providers.wire.protocol import WireProtocol
-from toolbench.providers.wire.registry import WIRES
+from toolbench.providers.wire.wire_registry import WIRES
 from toolbench.registry import DuplicateNameError, Kind, RegistrationError, Registry, instances_of
 from toolbench.report.outputs import REPORTS, ReportInput, ReportOutput
 from toolbench.results import ScoreValue, TrialSettings, TurnRecord, Value, ValueKind

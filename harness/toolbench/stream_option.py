@@ -2,7 +2,7 @@
 
 A leaf, so that whatever reads a stored spec (the reports, the streaming metrics) tells a
 streamed cell from its non-streamed twin by the spec alone, without building the format.
-What the option does to a format is :mod:`toolbench.formats.streamed`.
+What the option does to a format is :mod:`toolbench.formats.stream_spec`.
 """
 
 from __future__ import annotations

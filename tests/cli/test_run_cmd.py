@@ -125,8 +125,8 @@ def test_help_does_not_import_litellm() -> None:
 
 def test_stop_list_is_cut_to_four_before_sending() -> None:
     from toolbench.formats.base import RenderedRequest
-    from toolbench.providers.base import Endpoint
-    from toolbench.providers.request import build_request
+    from toolbench.providers.model_api import Endpoint
+    from toolbench.providers.turn_request import build_request
 
     req, params = build_request(
         Endpoint("openai/x"),

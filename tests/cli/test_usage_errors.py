@@ -323,8 +323,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     # issue 24: model variants MODEL@NAME
     "variant-given-twice": (
         ["run", "--models", "openai/x@low,openai/x@low", "--record", "none"],
-        "error: --models: variant 'low' of openai/x is given twice; give each variant its own"
-        " name",
+        "error: --models: variant 'low' of openai/x is given twice; give each variant its own name",
     ),
     "variant-names-differ-in-case": (
         ["run", "--models", "openai/x@low,openai/x@LOW", "--record", "none"],
@@ -332,8 +331,15 @@ CASES: dict[str, tuple[list[str], str]] = {
         " 'openai/x@LOW'); give each variant its own name",
     ),
     "variant-param-not-in-run": (
-        ["run", "--models", "openai/x@low", "--record", "none",
-         "--model-param", "openai/x@high:seed=1"],
+        [
+            "run",
+            "--models",
+            "openai/x@low",
+            "--record",
+            "none",
+            "--model-param",
+            "openai/x@high:seed=1",
+        ],
         "error: --model-param: 'openai/x@high:seed=1': variant 'high' of openai/x is not in"
         " --models (openai/x@low)",
     ),
@@ -343,67 +349,156 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     # issue 24: native knobs refused at plan time, naming the scenario and the tool
     "native-strict-open-object": (
-        ["run", "--models", "openai/x", "--record", "none", "--formats", "native:strict",
-         "--scenarios", "s/openobj.yaml"],
+        [
+            "run",
+            "--models",
+            "openai/x",
+            "--record",
+            "none",
+            "--formats",
+            "native:strict",
+            "--scenarios",
+            "s/openobj.yaml",
+        ],
         "error: --formats: native:strict: scenario 'good': tool 'f' cannot be made strict:"
         " parameters.x: an object without properties (strict mode takes no open object)",
     ),
     "native-strict-pattern-properties": (
-        ["run", "--models", "openai/x", "--record", "none", "--formats", "xml,native:strict",
-         "--scenarios", "s/patprops.yaml"],
+        [
+            "run",
+            "--models",
+            "openai/x",
+            "--record",
+            "none",
+            "--formats",
+            "xml,native:strict",
+            "--scenarios",
+            "s/patprops.yaml",
+        ],
         "error: --formats: native:strict: scenario 'good': tool 'f' cannot be made strict:"
         " parameters: 'patternProperties' is not allowed in strict mode",
     ),
     "native-tool-choice-unknown-tool": (
-        ["run", "--models", "openai/x", "--record", "none", "--formats",
-         "native:strict,tool_choice=g", "--scenarios", "s/good.yaml"],
+        [
+            "run",
+            "--models",
+            "openai/x",
+            "--record",
+            "none",
+            "--formats",
+            "native:strict,tool_choice=g",
+            "--scenarios",
+            "s/good.yaml",
+        ],
         "error: --formats: native:strict,tool_choice=g: scenario 'good': offers no tool 'g'"
         " (it offers: f)",
     ),
     # issue 34: native sends provider-safe names; a renaming it cannot undo is refused
     "native-name-clash": (
-        ["run", "--models", "openai/x", "--record", "none", "--formats", "xml,native",
-         "--scenarios", "s/clash.yaml"],
+        [
+            "run",
+            "--models",
+            "openai/x",
+            "--record",
+            "none",
+            "--formats",
+            "xml,native",
+            "--scenarios",
+            "s/clash.yaml",
+        ],
         "error: --formats: native: scenario 'good': tools 'math.gcd' and 'math_gcd' both"
         " become 'math_gcd' in the provider-safe form ([A-Za-z0-9_-]) native sends",
     ),
     "native-name-too-long": (
-        ["run", "--models", "openai/x", "--record", "none", "--formats", "native",
-         "--scenarios", "s/longname.yaml"],
+        [
+            "run",
+            "--models",
+            "openai/x",
+            "--record",
+            "none",
+            "--formats",
+            "native",
+            "--scenarios",
+            "s/longname.yaml",
+        ],
         f"error: --formats: native: scenario 'good': tool 'ns.{'x' * 70}': name of 73"
         " characters; provider tool APIs accept at most 64",
     ),
     "native-tool-choice-bad-name": (
-        ["run", "--models", "openai/x", "--record", "none", "--formats",
-         "native:tool_choice=a b", "--scenarios", "s/good.yaml"],
+        [
+            "run",
+            "--models",
+            "openai/x",
+            "--record",
+            "none",
+            "--formats",
+            "native:tool_choice=a b",
+            "--scenarios",
+            "s/good.yaml",
+        ],
         "error: format 'native:tool_choice=a b': option tool_choice: String should match"
         " pattern '^[A-Za-z0-9_.-]{1,64}$'",
     ),
     # issue 24: the Responses API only where LiteLLM has it, before any call
     "native-api-responses-anthropic": (
-        ["run", "--models", "anthropic/claude-x", "--record", "none", "--formats",
-         "native:api=responses", "--scenarios", "s/good.yaml"],
+        [
+            "run",
+            "--models",
+            "anthropic/claude-x",
+            "--record",
+            "none",
+            "--formats",
+            "native:api=responses",
+            "--scenarios",
+            "s/good.yaml",
+        ],
         "error: --formats: native:api=responses: model 'anthropic/claude-x' does not take the"
         " Responses API (LiteLLM has no Responses API for provider 'anthropic')",
     ),
     "native-api-responses-local": (
-        ["run", "--models", "local/smollm2-135m", "--record", "none", "--formats",
-         "xml,native:api=responses,strict", "--scenarios", "s/good.yaml"],
+        [
+            "run",
+            "--models",
+            "local/smollm2-135m",
+            "--record",
+            "none",
+            "--formats",
+            "xml,native:api=responses,strict",
+            "--scenarios",
+            "s/good.yaml",
+        ],
         "error: --formats: native:api=responses,strict: model 'local/smollm2-135m' does not"
         " take the Responses API (served by toolbench's 'local' kind, which speaks chat"
         " completions only)",
     ),
     "native-api-responses-variant": (
-        ["run", "--models", "openai/x@a,anthropic/claude-x@fast", "--record", "none",
-         "--formats", "native:api=responses,stream", "--scenarios", "s/good.yaml"],
+        [
+            "run",
+            "--models",
+            "openai/x@a,anthropic/claude-x@fast",
+            "--record",
+            "none",
+            "--formats",
+            "native:api=responses,stream",
+            "--scenarios",
+            "s/good.yaml",
+        ],
         "error: --formats: native:api=responses,stream: model 'anthropic/claude-x@fast' does"
         " not take the Responses API (LiteLLM has no Responses API for provider 'anthropic')",
     ),
     "native-api-unknown": (
-        ["run", "--models", "openai/x", "--record", "none", "--formats", "native:api=assistants",
-         "--scenarios", "s/good.yaml"],
-        "error: format 'native:api=assistants': option api: Input should be 'chat' or"
-        " 'responses'",
+        [
+            "run",
+            "--models",
+            "openai/x",
+            "--record",
+            "none",
+            "--formats",
+            "native:api=assistants",
+            "--scenarios",
+            "s/good.yaml",
+        ],
+        "error: format 'native:api=assistants': option api: Input should be 'chat' or 'responses'",
     ),
     # outputs that cannot be written
     "report-out-under-a-file": (

@@ -32,7 +32,7 @@ from toolbench.formats.scanning import (
     line_start_firsts,
     overlap,
 )
-from toolbench.formats.streamsyntax import EMPTY, StreamSyntax
+from toolbench.formats.stream_syntax import EMPTY, StreamSyntax
 from toolbench.formats.xml import Xml
 from toolbench.formats.xml import call_text as hermes_call
 from toolbench.scenarios.loader import select_scenarios

@@ -32,9 +32,9 @@ from toolbench.errors import InfraError, UnsupportedError
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
-from toolbench.providers.base import CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI, litellm
+from toolbench.providers.model_api import CompletionRequest, ProviderSettings
 
 FILE = Path(__file__).parents[1] / "data" / "provider_streams.yaml"
 TOOLS = [

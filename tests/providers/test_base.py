@@ -8,7 +8,10 @@ import httpx
 import pytest
 
 from toolbench import codes
-from toolbench.providers.base import (
+from toolbench.providers.kind_registry import Providers, api_class, kind_of, kinds
+from toolbench.providers.litellm_api import LiteLLMAPI, litellm
+from toolbench.providers.local_api import LocalAPI
+from toolbench.providers.model_api import (
     Fault,
     Infra,
     ModelError,
@@ -16,9 +19,6 @@ from toolbench.providers.base import (
     Retry,
     Unsupported,
 )
-from toolbench.providers.kind_registry import Providers, api_class, kind_of, kinds
-from toolbench.providers.litellm_api import LiteLLMAPI, litellm
-from toolbench.providers.local_api import LocalAPI
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,9 @@ def test_a_broken_plugin_kind_is_skipped_with_one_warning(
         ),
         EntryPoint("local", "toolbench.providers.local_api:LocalAPI", registry.ENTRY_POINT_GROUP),
         EntryPoint("broken", "no_such_module_toolbench:Kind", registry.ENTRY_POINT_GROUP),
-        EntryPoint("notakind", "toolbench.providers.base:Endpoint", registry.ENTRY_POINT_GROUP),
+        EntryPoint(
+            "notakind", "toolbench.providers.model_api:Endpoint", registry.ENTRY_POINT_GROUP
+        ),
     ]
     monkeypatch.setattr(registry.KINDS, "find", lambda group: eps)
     registry.KINDS.reload()

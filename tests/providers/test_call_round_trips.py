@@ -28,9 +28,9 @@ from toolbench.cassettes.use import use_cassette
 from toolbench.eventstream import Frame
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
-from toolbench.providers.base import Completion, CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI
+from toolbench.providers.model_api import Completion, CompletionRequest, ProviderSettings
 from toolbench.results import Attempt
 
 TOOLS = [{"type": "function", "function": {

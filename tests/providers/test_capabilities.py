@@ -102,8 +102,8 @@ def test_echoed_extras_go_only_to_providers_whose_litellm_reads_them(
     model: str, kept: bool
 ) -> None:
     from toolbench.formats.base import RenderedRequest
-    from toolbench.providers.base import Endpoint
-    from toolbench.providers.request import build_request
+    from toolbench.providers.model_api import Endpoint
+    from toolbench.providers.turn_request import build_request
 
     req, _ = build_request(Endpoint(model), RenderedRequest(messages=ECHOED), seed=1)
     assert ("provider_specific_fields" in req["messages"][1]) is kept

@@ -22,9 +22,9 @@ from toolbench.errors import UnsupportedError
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
 from toolbench.providers import litellm_api
-from toolbench.providers.base import CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI
+from toolbench.providers.model_api import CompletionRequest, ProviderSettings
 
 MODEL = "azure/o1-toolbench-deployment"
 WHOLE = {"id": "c1", "object": "chat.completion", "created": 1, "model": "o1",

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from toolbench import codes
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 from toolbench.providers.reply import derived_id
 from toolbench.providers.wire.gemini import reader as gemini
 

@@ -28,8 +28,8 @@ from tests.runner.test_decoded_secrets import KEYS, _assert_nowhere, _chat_body,
 from toolbench.cassettes import boundary
 from toolbench.cli.app import run_cli
 from toolbench.providers import call, litellm_api
-from toolbench.providers.base import Completion
 from toolbench.providers.fake import FakeServer, Fault, by_last_user
+from toolbench.providers.model_api import Completion
 from toolbench.providers.replay import replay_kept
 from toolbench.redaction import REDACTED
 from toolbench.store import load_results

@@ -10,10 +10,10 @@ from tests.support.fake_openai import FakeOpenAI
 from toolbench.cassettes import recordable, reply_fault
 from toolbench.errors import InfraError
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI
 from toolbench.providers.litellm_faults import retry_after
+from toolbench.providers.model_api import Completion, CompletionRequest, Endpoint, ProviderSettings
 
 REQ = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
 

@@ -35,7 +35,7 @@ def _binary(tmp_path: Path) -> Path:
     script = tmp_path / "stand_in.py"
     script.write_text(STAND_IN)
     binary = tmp_path / "llama-server"
-    binary.write_text(f"#!/bin/sh\nexec {sys.executable} {script} \"$@\"\n")
+    binary.write_text(f'#!/bin/sh\nexec {sys.executable} {script} "$@"\n')
     binary.chmod(0o755)
     return binary
 

@@ -8,9 +8,9 @@ import pytest
 
 from toolbench.cassettes import LOCAL_BASE
 from toolbench.formats.format_registry import get_format
-from toolbench.providers.base import ProviderSettings
 from toolbench.providers.litellm_api import REPLAY_KEY, LiteLLMAPI
 from toolbench.providers.local_api import LOCAL_MAX_TOKENS, LOCAL_TIMEOUT_S, LocalAPI
+from toolbench.providers.model_api import ProviderSettings
 
 
 def test_a_replay_endpoint_needs_no_server_and_uses_the_recorded_address() -> None:

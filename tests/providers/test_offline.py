@@ -47,7 +47,7 @@ from toolbench.cassettes.route import router
 from toolbench.cassettes.use import use_cassette
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
-from toolbench.providers.base import CompletionRequest, ProviderSettings
+from toolbench.providers.model_api import CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI
 

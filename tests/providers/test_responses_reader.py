@@ -12,7 +12,7 @@ import pytest
 
 from tests.providers.servers.responses import events, response
 from toolbench import codes
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 from toolbench.providers.wire.responses.reader import OUTPUT_ITEMS, assemble, completion, speaks
 from toolbench.providers.wire.responses.request import flat_tool, shape, tool_choice
 from toolbench.results import RequestParams

@@ -25,9 +25,9 @@ from toolbench.errors import InfraError
 from toolbench.formats.base import ModelReply, ToolCall
 from toolbench.formats.format_registry import get_format
 from toolbench.providers import litellm_api
-from toolbench.providers.base import Completion, CompletionRequest, ProviderSettings
 from toolbench.providers.call import call
 from toolbench.providers.litellm_api import LiteLLMAPI
+from toolbench.providers.model_api import Completion, CompletionRequest, ProviderSettings
 from toolbench.results import Attempt
 from toolbench.tools import ToolDef
 

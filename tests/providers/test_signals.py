@@ -13,7 +13,7 @@ from toolbench import codes
 from toolbench.formats.base import ModelReply
 from toolbench.formats.format_registry import get_format
 from toolbench.providers import finish, server_tools
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 from toolbench.providers.wire import signals
 from toolbench.providers.wire.gemini import reader as gemini
 

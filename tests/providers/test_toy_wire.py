@@ -20,9 +20,9 @@ from tests.providers.toy_wire import ToyAPI
 from toolbench.cassettes import RecordOption, use_cassette
 from toolbench.cassettes.route import router
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers.base import Completion, CompletionRequest, Endpoint
 from toolbench.providers.call import call
-from toolbench.providers.wire.registry import WIRES
+from toolbench.providers.model_api import Completion, CompletionRequest, Endpoint
+from toolbench.providers.wire.wire_registry import WIRES
 from toolbench.results import Attempt
 
 TOOLS = [{"type": "function", "function": {

@@ -18,8 +18,8 @@ import httpx
 
 from toolbench import codes
 from toolbench.formats.base import Format
-from toolbench.providers.base import Capabilities, Endpoint, Fault
-from toolbench.providers.streamed import as_completion
+from toolbench.providers.model_api import Capabilities, Endpoint, Fault
+from toolbench.providers.stream_read import as_completion
 from toolbench.providers.wire.chat.reader import Assembler
 
 name = "toy"

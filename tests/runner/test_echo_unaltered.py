@@ -14,8 +14,8 @@ import pytest
 from tests.runner.conftest import MT_SCENARIO, run_fake
 from tests.support.fake_openai import FakeOpenAI, SseScript
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers.base import Endpoint, ProviderSettings
-from toolbench.providers.request import NULL_CONTENT_ADAPTATION, adaptations, build_request
+from toolbench.providers.model_api import Endpoint, ProviderSettings
+from toolbench.providers.turn_request import NULL_CONTENT_ADAPTATION, adaptations, build_request
 from toolbench.store import load_results
 
 pytestmark = pytest.mark.usefixtures("openai_key")

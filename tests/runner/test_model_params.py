@@ -104,8 +104,8 @@ def test_parameters_join_the_asked_ones_and_capabilities_filter_them() -> None:
     """A user's temperature replaces the harness's 0; what the model does not take (o3:
     a temperature other than 1) is dropped and recorded; the rest is sent."""
     from toolbench.formats.base import RenderedRequest
-    from toolbench.providers.base import Endpoint
-    from toolbench.providers.request import build_request
+    from toolbench.providers.model_api import Endpoint
+    from toolbench.providers.turn_request import build_request
 
     rendered = RenderedRequest(messages=[{"role": "user", "content": "hi"}])
     params = {"temperature": 0.5, "reasoning_effort": "low", "max_completion_tokens": 64}

@@ -14,9 +14,9 @@ import pytest
 from tests.runner.conftest import run_fake
 from toolbench.formats.base import RenderedRequest
 from toolbench.formats.format_registry import get_format
-from toolbench.providers.base import Endpoint
 from toolbench.providers.fake import FakeServer, Reply, turn_of
-from toolbench.providers.request import build_request
+from toolbench.providers.model_api import Endpoint
+from toolbench.providers.turn_request import build_request
 from toolbench.store import load_results
 from toolbench.tools import ToolDef
 

@@ -36,11 +36,19 @@ def full_path(text: str) -> str:
         {"error": None, "message": "", "detail": {}, "exception": [], "n": 3},
         {"reply": '{"error": "' + SHAPED + '"}'},  # a key inside a string: not a field
         {"error": True, "errors": 0},
-        {"x\"message": SHAPED, "message ": SHAPED},  # a key that ends like one: not a field
-        {"turns": [{"stream": {"deltas": [{"offset_ms": i, "text": f"d{i}"} for i in range(50)],
-                               "issues": [{"code": "s", "message": f"at {SHAPED}"}]}}],
-         "scores": {"errors": ["call.missing"], "reasons": [SHAPED]},
-         "error": {"message": SHAPED, "detail": [SHAPED, {"errors": [SHAPED]}]}},
+        {'x"message': SHAPED, "message ": SHAPED},  # a key that ends like one: not a field
+        {
+            "turns": [
+                {
+                    "stream": {
+                        "deltas": [{"offset_ms": i, "text": f"d{i}"} for i in range(50)],
+                        "issues": [{"code": "s", "message": f"at {SHAPED}"}],
+                    }
+                }
+            ],
+            "scores": {"errors": ["call.missing"], "reasons": [SHAPED]},
+            "error": {"message": SHAPED, "detail": [SHAPED, {"errors": [SHAPED]}]},
+        },
         {"errors": ["x"], "infra_error": "y", "message": {"a": [1, 2.5, None, "z"]}},
     ],
 )
@@ -79,6 +87,7 @@ def _planted(draw: st.DrawFn) -> tuple[object, list[str]]:
     text = st.one_of(_TEXT, st.builds(lambda a, s, b: a + s + b, _TEXT,
                                       st.sampled_from(secrets), _TEXT))  # fmt: skip
     leaf = st.one_of(st.none(), st.booleans(), st.integers(), text)
+
     def nest(kids: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
         return st.one_of(st.lists(kids, max_size=4), st.dictionaries(text, kids, max_size=4))
 

@@ -11,7 +11,7 @@ from toolbench.cassettes.recording import Chunk as RawChunk
 from toolbench.cassettes.stream_framing import Clock, EventGuard, Framing, StreamFault
 from toolbench.formats.base import ModelReply
 from toolbench.formats.format_registry import get_format
-from toolbench.formats.streamed import split_stream, with_stream
+from toolbench.formats.stream_spec import split_stream, with_stream
 from toolbench.providers.wire.chat.reader import Assembler
 
 

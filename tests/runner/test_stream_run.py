@@ -87,8 +87,8 @@ def test_streamed_turns_go_through_the_provider_kinds_send(
     """Every turn, plain or streamed, is sent by ``ModelAPI.send`` of the kind that
     ``endpoint_for`` returned (the shared call, not the LiteLLM module directly); a
     streamed one with ``stream`` and the usage asked."""
-    from toolbench.providers.base import Endpoint
     from toolbench.providers.litellm_api import LiteLLMAPI
+    from toolbench.providers.model_api import Endpoint
 
     seen: list[tuple[bool, Any, Any]] = []
     real = LiteLLMAPI.send

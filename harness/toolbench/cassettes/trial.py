@@ -50,7 +50,7 @@ def _json(content: bytes) -> Any:
 class TrialCassette(TrialExchanges):
     """The cassette a trial records into or replays from: its exchanges
     (:class:`~.exchanges.TrialExchanges`), answered or recorded through HTTP. What the
-    provider asks of it is :class:`~toolbench.providers.base.CassetteView`."""
+    provider asks of it is :class:`~toolbench.providers.model_api.CassetteView`."""
 
     def _begin(self, request: httpx.Request) -> None:
         if request.method == "POST":  # the attempt that recorded one failed: this one asks again

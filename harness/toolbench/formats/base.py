@@ -28,7 +28,7 @@ from toolbench.formats.exchange import (
 )
 from toolbench.formats.marker_reader import MarkerReader
 from toolbench.formats.reader_events import IncrementalReader
-from toolbench.formats.streamsyntax import EMPTY, StreamSyntax, literal_tokens, tokens
+from toolbench.formats.stream_syntax import EMPTY, StreamSyntax, literal_tokens, tokens
 from toolbench.tools import ToolDef
 
 __all__ = [
@@ -128,7 +128,7 @@ class Format(ABC):
     patterns also matches, from the same position to at least the same end, is no leak."""
     stream: ClassVar[StreamSyntax] = EMPTY
     """What the incremental reader needs: the regions (calls, hidden markup) and how each
-    opens and ends (:mod:`toolbench.formats.streamsyntax`). Empty: text is shown at once
+    opens and ends (:mod:`toolbench.formats.stream_syntax`). Empty: text is shown at once
     and calls are known at the end of the reply."""
     native: ClassVar[bool] = False
     """True when the format uses the provider's own tool-calling API

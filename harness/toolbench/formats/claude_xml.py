@@ -27,7 +27,7 @@ from toolbench.formats.base import NamePattern, ParseResult
 from toolbench.formats.describe import type_name
 from toolbench.formats.dialect import DialectCollector, DialectFormat, drop_block
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
-from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tag, to_end, tokens
+from toolbench.formats.stream_syntax import Region, StreamSyntax, literal, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 

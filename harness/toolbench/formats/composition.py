@@ -29,7 +29,7 @@ from toolbench.formats.base import (
     RenderedRequest,
     ToolCall,
 )
-from toolbench.formats.streamsyntax import StreamSyntax
+from toolbench.formats.stream_syntax import StreamSyntax
 from toolbench.tools import ToolDef
 
 SEPARATOR = "|"

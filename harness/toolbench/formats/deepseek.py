@@ -31,7 +31,7 @@ from toolbench.formats.dialect import (
     skip_space,
 )
 from toolbench.formats.invoke import InvokeSyntax, read_blocks
-from toolbench.formats.streamsyntax import Region, StreamSyntax, tag, to_end, tokens
+from toolbench.formats.stream_syntax import Region, StreamSyntax, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
 from toolbench.formats.composition import compose
-from toolbench.formats.streamed import Streamed, split_stream
+from toolbench.formats.stream_spec import Streamed, split_stream
 from toolbench.registry import Kind, Registry
 
 ENTRY_POINT_GROUP = "toolbench.formats"
@@ -116,7 +116,7 @@ def get_format(spec: str) -> Format:
     ``a|b`` is a fallback composition (:mod:`toolbench.formats.composition`): both parts
     must be known formats (each may carry its options); ``a|b|c`` is ``a|(b|c)``.
     The ``stream`` option (``xml:stream``, ``native:stream|xml``) asks the whole format
-    streamed (:mod:`toolbench.formats.streamed`).
+    streamed (:mod:`toolbench.formats.stream_spec`).
     """
     base, streamed = split_stream(spec)
     if any(split_stream(part)[1] for part in base.split("|")[1:]):

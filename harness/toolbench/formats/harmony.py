@@ -24,7 +24,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import NamePattern, ParseResult
 from toolbench.formats.dialect import DialectCollector, DialectFormat, NextFinder
-from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tokens
+from toolbench.formats.stream_syntax import Region, StreamSyntax, literal, tokens
 from toolbench.formats.text import split_think, tidy
 from toolbench.tools import ToolDef
 

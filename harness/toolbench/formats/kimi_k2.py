@@ -28,7 +28,7 @@ from toolbench.formats.dialect import (
     tools_json,
 )
 from toolbench.formats.schema_values import convert_value, param_schema
-from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tag, tokens
+from toolbench.formats.stream_syntax import Region, StreamSyntax, literal, tag, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 

@@ -24,7 +24,7 @@ from toolbench import codes
 from toolbench.formats.base import Message, NamePattern, ParseResult, ToolCall
 from toolbench.formats.dialect import MAX_CALLS, DialectCollector, DialectFormat, NextFinder
 from toolbench.formats.jsonscan import TOKEN_BUDGET, Scan, loads_strict, scan_objects
-from toolbench.formats.streamsyntax import Region, StreamSyntax, literal, tokens
+from toolbench.formats.stream_syntax import Region, StreamSyntax, literal, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 

@@ -4,7 +4,7 @@ A chat application streams the model's text to its user as it arrives. Whether r
 markup reaches the screen depends on when the application's parser recognises a call, and
 on how much text it is willing to hold back while a tail could still become a marker.
 :class:`MarkerReader` reads a reply chunk by chunk from the format's declared
-:class:`~toolbench.formats.streamsyntax.StreamSyntax` and returns
+:class:`~toolbench.formats.stream_syntax.StreamSyntax` and returns
 :class:`~toolbench.formats.reader_events.Event`\\ s: visible text (with a held-back tail that
 could still become an opener), a call started, a call complete, hidden markup, and at
 :meth:`~MarkerReader.close` the final result, which is exactly ``fmt.parse(whole text,

@@ -39,7 +39,7 @@ from toolbench.formats.dialect import (
     tools_json,
 )
 from toolbench.formats.jsonscan import Decoded, scan_objects
-from toolbench.formats.streamsyntax import StreamSyntax, to_end, tokens
+from toolbench.formats.stream_syntax import StreamSyntax, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 

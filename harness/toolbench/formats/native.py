@@ -54,7 +54,7 @@ from toolbench.formats.call_objects import CallCollector, failed_result
 from toolbench.formats.dialect import DialectFormat
 from toolbench.formats.format_registry import format_class, format_names
 from toolbench.formats.jsonscan import loads_strict
-from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
+from toolbench.formats.stream_syntax import StreamSyntax, tag, to_end, tokens
 from toolbench.formats.strict import drop_optional_nulls, strict_schema, why_not_strict
 from toolbench.formats.tagged import drop_blocks
 from toolbench.formats.text import drop_think_tags, split_think, strip_markers, tidy

@@ -44,7 +44,7 @@ from toolbench.formats.jsonscan import (
     scan_objects,
 )
 from toolbench.formats.prompted import PromptedFormat
-from toolbench.formats.streamsyntax import Region, StreamSyntax
+from toolbench.formats.stream_syntax import Region, StreamSyntax
 from toolbench.formats.text import (
     MARKER_ROUNDS,
     Cutter,

@@ -68,8 +68,8 @@ from toolbench.formats.pythonic_regions import (
     find_regions,
     skip,
 )
-from toolbench.formats.streamsyntax import Region as StreamRegion
-from toolbench.formats.streamsyntax import StreamSyntax, literal, tag, tokens
+from toolbench.formats.stream_syntax import Region as StreamRegion
+from toolbench.formats.stream_syntax import StreamSyntax, literal, tag, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 

@@ -28,7 +28,7 @@ from toolbench.formats.dialect import (
     drop_block,
 )
 from toolbench.formats.schema_values import convert_value, param_schema
-from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end, tokens
+from toolbench.formats.stream_syntax import StreamSyntax, tag, to_end, tokens
 from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 

@@ -42,7 +42,7 @@ from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.pycalls import NAME, Refused, read_list
-from toolbench.formats.streamsyntax import Region, StreamSyntax
+from toolbench.formats.stream_syntax import Region, StreamSyntax
 from toolbench.formats.text import MARKER_ROUNDS, split_think, tidy
 from toolbench.tools import ToolDef
 

@@ -22,7 +22,7 @@ from toolbench.formats.scanning import (
     line_start_firsts,
     openers,
 )
-from toolbench.formats.streamsyntax import Region, StreamSyntax
+from toolbench.formats.stream_syntax import Region, StreamSyntax
 
 CTX = 8
 """Characters kept before the scanned window, so ``^`` and lookbehinds see their context."""

@@ -15,7 +15,7 @@ from toolbench.formats.exchange import ParseResult
 from toolbench.formats.reader_events import Event, Parser, new_event
 from toolbench.formats.reader_plan import CTX, closer, header_call, plan_of
 from toolbench.formats.scanning import NEVER, Brackets, Firsts, compiled, overlap, pending
-from toolbench.formats.streamsyntax import Region, StreamSyntax
+from toolbench.formats.stream_syntax import Region, StreamSyntax
 from toolbench.tools import ToolDef
 
 

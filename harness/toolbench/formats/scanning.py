@@ -3,7 +3,7 @@
 What lets a reader look at each new chunk once: the characters a pattern's match can
 begin with (so most chunks never reach the pattern engine), a bracket counter for calls
 that end where their brackets balance, the tail of a text that can still begin a literal
-closer, and the compiled openers of a :class:`~toolbench.formats.streamsyntax.StreamSyntax`.
+closer, and the compiled openers of a :class:`~toolbench.formats.stream_syntax.StreamSyntax`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import regex
 
-from toolbench.formats.streamsyntax import StreamSyntax
+from toolbench.formats.stream_syntax import StreamSyntax
 
 _CODE_SIGN = re.compile(r"[\"']|[(\[{]+|[)\]}]+")
 """A quote, or a run of opening or of closing brackets (one step for ``[[[[...``)."""

@@ -33,7 +33,7 @@ from toolbench.formats.call_objects import CallCollector
 from toolbench.formats.dialect import MAX_CALLS
 from toolbench.formats.jsonscan import Decoded, Span, decode, loads_strict, scan_objects
 from toolbench.formats.prompted import PromptedFormat
-from toolbench.formats.streamsyntax import StreamSyntax, tag, to_end
+from toolbench.formats.stream_syntax import StreamSyntax, tag, to_end
 from toolbench.formats.tagged import Block, BlockFinder, drop_blocks
 from toolbench.formats.text import Cutter, split_think, strip_markers, tidy
 from toolbench.tools import ToolDef

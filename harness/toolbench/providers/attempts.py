@@ -23,7 +23,7 @@ from toolbench import codes
 from toolbench.cassettes.boundary import request_key
 from toolbench.errors import CassetteMissingError, UnsupportedError
 from toolbench.providers import finish as finish_signal
-from toolbench.providers.base import CassetteView, Endpoint, Fault, ModelAPI
+from toolbench.providers.model_api import CassetteView, Endpoint, Fault, ModelAPI
 from toolbench.providers.reply import read_reply
 from toolbench.providers.wire.chat.reader import Assembled
 from toolbench.redaction import redact_error

@@ -1,7 +1,7 @@
 """The one call every request goes through, plain or streamed, whatever its kind.
 
-A kind only sends (:meth:`~toolbench.providers.base.ModelAPI.send`) and says what a
-fault means (:meth:`~toolbench.providers.base.ModelAPI.classify`); this module owns
+A kind only sends (:meth:`~toolbench.providers.model_api.ModelAPI.send`) and says what a
+fault means (:meth:`~toolbench.providers.model_api.ModelAPI.classify`); this module owns
 what is around the send, the same for every kind and for both modes, as stages with
 typed values between them: build the request once (:mod:`.request`, parameters filtered
 by the kind's capabilities: :class:`Built`) -> replay at the boundary or send
@@ -21,7 +21,8 @@ from toolbench import codes
 from toolbench.errors import InfraError
 from toolbench.providers import finish as finish_signal
 from toolbench.providers.attempts import Attempts, Send, Sent
-from toolbench.providers.base import (
+from toolbench.providers.capabilities import invents_call_ids
+from toolbench.providers.model_api import (
     Capabilities,
     CassetteView,
     Completion,
@@ -30,7 +31,6 @@ from toolbench.providers.base import (
     Fault,
     ModelAPI,
 )
-from toolbench.providers.capabilities import invents_call_ids
 from toolbench.providers.replay import (
     keep,
     kept_capabilities,
@@ -39,8 +39,8 @@ from toolbench.providers.replay import (
     replays_stream,
 )
 from toolbench.providers.reply import read_reply
-from toolbench.providers.request import adaptations, as_streamed, build_request
-from toolbench.providers.streamed import as_completion, finish, left, read_stream, stream_record
+from toolbench.providers.stream_read import as_completion, finish, left, read_stream, stream_record
+from toolbench.providers.turn_request import adaptations, as_streamed, build_request
 from toolbench.results import Attempt, RequestParams
 
 DEADLINE_GRACE_S = 0.25

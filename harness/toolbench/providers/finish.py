@@ -32,7 +32,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ModelReply
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 
 FILTERED = "content_filter"
 """LiteLLM's finish reason for every provider's filter (its ``_FINISH_REASON_MAP``)."""

@@ -3,8 +3,8 @@ and which kind serves a model string.
 
 The built-in kinds are listed in toolbench's own ``pyproject.toml`` under that group,
 exactly as a plugin lists its own: each entry point names a class implementing
-:class:`~toolbench.providers.base.ModelAPI` (``module:Class``), made with the run's
-:class:`~toolbench.providers.base.ProviderSettings`. A kind claims model strings by
+:class:`~toolbench.providers.model_api.ModelAPI` (``module:Class``), made with the run's
+:class:`~toolbench.providers.model_api.ProviderSettings`. A kind claims model strings by
 its ``prefixes`` (``local/``); a model no kind claims goes to :data:`DEFAULT_KIND`
 (LiteLLM, which knows the providers by their own prefixes). Loading follows
 :mod:`toolbench.registry`: a plugin that fails to load is named in one warning line and
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeGuard
 
-from toolbench.providers.base import ModelAPI, ProviderSettings
+from toolbench.providers.model_api import ModelAPI, ProviderSettings
 from toolbench.registry import Kind as Holds
 from toolbench.registry import Registry
 

@@ -18,13 +18,6 @@ from typing import Any
 
 from toolbench.errors import MissingApiKeyError, UserError
 from toolbench.formats.base import Format, ModelReply
-from toolbench.providers.base import (
-    DEFAULT_TIMEOUT_S,
-    Capabilities,
-    Endpoint,
-    Fault,
-    ProviderSettings,
-)
 from toolbench.providers.capabilities import (
     NO_KEY,
     check_provider,
@@ -36,6 +29,13 @@ from toolbench.providers.capabilities import (
 from toolbench.providers.lazy_litellm import OFFLINE_SWITCHES as OFFLINE_SWITCHES
 from toolbench.providers.lazy_litellm import litellm as litellm
 from toolbench.providers.litellm_faults import classify
+from toolbench.providers.model_api import (
+    DEFAULT_TIMEOUT_S,
+    Capabilities,
+    Endpoint,
+    Fault,
+    ProviderSettings,
+)
 from toolbench.providers.reply import read_reply as _reply
 from toolbench.providers.wire.responses.reader import completion
 from toolbench.providers.wire.responses.request import is_responses

@@ -1,6 +1,6 @@
 """What a fault LiteLLM raised means: its typed code, whether to ask again, how long the
 server asked to wait (:func:`classify`, the LiteLLM kind's
-:meth:`~toolbench.providers.base.ModelAPI.classify`).
+:meth:`~toolbench.providers.model_api.ModelAPI.classify`).
 
 Decided by LiteLLM's exception classes (and the HTTP status for exceptions that are not
 LiteLLM's), the ``param`` a 4xx body names and LiteLLM's capability tables; never by the
@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from toolbench import codes
-from toolbench.providers.base import CassetteView, Fault
+from toolbench.providers.model_api import CassetteView, Fault
 from toolbench.providers.refusal import TOOL_PARAMS, refuses_tools
 from toolbench.redaction import redact_error
 

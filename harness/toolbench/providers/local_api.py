@@ -17,12 +17,12 @@ from typing import Any
 from toolbench.cassettes import LOCAL_BASE
 from toolbench.errors import UnknownNameError
 from toolbench.formats.base import Format
-from toolbench.providers.base import Capabilities, Endpoint, Fault, ProviderSettings
 from toolbench.providers.lazy_litellm import litellm
 from toolbench.providers.litellm_api import send, warm
 from toolbench.providers.litellm_faults import classify
 from toolbench.providers.local_models import LOCAL_MODELS
 from toolbench.providers.local_server import LocalServerPool, check_ready
+from toolbench.providers.model_api import Capabilities, Endpoint, Fault, ProviderSettings
 
 LOCAL_KEY = "toolbench-local"
 LOCAL_MAX_TOKENS = 256

@@ -38,7 +38,9 @@ from toolbench.cassettes import boundary
 from toolbench.cassettes.recording import ReadReply
 from toolbench.errors import UserError
 from toolbench.formats.base import ModelReply, RenderedRequest
-from toolbench.providers.base import (
+from toolbench.providers.capabilities import CHECKED, provider_of
+from toolbench.providers.litellm_api import read_recorded, response_cost
+from toolbench.providers.model_api import (
     Capabilities,
     CassetteView,
     Completion,
@@ -46,10 +48,8 @@ from toolbench.providers.base import (
     Endpoint,
     WireRequest,
 )
-from toolbench.providers.capabilities import CHECKED, provider_of
-from toolbench.providers.litellm_api import read_recorded, response_cost
 from toolbench.providers.reply import read_reply
-from toolbench.providers.request import adaptations, as_streamed, build_request
+from toolbench.providers.turn_request import adaptations, as_streamed, build_request
 from toolbench.providers.wire.chat import request as chat_request
 from toolbench.providers.wire.responses import request as responses_request
 from toolbench.providers.wire.responses.reader import completion

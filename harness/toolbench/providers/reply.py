@@ -15,7 +15,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.formats.base import ModelReply
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 from toolbench.providers.server_tools import client_calls
 
 _INVENTED_ID = re.compile(

@@ -40,9 +40,9 @@ from toolbench.errors import (
     UnsupportedError,
 )
 from toolbench.formats.base import Format, RenderedRequest
-from toolbench.formats.streamed import is_streamed
-from toolbench.providers.base import Completion, CompletionRequest, Endpoint, ModelAPI
+from toolbench.formats.stream_spec import is_streamed
 from toolbench.providers.call import call
+from toolbench.providers.model_api import Completion, CompletionRequest, Endpoint, ModelAPI
 from toolbench.results import RequestParams, TrialResult, TrialScores, TrialSettings, TurnRecord
 from toolbench.runner.variants import split_variant
 from toolbench.scenarios.model import Scenario

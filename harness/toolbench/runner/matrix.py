@@ -20,11 +20,11 @@ from toolbench.errors import UserError
 from toolbench.formats.auto import AUTO, resolve_formats
 from toolbench.formats.base import Format
 from toolbench.formats.format_registry import get_format
-from toolbench.formats.streamed import expand_stream
-from toolbench.providers.base import ProviderSettings
+from toolbench.formats.stream_spec import expand_stream
 from toolbench.providers.kind_registry import DEFAULT_KIND, api_class, kind_of
 from toolbench.providers.llama_server import server_chat_template
 from toolbench.providers.local_models import DEFAULT_MODELS
+from toolbench.providers.model_api import ProviderSettings
 from toolbench.providers.wire.responses.request import API, refusal
 from toolbench.redaction import register_url_secrets
 from toolbench.runner.model_params import ModelParams, api_bases, model_params

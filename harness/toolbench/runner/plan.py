@@ -28,9 +28,9 @@ from toolbench import __version__
 from toolbench.cassettes import RecordOption, cassette_api_base
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
-from toolbench.providers.base import ProviderSettings
 from toolbench.providers.kind_registry import api_class, kind_of, kinds
 from toolbench.providers.local_models import report_notes
+from toolbench.providers.model_api import ProviderSettings
 from toolbench.redaction import redact_uri
 from toolbench.results import RunInfo, Shard
 from toolbench.runner.drive import TrialSpec, cassette_path

@@ -32,7 +32,7 @@ from toolbench.engine import effective_settings
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
 from toolbench.formats.format_registry import get_format
-from toolbench.formats.streamed import is_streamed
+from toolbench.formats.stream_spec import is_streamed
 from toolbench.outcome import trial_outcome
 from toolbench.outpath import prepare_dir
 from toolbench.results import RunInfo, TrialResult, TrialScores, TrialSettings, TurnRecord

@@ -24,7 +24,7 @@ from typing import Any
 
 from toolbench.errors import UserError
 from toolbench.formats.auto import resolve_formats
-from toolbench.formats.streamed import expand_stream
+from toolbench.formats.stream_spec import expand_stream
 from toolbench.redaction import REDACTED, redact
 from toolbench.results import RunInfo
 from toolbench.runner.matrix import Recorded

@@ -29,8 +29,8 @@ from toolbench.cassettes import register_api_base, router
 from toolbench.cassettes.boundary import reset_replay_mode, set_replay_mode
 from toolbench.errors import StorageError
 from toolbench.formats.base import Format
-from toolbench.providers.base import Endpoint, ModelAPI, ProviderSettings
 from toolbench.providers.kind_registry import Providers
+from toolbench.providers.model_api import Endpoint, ModelAPI, ProviderSettings
 from toolbench.results import TrialResult, TurnRecord
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import EndpointFor, OnLoop, TrialSpec, harness_result, run_trial

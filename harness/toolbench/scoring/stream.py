@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from toolbench.formats.base import Format
 from toolbench.formats.observe import DisplayPolicy, StreamView, observe_stream
-from toolbench.formats.streamed import Streamed, is_streamed
+from toolbench.formats.stream_spec import Streamed, is_streamed
 from toolbench.results import TurnRecord
 from toolbench.scoring.scorer import Scored, Scorer, TrialInput
 from toolbench.tools import ToolDef

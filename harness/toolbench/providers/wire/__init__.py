@@ -17,7 +17,7 @@ cassette's exchange by (:mod:`toolbench.providers.replay`).
 
 A package is a :class:`~toolbench.providers.wire.protocol.WireProtocol` (its ``name``,
 ``content_types``, ``speaks`` and ``assemble``), registered by name in
-:data:`~toolbench.providers.wire.registry.WIRES` (entry-point group ``toolbench.wires``): a
+:data:`~toolbench.providers.wire.wire_registry.WIRES` (entry-point group ``toolbench.wires``): a
 new protocol is a new package and an entry point. A provider's failure signals inside a
 2xx stream, common to every wire, are :mod:`.signals`.
 """

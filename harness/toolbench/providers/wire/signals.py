@@ -30,7 +30,7 @@ from typing import Any
 
 from toolbench import codes
 from toolbench.cassettes.faults import ANTHROPIC_BLOCKS, carried_error
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 from toolbench.providers.wire.cohere import reader as cohere
 from toolbench.providers.wire.responses import reader as responses
 

@@ -1,7 +1,7 @@
 """The HTTP request the sender sends for an OpenAI chat request: what an older cassette's
 exchange is matched by on a replay at the boundary (newer ones by toolbench's own key).
 
-The request itself is built for every kind by :mod:`toolbench.providers.request`: the
+The request itself is built for every kind by :mod:`toolbench.providers.turn_request`: the
 chat request is what every format renders and every kind takes.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolbench.cassettes import boundary
-from toolbench.providers.base import Endpoint, WireRequest
 from toolbench.providers.capabilities import provider_of
+from toolbench.providers.model_api import Endpoint, WireRequest
 
 
 def wire_request(

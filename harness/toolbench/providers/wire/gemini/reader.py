@@ -26,7 +26,7 @@ import json
 from typing import Any
 
 from toolbench import codes
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 from toolbench.providers.reply import THOUGHT_SEPARATOR, derived_id
 from toolbench.providers.wire.chat.reader import Assembled, Assembler
 from toolbench.providers.wire.gemini.partial_args import PartialArgs, PartialArgsError

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolbench import codes
-from toolbench.providers.base import Fault
+from toolbench.providers.model_api import Fault
 from toolbench.providers.wire.chat.reader import Assembled, Assembler, TimedDelta
 
 OUTPUT_ITEMS = "output_items"

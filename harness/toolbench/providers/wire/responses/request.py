@@ -29,9 +29,9 @@ from typing import Any
 from toolbench.cassettes import boundary
 from toolbench.errors import UserError
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers.base import Endpoint, WireRequest
 from toolbench.providers.capabilities import provider_of
 from toolbench.providers.lazy_litellm import litellm
+from toolbench.providers.model_api import Endpoint, WireRequest
 from toolbench.providers.wire.responses.reader import OUTPUT_ITEMS
 from toolbench.results import RequestParams
 
@@ -129,7 +129,7 @@ def tool_choice(choice: Any) -> Any:
 
 
 def shape(request: dict[str, Any], record: RequestParams) -> dict[str, Any]:
-    """The chat ``request`` (as :func:`~toolbench.providers.request.build_request` made
+    """The chat ``request`` (as :func:`~toolbench.providers.turn_request.build_request` made
     it) as a Responses API request; ``record`` notes what the API does not take."""
     instructions, items = input_items(list(request.get("messages") or []))
     out: dict[str, Any] = {"model": request["model"], "input": items}

@@ -26,7 +26,7 @@ from toolbench.formats.base import (
     RenderedRequest,
     ToolCall,
 )
-from toolbench.formats.streamsyntax import StreamSyntax
+from toolbench.formats.stream_syntax import StreamSyntax
 from toolbench.stream_option import STREAM_OPTION, split_stream, with_stream
 from toolbench.tools import ToolDef
 

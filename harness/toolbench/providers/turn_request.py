@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolbench.formats.base import RenderedRequest
-from toolbench.providers.base import Endpoint
 from toolbench.providers.capabilities import filter_params, reads_echo_extras
+from toolbench.providers.model_api import Endpoint
 from toolbench.providers.wire.responses.request import is_responses, shape
 from toolbench.results import RequestParams
 
@@ -22,7 +22,7 @@ ECHO_DROPPED = ("provider_specific_fields",)
 back in the next turn to an OpenAI-compatible API, Mistral's refuses the request (422 on
 unknown fields). Providers whose LiteLLM transformation reads them (Gemini's thought
 signatures, Anthropic's and Bedrock's blocks) get them back
-(:attr:`~toolbench.providers.base.Capabilities.echo_extras`)."""
+(:attr:`~toolbench.providers.model_api.Capabilities.echo_extras`)."""
 
 
 CALL_DROPPED = ("index",)
@@ -109,7 +109,7 @@ def build_request(
     the record of the sampling parameters asked, sent and dropped (by the model's
     capabilities, :mod:`.capabilities`; ``takes``: a server of toolbench's own says itself).
     ``echo_extras``: the kind's
-    :attr:`~toolbench.providers.base.Capabilities.echo_extras` (None: LiteLLM's tables)."""
+    :attr:`~toolbench.providers.model_api.Capabilities.echo_extras` (None: LiteLLM's tables)."""
     messages = list(rendered.messages)
     if echo_extras is None:
         echo_extras = reads_echo_extras(endpoint.model, endpoint.api_base)

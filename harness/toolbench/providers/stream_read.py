@@ -24,12 +24,12 @@ from toolbench import codes
 from toolbench.cassettes import stream_fault
 from toolbench.formats.base import ParseIssue
 from toolbench.providers import finish as finish_signal
-from toolbench.providers.base import CassetteView, Fault
+from toolbench.providers.model_api import CassetteView, Fault
 from toolbench.providers.wire import signals
 from toolbench.providers.wire.chat.reader import Assembled, Assembler
 from toolbench.providers.wire.cohere import reader as cohere
 from toolbench.providers.wire.gemini import reader as gemini
-from toolbench.providers.wire.registry import WIRES
+from toolbench.providers.wire.wire_registry import WIRES
 from toolbench.redaction import redact_error, redact_pieces
 from toolbench.results import StreamTurn, TimedText
 
