@@ -81,7 +81,16 @@ def test_tie_when_no_difference_is_significant(
     code, _, err = cli(["recommend", "runs/close", "--to", "yaml"], capsys)
     assert code == 2 and err == (
         "error: recommend --to yaml: no model has a recommendation (their formats tie or "
-        "none works; see recommend's text): no formats file written\n"
+        "none works; --break-ties writes a broken tie's pick; see recommend's text): no "
+        "formats file written\n"
+    )
+    # The tie was broken (call accuracy, not significant): asked for knowingly, its pick.
+    code, out, _ = cli(["recommend", "runs/close", "--to", "yaml", "--break-ties"], capsys)
+    assert code == 0 and yaml.safe_load(out)["models"] == {"m": {"tool_format": "a"}}
+    code, _, err = cli(["recommend", "runs/close", "--break-ties"], capsys)
+    assert (code, err) == (
+        2,
+        "error: recommend: --break-ties chooses what --to yaml writes; give --to yaml\n",
     )
 
 
