@@ -75,6 +75,7 @@ SHOWCASE = (
     "tests/scoring/strict_calls.py",
     "tests/metrics/toy_metric.py",
     "tests/cli/toy_csv_report.py",
+    "tests/providers/toy_wire.py",
 )
 """The plugins the tests install through entry points, written as a third party would."""
 

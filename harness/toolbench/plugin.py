@@ -70,6 +70,8 @@ from toolbench.providers.model_api import (
     ModelAPI,
     ProviderSettings,
 )
+from toolbench.providers.stream_read import as_completion
+from toolbench.providers.wire.chat.reader import Assembler
 from toolbench.providers.wire.protocol import WireProtocol
 from toolbench.providers.wire.wire_registry import WIRES
 from toolbench.registry import DuplicateNameError, Kind, RegistrationError, Registry, instances_of
@@ -95,6 +97,7 @@ __all__ = [
     "REPORTS",
     "SCORERS",
     "WIRES",
+    "Assembler",
     "CallCollector",
     "Capabilities",
     "Completion",
@@ -137,6 +140,7 @@ __all__ = [
     "Value",
     "ValueKind",
     "WireProtocol",
+    "as_completion",
     "codes",
     "effective_turns",
     "flag_rate",

@@ -16,11 +16,15 @@ from typing import Any
 
 import httpx
 
-from toolbench import codes
-from toolbench.formats.base import Format
-from toolbench.providers.model_api import Capabilities, Endpoint, Fault
-from toolbench.providers.stream_read import as_completion
-from toolbench.providers.wire.chat.reader import Assembler
+from toolbench.plugin import (
+    Assembler,
+    Capabilities,
+    Endpoint,
+    Fault,
+    Format,
+    as_completion,
+    codes,
+)
 
 name = "toy"
 content_types = ("text/event-stream",)
