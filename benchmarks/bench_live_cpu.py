@@ -94,7 +94,10 @@ def run_trials(
     from toolbench.runner.options import RunOptions
     from toolbench.runner.run import execute_run, plan_run
 
-    registry.kinds()["litellm"] = bare_kind() if kind == "bare" else LiteLLMAPI
+    # The registry hands out copies of its table: the kind is replaced in the registry
+    # itself (a copy's entry would leave the run on LiteLLM).
+    registry.KINDS.register(bare_kind() if kind == "bare" else LiteLLMAPI, replace=True)
+    assert registry.api_class("litellm").__name__ == ("Bare" if kind == "bare" else "LiteLLMAPI")
     if where is not None:
         where.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=where) as tmp:

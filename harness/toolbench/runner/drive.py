@@ -289,8 +289,10 @@ async def _score(
     """Score a trial: in a worker thread while another trial may be waiting on a server
     (a scenario's slow regex check, bounded by :mod:`toolbench.timedregex`, or a big
     reply's schema validation must not stall its I/O), on the event loop when ``inline``
-    says so: when nothing is waiting on a server (a replay), where handing the work to a
-    thread and back was a large share of a replayed plain trial's CPU."""
+    says so: when nothing is waiting on a server (a replay), or when this trial's
+    scoring is known to be quick (:mod:`toolbench.scoring.quick`). Handing the work to a
+    thread and back was a large share of a replayed plain trial's CPU, and cost a live trial
+    CPU and context switches of its own."""
     args = (spec.scenario, spec.fmt, turns, settings, spec.markers)
     if inline is not None and inline(turns):
         return score_trial(*args)

@@ -11,7 +11,7 @@ The scheduler owns what the trials share while they run:
 - the replay policy the plan decided for each trial (:data:`~.plan.ReplayPolicy`) and the
   replay mode (``--replay``), set once for the run's tasks;
 - where a trial is scored: on the event loop while no trial waits on a server (nothing
-  to stall), else in a worker thread;
+  to stall), else in a worker thread unless its scoring is known to be quick;
 - the first storage fault, which stops the run (:mod:`.halt`).
 
 One bad trial never ends a run: :func:`~toolbench.runner.drive.run_trial` turns every
@@ -32,12 +32,14 @@ from toolbench.formats.base import Format
 from toolbench.providers.kind_registry import Providers
 from toolbench.providers.model_api import Endpoint, ModelAPI, ProviderSettings
 from toolbench.results import TrialResult, TurnRecord
+from toolbench.runner.collector import run_collector
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import EndpointFor, OnLoop, TrialSpec, harness_result, run_trial
 from toolbench.runner.halt import Halt
 from toolbench.runner.model_params import API_BASE
 from toolbench.runner.plan import Plan, PlannedTrial
 from toolbench.runner.variants import bare_model
+from toolbench.scoring.quick import replies_are_short, scenario_scores_quickly
 from toolbench.store import ResultsAppender, results_path
 
 ProgressHook = Callable[[TrialResult], None]
@@ -50,7 +52,9 @@ REPLAY_FELL_SHORT = ("cassette_missing", "cassette_unreadable")
 def run_schedule(plan: Plan, on_result: ProgressHook) -> int:
     """Drive every planned trial, writing each line as it finishes; returns how many
     trials the budget left unstarted. Raises the run's first storage fault."""
-    return asyncio.run(_Scheduler(plan, on_result).run())
+    # A run allocates many short-lived objects per trial: see runner/collector.py.
+    with run_collector():
+        return asyncio.run(_Scheduler(plan, on_result).run())
 
 
 class _Scheduler:
@@ -69,6 +73,8 @@ class _Scheduler:
         self.not_run = 0
         self.live = 0
         """Trials talking to a server now (decides where a trial is scored)."""
+        self.quick: dict[int, bool] = {}
+        """Whether a scenario scores quickly, by scenario (the plan holds each for the run)."""
 
     async def run(self) -> int:
         # Set here, for this task and the trials it starts (the providers read it).
@@ -160,9 +166,15 @@ class _Scheduler:
 
     def _on_loop(self, spec: TrialSpec) -> OnLoop:
         """Whether ``spec``'s trial is scored on the event loop: while no trial talks to a
-        server (no request in flight for its scoring to stall; see ``drive._score``)."""
+        server (no request in flight for its scoring to stall; see ``drive._score``), or
+        while one does, if its scoring is known to be quick."""
 
         def ask(turns: Sequence[TurnRecord]) -> bool:
-            return self.live == 0
+            if self.live == 0:
+                return True
+            known = self.quick.get(id(spec.scenario))
+            if known is None:
+                known = self.quick[id(spec.scenario)] = scenario_scores_quickly(spec.scenario)
+            return known and replies_are_short(turns)
 
         return ask
