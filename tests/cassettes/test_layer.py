@@ -17,7 +17,8 @@ import toolbench.providers
 PACKAGE = Path(toolbench.cassettes.__file__).parent
 PROVIDERS = Path(toolbench.providers.__file__).parent
 GROUND = {
-    "toolbench.codes", "toolbench.errors", "toolbench.eventstream", "toolbench.redaction",
+    "toolbench.codes", "toolbench.errors", "toolbench.eventstream", "toolbench.framings",
+    "toolbench.redaction",
 }  # fmt: skip
 """The ground modules the cassettes use (codes, secret_shapes, ... would be as welcome)."""
 

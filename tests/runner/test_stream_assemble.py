@@ -8,10 +8,11 @@ import pytest
 
 from toolbench import codes
 from toolbench.cassettes.recording import Chunk as RawChunk
-from toolbench.cassettes.stream_framing import Clock, EventGuard, Framing, StreamFault
+from toolbench.cassettes.stream_framing import Clock, EventGuard, StreamFault
 from toolbench.formats.base import ModelReply
 from toolbench.formats.format_registry import get_format
 from toolbench.formats.stream_spec import split_stream, with_stream
+from toolbench.framings import FRAMINGS
 from toolbench.providers.wire.chat.reader import Assembler
 
 
@@ -185,9 +186,9 @@ GUARD_CASES = [
 
 @pytest.mark.parametrize(("case", "framing", "parts", "fault"), GUARD_CASES,
                          ids=[c[0] for c in GUARD_CASES])  # fmt: skip
-def test_event_guard(case: str, framing: Framing, parts: list[bytes], fault: str | None) -> None:
+def test_event_guard(case: str, framing: str, parts: list[bytes], fault: str | None) -> None:
     clock = Clock()
-    guard = EventGuard(clock, framing)
+    guard = EventGuard(clock, FRAMINGS.get(framing))
     try:
         for p in parts:
             guard.feed(p)

@@ -22,8 +22,9 @@ from toolbench.cassettes.boundary import url_path
 from toolbench.cassettes.match import same_body
 from toolbench.cassettes.scrub import scrub_body_data
 from toolbench.cassettes.stream_bytes import RecordingStream
-from toolbench.cassettes.stream_framing import Clock, decode, framing_of
+from toolbench.cassettes.stream_framing import Clock, decode
 from toolbench.errors import CassetteMissingError
+from toolbench.framings import framing_of
 from toolbench.redaction import redact_data
 
 RecordOption = Literal["none", "new", "all"]

@@ -14,11 +14,12 @@ import httpx
 
 import toolbench.cassettes.recording as rec
 from toolbench import codes
-from toolbench.cassettes.stream_framing import Clock, EventGuard, Framing, StreamFault
+from toolbench.cassettes.stream_framing import Clock, EventGuard, StreamFault
+from toolbench.framings import Framing
 
 
 class ReplayStream(httpx.AsyncByteStream):
-    def __init__(self, chunks: Sequence[rec.Chunk], clock: Clock, framing: Framing = "sse") -> None:
+    def __init__(self, chunks: Sequence[rec.Chunk], clock: Clock, framing: Framing) -> None:
         self.chunks, self.clock, self.framing = chunks, clock, framing
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -40,7 +41,7 @@ class RecordingStream(httpx.AsyncByteStream):
         t0: float,
         clock: Clock,
         done: Callable[[list[rec.Chunk]], None] | None,
-        framing: Framing = "sse",
+        framing: Framing,
     ) -> None:
         self.inner, self.t0, self.clock, self.done = inner, t0, clock, done
         self.framing = framing

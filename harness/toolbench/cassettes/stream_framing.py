@@ -1,5 +1,6 @@
 """A streamed body read as the wire hands it over: how it is cut into events (its
-framing, chosen by content type and confirmed by its first line), the guard that watches
+framing, :mod:`toolbench.framings`, chosen by content type and confirmed by its first
+line), the guard that watches
 the bytes event by event (an oversized event, one that is not JSON, a body cut off inside
 an event), and the :class:`Clock` that keeps what was read (each JSON event with the
 offset of the chunk that completed it, which fields carried a reply, a provider's error
@@ -14,11 +15,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import toolbench.cassettes.recording as rec
-from toolbench import codes, eventstream
+from toolbench import codes
 from toolbench.cassettes.faults import error_object
+from toolbench.framings import (
+    FRAMINGS,
+    BadFrame,
+    FrameCutter,
+    FrameTooLarge,
+    Framing,
+    framing_of,
+)
 
 MAX_EVENT_BYTES = 1_000_000
 """The largest server-sent event accepted (bytes between two blank lines)."""
@@ -34,38 +43,21 @@ class StreamFault(Exception):
         self.code = code
 
 
-Framing = Literal["sse", "ndjson", "eventstream", "lines"]
-"""How a streamed body is cut into events: server-sent events, one JSON object per line
-(Ollama's ``application/x-ndjson``), AWS eventstream frames (Bedrock), or lines of a
-body whose type says nothing more (only their size is guarded, and what the stream
-carried is not judged: LiteLLM reads it)."""
-
-
-def framing_of(headers: Any) -> Framing:
-    ctype = str(headers.get("content-type", "")).lower()
-    if eventstream.CONTENT_TYPE in ctype:
-        return "eventstream"
-    if "event-stream" in ctype:
-        return "sse"
-    return "ndjson" if "ndjson" in ctype or "jsonl" in ctype else "lines"
-
-
 class EventGuard:
     """Watches the raw bytes as they pass, event by event, in linear time: refuses an
-    event larger than :data:`MAX_EVENT_BYTES`, and notes an event that is not JSON (or an
-    eventstream frame whose CRC does not match) and a stream that ends inside an event
-    (its fault is on the :class:`Clock`)."""
+    event larger than :data:`MAX_EVENT_BYTES`, and notes an event that is not JSON (or a
+    binary frame that is not one) and a stream that ends inside an event (its fault is on
+    the :class:`Clock`). How the bytes are cut is the :class:`~toolbench.framings.Framing`'s
+    (registered by content type), so a new framing is a module of its own."""
 
-    def __init__(self, clock: Clock, framing: Framing = "sse") -> None:
+    def __init__(self, clock: Clock, framing: Framing) -> None:
         self.clock = clock
         self.framing = framing
-        clock.framing = framing
-        self.sse = framing == "sse"
-        """False for a line-delimited stream (Ollama's NDJSON): each line is an event."""
+        clock.framing = framing.name
         self.line = bytearray()
         self.event = 0
-        self.frames = eventstream.FrameReader(MAX_EVENT_BYTES)
-        self.sniffed = framing == "eventstream"
+        self.frames = framing.frames(MAX_EVENT_BYTES) if framing.frames is not None else None
+        self.sniffed = self.frames is not None
         """Whether the body's first line confirmed (or chose) the line framing."""
 
     def _too_large(self) -> StreamFault:
@@ -77,8 +69,8 @@ class EventGuard:
         return fault
 
     def feed(self, data: bytes) -> None:
-        if self.framing == "eventstream":
-            self._frames(data)
+        if self.frames is not None:
+            self._frames(self.frames, data)
             return
         start = 0
         while True:
@@ -94,72 +86,60 @@ class EventGuard:
             self.line.clear()
             start = nl + 1
 
-    def _frames(self, data: bytes) -> None:
+    def _frames(self, cutter: FrameCutter, data: bytes) -> None:
         if self.clock.fault is not None:
             return
         try:
-            frames = self.frames.feed(data)
-        except eventstream.FrameTooLarge:
+            payloads = cutter.feed(data)
+        except FrameTooLarge:
             raise self._too_large() from None
-        except eventstream.FrameError as exc:
+        except BadFrame as exc:
             self.clock.fault = StreamFault(codes.INFRA_STREAM_BAD_EVENT, str(exc))
             return
-        for frame in frames:
-            if frame.headers.get(":message-type", "event") != "event":
-                continue  # an exception frame: LiteLLM raises it, classified as such
-            self._payload(frame.payload, "an eventstream payload")
+        for payload in payloads:
+            self._payload(payload)
 
     def _line(self, line: bytes) -> None:
         if not self.sniffed and line.strip():
             self._sniff(line)
-        if not line or not self.sse:
+        framing = self.framing
+        if not line or framing.event_per_line:
             self.event = 0
-        if not line or self.clock.fault is not None or self.framing == "lines":
+        if not line or self.clock.fault is not None or framing.line is None:
             return
-        if self.sse:
-            if not line.startswith(b"data:"):
-                return
-            payload = line[5:].strip()
-            if payload == b"[DONE]":
-                return
-        else:
-            payload = line.strip()
-        self._payload(payload, "a data: line" if self.sse else "an NDJSON line")
+        payload = framing.line(line)
+        if payload is not None:
+            self._payload(payload)
 
     def _sniff(self, line: bytes) -> None:
         """The framing of a line-cut body, chosen by its first line as well as by its
         content type: providers label the same events ``text/event-stream``,
         ``application/x-ndjson``, ``application/stream+json``, ``application/json`` or
-        nothing (Cohere v2 sends server-sent events; gateways relabel them). A line that
-        starts a server-sent event field (``data:``, ``event:``, ``id:``, ``retry:``, a
-        ``:`` comment) is SSE, one that starts a JSON object is NDJSON; any other first
-        line keeps the declared framing (``lines``: nothing toolbench can read, judged
-        by the streamed completion)."""
+        nothing (Cohere v2 sends server-sent events; gateways relabel them). The first
+        registered line framing that claims the line (:attr:`Framing.sniff`) is chosen;
+        a line none claims keeps the declared framing."""
         self.sniffed = True
         head = line.lstrip()
-        if head.startswith((b"data:", b"event:", b"id:", b"retry:", b":")):
-            chosen: Framing = "sse"
-        elif head.startswith(b"{"):
-            chosen = "ndjson"
-        else:
-            return
-        self.framing = self.clock.framing = chosen
-        self.sse = chosen == "sse"
+        for framing in FRAMINGS.sniffers():
+            if framing.sniff is not None and framing.sniff(head):
+                self.framing = framing
+                self.clock.framing = framing.name
+                return
 
-    def _payload(self, payload: bytes, what: str) -> None:
+    def _payload(self, payload: bytes) -> None:
         try:
             data = json.loads(payload)
         except ValueError:
             head = payload[:60].decode("utf-8", "replace")
             self.clock.fault = StreamFault(
-                codes.INFRA_STREAM_BAD_EVENT, f"{what} is not JSON ({head!r})"
+                codes.INFRA_STREAM_BAD_EVENT, f"{self.framing.what} is not JSON ({head!r})"
             )
             return
         self.clock.add(data, self.clock.last_ms)
 
     def close(self) -> None:
         """The body ended: a partial line left over means the stream was cut off."""
-        unfinished = self.frames.pending if self.framing == "eventstream" else self.line.strip()
+        unfinished = self.frames.pending if self.frames is not None else self.line.strip()
         if unfinished and self.clock.fault is None:
             self.clock.fault = StreamFault(
                 codes.INFRA_STREAM_TRUNCATED, "the event stream ended inside an event"
@@ -182,8 +162,8 @@ class Clock:
         """The request's URL path (which protocol the stream speaks)."""
         self.last_ms: float | None = None
         self.fault: StreamFault | None = None
-        self.framing: Framing | None = None
-        """How the body was cut into events (None: no body read yet)."""
+        self.framing: str | None = None
+        """The name of the framing the body was cut by (None: no body read yet)."""
         self.events = 0
         """JSON events read (``data:`` lines, NDJSON lines, eventstream payloads)."""
         self.carried: set[str] = set()
@@ -214,7 +194,8 @@ class Clock:
         """The events a cassette keeps decoded, seen as if read from the wire (the same
         carriers and chat chunks), with no framing parsed and no JSON decoded: ``stored``
         holds them for the reader, ``raw_events`` those kept whole."""
-        self.framing, self.last_ms, self.decoded, self.stored = framing, last_ms, events, events
+        self.framing, self.last_ms = framing.name, last_ms
+        self.decoded, self.stored = events, events
         self.events += len(events)
         carried, chat = self.carried, self.chat_chunks
         whole = [(data, offset) for offset, data in events if type(data) is dict]

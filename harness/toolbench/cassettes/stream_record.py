@@ -12,8 +12,9 @@ import httpx
 import toolbench.cassettes.recording as rec
 from toolbench.cassettes.hosts import normalise_local_model
 from toolbench.cassettes.scrub import RequestParts, scrub_body_data, scrub_headers, scrub_request
-from toolbench.cassettes.stream_framing import events_of, framing_of
+from toolbench.cassettes.stream_framing import events_of
 from toolbench.cassettes.stream_scrub import redact_frames, redact_stream
+from toolbench.framings import framing_of
 
 
 def recorded_exchange(
@@ -40,7 +41,7 @@ def recorded_exchange(
     ]
     raw = [(c.data(), c.offset_ms) for c in chunks]
     rewritten = False
-    if framing_of(response.headers) == "eventstream":
+    if framing_of(response.headers).frames is not None:  # binary frames, not lines
         frames = redact_frames(raw, values)
         if frames is not None:
             chunks = [rec.Chunk.of(data, offset) for data, offset in frames]

@@ -32,8 +32,9 @@ from toolbench.cassettes.faults import reply_fault
 from toolbench.cassettes.plain_record import recorded_plain
 from toolbench.cassettes.route import real_async, real_sync
 from toolbench.cassettes.stream_bytes import RecordingStream, ReplayStream
-from toolbench.cassettes.stream_framing import Clock, framing_of
+from toolbench.cassettes.stream_framing import Clock
 from toolbench.cassettes.stream_record import recorded_exchange
+from toolbench.framings import framing_of
 
 _FRAMING = frozenset({"content-length", "content-encoding", "transfer-encoding"})
 """Headers about how the recorded body was framed on the wire, not what it is: a replay
