@@ -27,7 +27,6 @@ from toolbench.plugin import (
 )
 
 name = "toy"
-content_types = ("text/event-stream",)
 FINISH = {"done": "stop", "calls": "tool_calls"}
 
 

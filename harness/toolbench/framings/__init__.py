@@ -2,12 +2,12 @@
 
 A framing (server-sent events, NDJSON, AWS eventstream, ...) is one module that builds
 one :class:`Framing` and one entry point in the ``toolbench.framings`` group naming it;
-:data:`FRAMINGS` is the registry of them (:mod:`toolbench.registry`'s one loader). The
-cassette layer's event guard (:mod:`toolbench.cassettes.stream_framing`) asks
-:func:`framing_of` for a body's framing and cuts it with what the framing declares, so
-a new framing touches neither the cassettes nor the providers nor the runner. This
-package sits below the cassettes (it imports only the ground: :mod:`toolbench.registry`
-and the framings' own codecs).
+:data:`FRAMINGS` is the registry of them (:mod:`toolbench.registry`'s one loader;
+toolbench's own come first, from :mod:`.builtin`). The cassette layer's event guard
+(:mod:`toolbench.cassettes.stream_framing`) asks :func:`framing_of` for a body's framing
+and cuts it with what the framing declares, so a new framing touches neither the
+cassettes nor the providers nor the runner. This package sits below the cassettes (it
+imports only the ground: :mod:`toolbench.registry` and the framings' own codecs).
 
 A content type is only a label: providers and gateways label the same events
 ``text/event-stream``, ``application/x-ndjson``, ``application/json`` or nothing. So a
@@ -18,13 +18,19 @@ alone is guarded: nothing toolbench reads, judged by the streamed completion).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from toolbench.registry import Registry, instances_of
 
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
 GROUP = "toolbench.framings"
+BUILTIN = "toolbench.framings.builtin:FRAMINGS"
+"""toolbench's own framings: listed here rather than read from its installed metadata,
+since no stream can be read without them (as the wire protocols' registry does)."""
 
 FALLBACK = "lines"
 """The framing of a body whose content type no framing declares."""
@@ -80,6 +86,14 @@ class FramingRegistry(Registry[Framing]):
             GROUP, instances_of(Framing), "framing", lambda f: f.name, self._forget_labels
         )
         self._by_label: dict[str, Framing] = {}
+
+    def installed(self) -> list[EntryPoint]:
+        # imported here, as the general loader does: importlib.metadata is start-up cost
+        from importlib.metadata import EntryPoint
+
+        found: Iterable[EntryPoint] = self.find(self.group)
+        plugins = sorted((ep for ep in found if ep.value != BUILTIN), key=lambda ep: ep.name)
+        return [EntryPoint("builtin", BUILTIN, GROUP), *plugins]
 
     def _forget_labels(self) -> None:
         self._by_label = {}

@@ -16,7 +16,8 @@ of :mod:`.chat` and :mod:`.responses`): what a replay at the boundary matches an
 cassette's exchange by (:mod:`toolbench.providers.replay`).
 
 A package is a :class:`~toolbench.providers.wire.protocol.WireProtocol` (its ``name``,
-``content_types``, ``speaks`` and ``assemble``), registered by name in
+``speaks`` and ``assemble``; how its bytes are cut into events is a framing's, chosen by
+content type: :mod:`toolbench.framings`), registered by name in
 :data:`~toolbench.providers.wire.wire_registry.WIRES` (entry-point group ``toolbench.wires``): a
 new protocol is a new package and an entry point. A provider's failure signals inside a
 2xx stream, common to every wire, are :mod:`.signals`.

@@ -20,8 +20,6 @@ class WireProtocol(Protocol):
     """One wire protocol, registered by its name (``toolbench.wires``)."""
 
     name: str
-    content_types: tuple[str, ...]
-    """The content types its streams come in (``text/event-stream``, ...)."""
 
     def speaks(self, events: Events) -> bool:
         """Whether a stream's decoded events are this protocol's."""

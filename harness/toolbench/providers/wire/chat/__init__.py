@@ -6,7 +6,6 @@ from __future__ import annotations
 from toolbench.providers.wire.chat.reader import Assembler
 
 name = "openai-chat"
-content_types = ("text/event-stream",)
 
 
 def speaks(events: list[tuple[object, float | None]]) -> bool:

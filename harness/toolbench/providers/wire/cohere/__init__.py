@@ -7,4 +7,3 @@ from toolbench.providers.wire.cohere.reader import assemble as assemble
 from toolbench.providers.wire.cohere.reader import speaks as speaks
 
 name = "cohere"
-content_types = ("text/event-stream",)

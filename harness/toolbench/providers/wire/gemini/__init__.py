@@ -7,4 +7,3 @@ from toolbench.providers.wire.gemini.reader import assemble as assemble
 from toolbench.providers.wire.gemini.reader import speaks as speaks
 
 name = "gemini"
-content_types = ("text/event-stream",)

@@ -8,4 +8,3 @@ from toolbench.providers.wire.responses.reader import assemble as assemble
 from toolbench.providers.wire.responses.reader import speaks as speaks
 
 name = "responses"
-content_types = ("text/event-stream",)
