@@ -66,8 +66,11 @@ def test_a_scorer_that_is_not_toolbenchs_keeps_the_thread() -> None:
 
 def _replied(text: str = "", arguments: str | None = None) -> Any:
     t = turn(text=text)
-    calls = [] if arguments is None else [
-        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}]
+    calls = (
+        []
+        if arguments is None
+        else [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}]
+    )
     return t.model_copy(update={"reply": ModelReply(text=text, tool_calls=calls)})
 
 
