@@ -7,19 +7,25 @@ is its module and one line here.
 
 from __future__ import annotations
 
-from toolbench.metrics import fault_rates as faults
-from toolbench.metrics import latency, loops, scores, usage, volume
-from toolbench.metrics import rescue_rates as fallback
-from toolbench.metrics import stream_metrics as streaming
+from toolbench.metrics import (
+    fault_rates,
+    latency,
+    loops,
+    rescue_rates,
+    scores,
+    stream_metrics,
+    usage,
+    volume,
+)
 from toolbench.metrics.metric_registry import Metric
 
 METRICS: tuple[Metric, ...] = (
     *scores.METRICS,
-    *faults.METRICS,
+    *fault_rates.METRICS,
     *latency.METRICS,
     *usage.METRICS,
     *volume.METRICS,
-    *fallback.METRICS,
-    *streaming.METRICS,
+    *rescue_rates.METRICS,
+    *stream_metrics.METRICS,
     *loops.METRICS,
 )
