@@ -22,6 +22,7 @@ as loaded so far (a scorer that wraps the built-in it replaces).
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,7 +37,8 @@ if TYPE_CHECKING:  # importlib.metadata is imported when a registry loads (start
 
 T = TypeVar("T")
 
-DIST_NAME = "toolbench"
+DIST_NAME = "toolbench-harness"
+"""The distribution (pyproject's ``project.name``; the import name stays ``toolbench``)."""
 
 STALE = (
     "warning: toolbench's own '{group}' entry points are not installed (metadata older "
@@ -74,7 +76,7 @@ def instances_of(cls: type[T]) -> Kind[T]:
 def ours(ep: EntryPoint) -> bool:
     """Declared by toolbench's own distribution (its built-ins), not by a plugin's."""
     dist = ep.dist
-    return dist is not None and dist.name == DIST_NAME
+    return dist is not None and re.sub(r"[-_.]+", "-", dist.name).lower() == DIST_NAME
 
 
 def _find(group: str) -> Iterable[EntryPoint]:

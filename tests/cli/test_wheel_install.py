@@ -57,7 +57,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp / "dist"), "."], src
     )
-    (wheel,) = (tmp / "dist").glob("toolbench-*.whl")
+    (wheel,) = (tmp / "dist").glob("toolbench_harness-*.whl")
     venv = tmp / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp)
     python = venv / "bin" / "python"
