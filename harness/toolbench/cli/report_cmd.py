@@ -160,6 +160,15 @@ def gate(
             "(paired exact McNemar against --baseline, p < 0.05); toml: significant = true.",
         ),
     ] = False,
+    pass_k: Annotated[
+        int | None,
+        typer.Option(
+            "--pass-k",
+            metavar="K",
+            help="The k of pass_hat_k (pass^k) and pass_at_k (pass@k) bounds, e.g. --min "
+            "pass_hat_k=0.8 (2 to the run's --samples; default: its --samples; toml: pass_k).",
+        ),
+    ] = None,
     config: Annotated[
         Path | None,
         typer.Option(
@@ -179,7 +188,7 @@ def gate(
     from toolbench.report.drop_tests import drop_tests
     from toolbench.report.metrics import aggregate, load_table
 
-    cli = g.from_options(mins or [], maxs or [], drops or [], per_cell)
+    cli = g.from_options(mins or [], maxs or [], drops or [], per_cell, pass_k)
     cli.significant = significant
     cfg = g.load_config(config).merged(cli, per_cell)
     if cfg.empty:
@@ -194,6 +203,7 @@ def gate(
     if table.df.empty:
         raise UserError(f"{table.path}: no trials to gate")
     cells = aggregate(table.df)
+    estimates = g.apply_repeat_bounds(cfg, table, cells)
     base_table = load_table(baseline) if baseline is not None else None
     base = aggregate(base_table.df) if base_table is not None else None
     tests = None
@@ -212,7 +222,7 @@ def gate(
         typer.echo(f"note: {m} does not apply to any trial of run {table.run_id}; not checked")
     if violations:
         typer.echo(f"gate failed: {len(violations)} violation(s) in run {table.run_id}")
-        typer.echo(g.render_violations(violations))
+        typer.echo(g.render_violations(violations, estimates))
         return 1
     n_bounds = len(cfg.min) + len(cfg.max) + len(cfg.max_drop)
     scope = "every cell" if cfg.per_cell else "the overall cell"

@@ -192,6 +192,12 @@ def repeats(df: pd.DataFrame, k: int | None = None) -> list[CellRepeats]:
     return [CellRepeats(m, f, kk, tuple(ss)) for (m, f), ss in sorted(by_cell.items())]
 
 
+def pooled(cells: list[CellRepeats], model: str, fmt: str) -> CellRepeats:
+    """Every scenario of ``cells`` as one cell (the overall cell of a table or a gate)."""
+    k = cells[0].k if cells else 1
+    return CellRepeats(model, fmt, k, tuple(s for c in cells for s in c.scenarios))
+
+
 def top_flippers(cells: list[CellRepeats], limit: int = TOP_FLIPPERS) -> list[ScenarioSamples]:
     """The scenarios whose samples disagree most, most first (ties by cell and id)."""
     flipping = [s for c in cells for s in c.scenarios if s.flips]
