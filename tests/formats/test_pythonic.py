@@ -26,10 +26,9 @@ from toolbench.formats.base import (
     FormatOptions,
     ModelReply,
     Requirements,
-    ShotsOptions,
     ToolCall,
 )
-from toolbench.formats.pythonic import MAX_CHARS, Pythonic
+from toolbench.formats.pythonic import MAX_CHARS, Pythonic, PythonicOptions
 from toolbench.scoring.core import abstained
 from toolbench.tools import ToolDef
 
@@ -39,7 +38,7 @@ PARIS = [("get_weather", {"city": "Paris"})]
 NOT_LITERAL = [codes.ARGS_NOT_LITERAL]
 LENIENT = [codes.CALL_LENIENT]
 
-CONTRACT = (ShotsOptions, Requirements())
+CONTRACT = (PythonicOptions, Requirements())
 """This format's contract row (options model, requirements): its ``Format.test_cases``
 module is this one, and the shared contract test reads the row here."""
 

@@ -47,9 +47,9 @@ class DialectFormat(PromptedFormat):
 
     def system_section(self, tools: Sequence[ToolDef]) -> str:
         shots = render_shots(
-            self.options.shots, self.call_text, self.shot_result_text, self.answer_text
+            self.options.shots, self.shot_call_text, self.shot_result_text, self.answer_text
         )
-        return self.instructions(tools) + ("\n\n" + shots if shots else "")
+        return self.prompt(tools) + ("\n\n" + shots if shots else "")
 
     def result_block(self, call: ToolCall, result: str, index: int) -> str:
         """One result as text inside the results message (override to use the call's id)."""

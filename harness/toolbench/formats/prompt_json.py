@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, model_validator
 
 from toolbench import codes
 from toolbench.formats.base import (
@@ -31,10 +31,8 @@ from toolbench.formats.base import (
     NamePattern,
     ParseResult,
     RenderedRequest,
-    ShotsOptions,
 )
 from toolbench.formats.call_objects import ARG_KEYS, CallCollector
-from toolbench.formats.describe import describe_tools
 from toolbench.formats.dialect import MAX_CALLS
 from toolbench.formats.jsonscan import (
     TOKEN_BUDGET,
@@ -43,6 +41,7 @@ from toolbench.formats.jsonscan import (
     loads_strict,
     scan_objects,
 )
+from toolbench.formats.prompt_axes import AxisOptions, PromptParts, untag
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.stream_syntax import Region, StreamSyntax
 from toolbench.formats.text import (
@@ -75,12 +74,19 @@ def result_text(name: str, result: str) -> str:
 ANSWER_KEY = "answer"
 
 
-class PromptJsonOptions(ShotsOptions):
-    """``shots`` worked examples, and ``constrained``: the reply held to a JSON schema."""
+class PromptJsonOptions(AxisOptions):
+    """``shots`` worked examples, the prompt axes, and ``constrained``: the reply held to
+    a JSON schema (which leaves no room for a tool-call tag around the object)."""
 
     model_config = ConfigDict(extra="forbid")
 
     constrained: bool = False
+
+    @model_validator(mode="after")
+    def _one_object(self) -> PromptJsonOptions:
+        if self.constrained and self.tag == "on":
+            raise ValueError("constrained holds the reply to one JSON object: no tag=on")
+        return self
 
 
 def reply_schema(tools: Sequence[ToolDef]) -> dict[str, Any]:
@@ -116,11 +122,19 @@ class PromptJson(PromptedFormat):
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)
 
+    call_shape = '{"tool": "<tool name>", "arguments": {<argument name>: <value>, ...}}'
+    results_note = (
+        'After your calls, stop and wait: each result comes back in a message starting "Tool '
+        'Result (<tool name>):". When no tool is needed, or once you have the results, answer '
+        "in plain text without any JSON call."
+    )
+
     @property
     def spec(self) -> str:
-        """As written on the command line: ``prompt-json:constrained,shots=2``."""
-        parts = ["constrained"] if self.options.constrained else []
-        parts += [f"shots={self.options.shots}"] if self.options.shots else []
+        """As written on the command line, options in name order, ``constrained`` bare:
+        ``prompt-json:constrained,doc=python,shots=2``."""
+        opts = self.options.model_dump(exclude_defaults=True)
+        parts = [k if v is True else f"{k}={v}" for k, v in sorted(opts.items())]
         return self.name + (":" + ",".join(parts) if parts else "")
 
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
@@ -129,26 +143,30 @@ class PromptJson(PromptedFormat):
             out.params = {"response_format": reply_schema(tools)}
         return out
 
-    def instructions(self, tools: Sequence[ToolDef]) -> str:
+    def prompt(self, tools: Sequence[ToolDef]) -> str:
+        text = super().prompt(tools)
         if self.options.constrained:
-            return self._base_instructions(tools).replace(
+            return text.replace(
                 "answer in plain text without any JSON call.",
                 'reply with a JSON object in exactly this shape: {"answer": "<your answer>"}',
             )
-        return self._base_instructions(tools)
+        return text
 
-    def _base_instructions(self, tools: Sequence[ToolDef]) -> str:
-        return (
-            "You can call tools. Available tools:\n\n"
-            f"{describe_tools(tools)}\n\n"
-            "To call a tool, reply with a JSON object in exactly this shape:\n"
-            '{"tool": "<tool name>", "arguments": {<argument name>: <value>, ...}}\n'
+    def own_parts(self, tools: Sequence[ToolDef]) -> PromptParts:
+        return PromptParts(
+            persona="",
+            task="You can call tools.",
+            call_format="To call a tool, reply with a JSON object in exactly this shape:\n"
+            f"{self.shape()}\n"
             'Put every required argument in "arguments" as proper JSON values. You may make '
-            "several calls in one reply, one JSON object each. After your calls, stop and "
-            'wait: each result comes back in a message starting "Tool Result (<tool name>):". '
-            "When no tool is needed, or once you have the results, answer in plain text "
-            "without any JSON call."
+            "several calls in one reply, one JSON object each.",
+            behaviour=self.results_note,
+            tools=f"Available tools:\n\n{self.listing(tools)}",
         )
+
+    def instructions(self, tools: Sequence[ToolDef]) -> str:
+        p = self.own_parts(tools)
+        return f"{p.task} {p.tools}\n\n{p.call_format} {p.behaviour}"
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         answer = self._answer(text) if self.options.constrained else None
@@ -218,7 +236,7 @@ class PromptJson(PromptedFormat):
         return text.strip()
 
     def sanitize(self, text: str) -> str:
-        text = drop_think_tags(text)
+        text = drop_think_tags(untag(text)[0] if self.tagged else text)
         scan = scan_objects(text)
         cuts = [sp for sp in scan.spans if _CALL_KEY.search(text, sp.start, sp.end)]
         broken = _broken_call(text, scan.unclosed, cuts)

@@ -24,7 +24,20 @@ from toolbench.formats.base import (
 )
 from toolbench.formats.call_objects import failed_result
 from toolbench.formats.describe import merge_system
+from toolbench.formats.prompt_axes import (
+    TAG_CLOSE,
+    TAG_OPEN,
+    AxisOptions,
+    PromptParts,
+    bfcl_parts,
+    compose,
+    read_tagged,
+    tool_doc,
+    untag,
+    wrap,
+)
 from toolbench.formats.shots import render_shots
+from toolbench.formats.stream_syntax import StreamSyntax, tokens
 from toolbench.formats.text import drop_think_tags
 from toolbench.tools import ToolDef
 
@@ -75,9 +88,59 @@ class PromptedFormat(Format):
     def _clean(self, text: str) -> str:
         """Remove this format's markers from text (think tags already gone)."""
 
+    call_shape: ClassVar[str] = ""
+    """The call syntax as the prompt shows it (BFCL's ``output_format``), for a format
+    that takes the axes of :mod:`toolbench.formats.prompt_axes`."""
+    results_note: ClassVar[str] = ""
+    """How results come back and how to answer at the end, in the format's own words."""
+
+    @property
+    def axes(self) -> AxisOptions | None:
+        """This instance's axis options, when its format takes the axes."""
+        return self.options if isinstance(self.options, AxisOptions) else None
+
+    def listing(self, tools: Sequence[ToolDef]) -> str:
+        """The tools documented as the ``doc`` axis asks."""
+        axes = self.axes
+        return tool_doc(tools, axes.doc if axes is not None else "text")
+
+    def shape(self) -> str:
+        """The call shape as the prompt shows it, inside the tag when ``tag=on``."""
+        axes = self.axes
+        return wrap(self.call_shape, axes.tag if axes is not None else "off")
+
+    def own_parts(self, tools: Sequence[ToolDef]) -> PromptParts:
+        """The format's own wording in BFCL's five parts (``style=own`` under Markdown);
+        a format that takes the axes overrides it."""
+        return PromptParts("", "", "", "", self.instructions(tools))
+
+    def prompt(self, tools: Sequence[ToolDef]) -> str:
+        """The system prompt's instructions as the axes ask: the format's own
+        :meth:`instructions` at the defaults, else BFCL's layout of the parts."""
+        axes = self.axes
+        if axes is None or (axes.style == "own" and axes.markup == "plain"):
+            return self.instructions(tools)
+        if axes.style == "own":
+            return compose(self.own_parts(tools), axes.markup)
+        parts = bfcl_parts(axes.style, shape=self.call_shape, tag=axes.tag, doc=axes.doc,
+                           listing=self.listing(tools), results_note=self.results_note)  # fmt: skip
+        return compose(parts, axes.markup)
+
+    def shot_call_text(self, name: str, arguments: dict[str, Any]) -> str:
+        """A call as the worked examples show it (inside the tag when ``tag=on``)."""
+        axes = self.axes
+        return wrap(self.call_text(name, arguments), axes.tag if axes is not None else "off")
+
+    @property
+    def tagged(self) -> bool:
+        axes = self.axes
+        return axes is not None and axes.tag == "on"
+
     def system_section(self, tools: Sequence[ToolDef]) -> str:
-        shots = render_shots(self.options.shots, self.call_text, self.result_text, self.answer_text)
-        return self.instructions(tools) + ("\n\n" + shots if shots else "")
+        shots = render_shots(
+            self.options.shots, self.shot_call_text, self.result_text, self.answer_text
+        )
+        return self.prompt(tools) + ("\n\n" + shots if shots else "")
 
     def render(self, tools: Sequence[ToolDef], messages: Sequence[Message]) -> RenderedRequest:
         return RenderedRequest(
@@ -86,13 +149,23 @@ class PromptedFormat(Format):
         )
 
     def parse(self, text: str, tools: Sequence[ToolDef] | None = None) -> ParseResult:
+        if self.tagged:
+            return read_tagged(text, lambda inner: self._guarded_parse(inner, tools))
+        return self._guarded_parse(text, tools)
+
+    def _guarded_parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         try:
             return self._parse(text, tools)
         except Exception as exc:  # a parser bug must not abort a run
             return failed_result(text, exc)
 
     def sanitize(self, text: str) -> str:
-        return self._clean(drop_think_tags(text))
+        return self._clean(drop_think_tags(untag(text)[0] if self.tagged else text))
+
+    def stream_syntax(self) -> StreamSyntax:
+        """The class's syntax, plus the tool-call tag as a hidden token when ``tag=on``."""
+        base = super().stream_syntax()
+        return base + StreamSyntax((tokens(TAG_OPEN, TAG_CLOSE),)) if self.tagged else base
 
     def continue_conversation(
         self,

@@ -46,9 +46,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ConfigDict
+
 from toolbench import codes
 from toolbench.formats.base import NamePattern, ParseResult, ToolCall
 from toolbench.formats.dialect import MAX_CALLS, DialectCollector, DialectFormat
+from toolbench.formats.prompt_axes import AxisOptions, DocFormat, PromptParts
 from toolbench.formats.pycalls import (
     MAX_CHARS,
     MAX_DEPTH,
@@ -129,8 +132,21 @@ def result_text(name: str, result: str) -> str:
     return result
 
 
+class PythonicOptions(AxisOptions):
+    """``shots`` and the prompt axes; the tools are documented as JSON unless ``doc`` says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc: DocFormat = "json"
+
+
+_DOC_LABELS = {"text": "plain text", "json": "JSON", "python": "Python", "xml": "XML"}
+
+
 class Pythonic(DialectFormat):
     name = "pythonic"
+    Options = PythonicOptions
+    options: PythonicOptions
     test_cases = "test_pythonic"
     name_patterns = (
         NamePattern(30, "toolace", "ToolACE was trained on pythonic call lists"),
@@ -161,24 +177,34 @@ class Pythonic(DialectFormat):
     call_text = staticmethod(call_text)
     result_text = staticmethod(result_text)
 
-    def instructions(self, tools: Sequence[ToolDef]) -> str:
-        listing = json.dumps([_flat(t) for t in tools], ensure_ascii=False, indent=4)
-        return (
-            "You are an expert in composing functions. You are given a question and a set of "
-            "possible functions. Based on the question, you will need to make one or more "
-            "function/tool calls to achieve the purpose. If none of the functions can be used, "
-            "point it out. If the given question lacks the parameters required by the "
-            "function, also point it out. You should only return the function call in tools "
-            "call sections.\n\n"
+    call_shape = (
+        "[func_name1(params_name1=params_value1, params_name2=params_value2...), "
+        "func_name2(params)]"
+    )
+    results_note = (
+        "Function results come back in the ipython role. When no function is needed, or "
+        "once you have the results, answer in plain text."
+    )
+
+    def own_parts(self, tools: Sequence[ToolDef]) -> PromptParts:
+        """BFCL's classic wording (the Llama 3.2 template took it), its tools in JSON."""
+        return PromptParts(
+            persona="You are an expert in composing functions.",
+            task="You are given a question and a set of possible functions. Based on the "
+            "question, you will need to make one or more function/tool calls to achieve the "
+            "purpose. If none of the functions can be used, point it out. If the given "
+            "question lacks the parameters required by the function, also point it out.",
+            call_format="You should only return the function call in tools call sections.\n\n"
             "If you decide to invoke any of the function(s), you MUST put it in the format of "
-            "[func_name1(params_name1=params_value1, params_name2=params_value2...), "
-            "func_name2(params)]\n"
-            "You SHOULD NOT include any other text in the response.\n\n"
-            "Here is a list of functions in JSON format that you can invoke.\n\n"
-            f"{listing}\n\n"
-            "Function results come back in the ipython role. When no function is needed, or "
-            "once you have the results, answer in plain text."
+            f"{self.shape()}\nYou SHOULD NOT include any other text in the response.",
+            behaviour=self.results_note,
+            tools=f"Here is a list of functions in {_DOC_LABELS[self.options.doc]} format that "
+            f"you can invoke.\n\n{self.listing(tools)}",
         )
+
+    def instructions(self, tools: Sequence[ToolDef]) -> str:
+        p = self.own_parts(tools)
+        return f"{p.persona} {p.task} {p.call_format}\n\n{p.tools}\n\n{p.behaviour}"
 
     def shot_result_text(self, name: str, result: str) -> str:
         return f"ipython: {result}"
@@ -215,10 +241,6 @@ class Pythonic(DialectFormat):
         col.check_tools(tools)
         raw = tidy(raw)
         return col.result(content=self._clean(raw), raw_content=raw, reasoning=split.reasoning)
-
-
-def _flat(tool: ToolDef) -> dict[str, Any]:
-    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
 
 
 def _lead(body: str) -> int:

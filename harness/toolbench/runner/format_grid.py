@@ -166,12 +166,29 @@ def max_cells() -> int:
     return int(raw)
 
 
+_OPTION_PIECE = re.compile(r"\s*[A-Za-z_][\w-]*\s*=[^:]*")
+
+
+def rejoin(specs: Sequence[str]) -> list[str]:
+    """Specs with each ``key=a|b`` piece joined back to the spec before it: the command
+    line's comma split counts a piece holding ``|`` as a spec of its own
+    (``prompt-json:doc=python|json,tag=on|off``), but a piece that starts ``key=``
+    names no format, so it can only be an option of the spec before it."""
+    out: list[str] = []
+    for spec in specs:
+        if out and ":" in out[-1] and _OPTION_PIECE.match(spec) and "|" in spec:
+            out[-1] += "," + spec.strip()
+        else:
+            out.append(spec)
+    return out
+
+
 def expand_formats(specs: Sequence[str], models: int) -> list[str]:
     """``--formats`` with every grid expanded (each cell once, in the order written);
     refused past :func:`max_cells` model-format cells when a grid is among them."""
     out: list[str] = []
     grids = False
-    for spec in specs:
+    for spec in rejoin(specs):
         cells = expand_spec(spec)
         grids = grids or read_grid(spec) is not None
         out.extend(c for c in cells if c not in out)

@@ -27,6 +27,7 @@ from toolbench.providers.local_models import DEFAULT_MODELS
 from toolbench.providers.model_api import ProviderSettings
 from toolbench.providers.wire.responses.request import API, refusal
 from toolbench.redaction import register_url_secrets
+from toolbench.runner.format_grid import expand_formats
 from toolbench.runner.model_params import ModelParams, api_bases, model_params
 from toolbench.runner.options import RunOptions, check_size
 from toolbench.runner.variants import bare_model
@@ -76,7 +77,8 @@ def matrix_of(opts: RunOptions, recorded: Recorded | None) -> Matrix:
     # Repeats on the command line would run (and count) the same trials twice.
     models = list(dict.fromkeys(opts.models or list(opts.formats_from or ()) or DEFAULT_MODELS))
     templates = _reported_templates(models, opts)
-    resolved = resolve_formats(models, opts.formats, opts.formats_from, templates)
+    formats = expand_formats(opts.formats, len(models))
+    resolved = resolve_formats(models, formats, opts.formats_from, templates)
     cells = {m: expand_stream(v, opts.stream) for m, v in resolved.specs.items()}
     auto = {m: d.format for m, d in resolved.auto.items()}
     return _checked(
