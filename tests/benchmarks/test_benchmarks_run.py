@@ -84,6 +84,10 @@ BENCHES = (
         (r"^trials\s+: 8 \(8 ok\), concurrency 4$", r"^fraction of ideal\s+: [\d.]+"),
     ),
     Bench(
+        "bench_env_replay.py",
+        (r"^least  of +\d+ rounds : environment [\d.]+ ms, scripted [\d.]+ ms CPU a trial",),
+    ),
+    Bench(
         "bench_first_run.py",
         (r"^toolbench run \(--scenarios calculate-product\): [1-9]\d* trials, 0 not ok$",),
     ),
