@@ -68,6 +68,11 @@ INFRA_RATE_LIMITED = "infra.rate_limited"
 INFRA_SERVER_ERROR = "infra.server_error"
 INFRA_CLIENT_ERROR = "infra.client_error"
 INFRA_BAD_REPLY = "infra.bad_reply"
+# a provider batch (``run --batch``): what became of a trial's request in it
+INFRA_BATCH_REJECTED = "infra.batch_rejected"
+INFRA_BATCH_FAILED = "infra.batch_failed"
+INFRA_BATCH_EXPIRED = "infra.batch_expired"
+INFRA_BATCH_MISSING = "infra.batch_missing"
 UNSUPPORTED = "provider.unsupported"
 PROVIDER_STOP_REJECTED = "provider.stop_rejected"  # an attempt's outcome, not a trial's
 PROVIDER_FILTERED = "provider.filtered"  # the provider's filter stopped the reply
@@ -175,6 +180,12 @@ DESCRIPTIONS: dict[str, str] = {
     INFRA_SERVER_ERROR: "the provider kept answering 5xx",
     INFRA_CLIENT_ERROR: "the provider refused the request with a 4xx (key, model, quota, ...)",
     INFRA_BAD_REPLY: "the provider answered 2xx with a body that is not a complete reply",
+    INFRA_BATCH_REJECTED: "the provider refused the batch holding the trial's request (its file "
+    "or the batch itself, at creation or validation): nothing of it was answered",
+    INFRA_BATCH_FAILED: "the provider's batch answered the trial's request with an error",
+    INFRA_BATCH_EXPIRED: "the batch expired, or did not end within --timeout, before the "
+    "trial's request was answered (the batch was cancelled; the answered ones are kept)",
+    INFRA_BATCH_MISSING: "the batch ended without a result for the trial's request",
     CASSETTE_UNREADABLE: "the trial's cassette file is truncated, malformed or binary",
     CASSETTE_OLD_LAYOUT: (
         "the trial's cassette is of the old layout (or its events carry no offsets):"

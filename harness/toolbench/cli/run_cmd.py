@@ -162,13 +162,19 @@ def run_cmd(
         help="Seconds of wall time for the run: no trial starts after that; "
         "the rest is left for --resume.",
     ),
+    batch: bool = typer.Option(
+        False,
+        "--batch",
+        help="Send the single-turn trials through the provider's batch API first (OpenAI "
+        "Batch, Anthropic Message Batches: half price, answered within 24 h; waits at most "
+        "--timeout), their replies recorded as live ones; multi-turn trials stay live.",
+    ),
     shard: str = typer.Option(
         None,
         "--shard",
-        metavar="K/N|auto",
+        metavar="K/N",
         help="Run part K of N of the trial matrix (a stable hash of each trial's key); "
-        "toolbench merge joins the N parts. auto: K and N from the job's environment "
-        "(Kubernetes Indexed Job, Slurm array, TOOLBENCH_SHARD_INDEX/COUNT; docs/ci.md).",
+        "toolbench merge joins the N parts.",
     ),
 ) -> int:
     """Run scenarios against models x formats; record or replay cassettes."""
@@ -178,7 +184,7 @@ def run_cmd(
     from toolbench.runner.measured import EXIT_UNMEASURED
     from toolbench.runner.options import DEFAULT_FORMATS, RunOptions, check_choices
     from toolbench.runner.run import execute_run, plan_run
-    from toolbench.runner.shard_auto import shard_option
+    from toolbench.store.shards import parse_shard
 
     check_choices(record=record, replay=replay, stream=stream, display=display)
     if resume and out is None:
@@ -201,13 +207,14 @@ def run_cmd(
         formats_from=read_formats_file(formats_from).formats() if formats_from else None,
         model_params=list(model_param or []),
         given=frozenset(_FIELDS.get(name, name) for name in given),
-        shard=shard_option(shard) if shard is not None else None,
+        shard=parse_shard(shard) if shard is not None else None, batch=batch,
     )  # fmt: skip
     plan = plan_run(options)
     for line in plan.warnings:
         typer.echo(line, err=True)
     with progress_hook(len(plan.trials), quiet) as hook:
-        done = execute_run(plan, hook)
+        say = None if quiet else lambda line: typer.echo(line, err=True)
+        done = execute_run(plan, hook, say)
     if done.not_run:
         typer.echo(
             f"warning: --budget of {budget:g}s used up: {done.not_run} trial(s) not run; "

@@ -79,6 +79,8 @@ class RunOptions:
     runs each format streamed and not; ``off`` leaves the specs as given."""
     display: DisplayPolicy = "careful"
     """``--display``: the display policy streamed text trials are measured under."""
+    batch: bool = False
+    """``--batch``: single-turn trials answered through provider batches first (:mod:`.batch`)."""
 
 
 def check_choice(option: str, value: str, allowed: Sequence[str]) -> None:

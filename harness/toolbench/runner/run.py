@@ -30,6 +30,8 @@ from pathlib import Path
 
 from toolbench.errors import StorageError, UserError
 from toolbench.redaction import register_url_secrets
+from toolbench.runner.batch.config import check_batch
+from toolbench.runner.batch.phase import Say, run_batch
 from toolbench.runner.lock import RunLock
 from toolbench.runner.matrix import matrix_of
 from toolbench.runner.options import RunOptions, check_options
@@ -66,6 +68,8 @@ def plan_run(opts: RunOptions) -> Plan:
         register_url_secrets(opts.api_base)
     check_options(opts)
     matrix = matrix_of(opts, recorded)
+    if opts.batch:
+        check_batch(opts, matrix)
     if opts.out is not None:
         run_dir = opts.out
     else:
@@ -100,8 +104,10 @@ def _remove_empty_run_dir(run_dir: Path) -> None:
             run_dir.rmdir()
 
 
-def execute_run(plan: Plan, on_result: ProgressHook) -> Finished:
-    """Run every planned trial. Releases the run's lock."""
+def execute_run(plan: Plan, on_result: ProgressHook, say: Say | None = None) -> Finished:
+    """Run every planned trial (``--batch``: its single-turn ones answered by provider
+    batches first, :mod:`.batch`; ``say`` prints the batches' progress lines). Releases
+    the run's lock."""
     run_dir = plan.run_dir
     lock = plan.lock or RunLock(run_dir)
     try:
@@ -120,6 +126,8 @@ def execute_run(plan: Plan, on_result: ProgressHook) -> Finished:
         written_from = results_path(run_dir).stat().st_size
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         try:
+            if plan.options.batch:
+                plan = run_batch(plan, on_result, say)
             not_run = run_schedule(plan, on_result)
         except StorageError as exc:
             raise StorageError(

@@ -1,0 +1,10 @@
+"""The batch wires by LiteLLM's provider name: a provider's batch API is a module of its
+own (:mod:`.openai_batch`, :mod:`.anthropic_batch`) registered here by that name."""
+
+from __future__ import annotations
+
+from toolbench.runner.batch.anthropic_batch import AnthropicBatch
+from toolbench.runner.batch.openai_batch import OpenAIBatch
+from toolbench.runner.batch.wire import MakeWire
+
+WIRES: dict[str, MakeWire] = {"openai": OpenAIBatch, "anthropic": AnthropicBatch}

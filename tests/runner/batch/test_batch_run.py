@@ -1,0 +1,151 @@
+"""``run --batch`` against a fake server speaking the documented batch endpoints
+(:mod:`tests.support.fake_batch`): single-turn trials answered by a batch, their
+cassettes written as if recorded live (a replay without the server gives the same
+trials), multi-turn trials live, and each way a batch falls short a typed code on the
+trials concerned while the run goes on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.runner.conftest import GOOD_CALL, MT_SCENARIO, run_fake, trials_by_id
+from tests.support.fake_batch import FakeBatchServer
+from toolbench import codes
+from toolbench.providers.fake import Fault, by_last_user
+from toolbench.runner.batch import phase
+from toolbench.store import load_results
+
+pytestmark = pytest.mark.usefixtures("openai_key")
+
+REPLIES = by_last_user({"Paris": GOOD_CALL, "joke": "Why did the chicken cross the road?"})
+
+
+@pytest.fixture(autouse=True)
+def _fast_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(phase, "POLL_S", 0.05)
+    monkeypatch.setattr(phase, "CANCEL_GRACE_S", 1.0)
+
+
+def _scores(run: Path) -> dict[str, tuple[str, object]]:
+    return {
+        r.scenario_id: (r.status, r.scores.model_dump() if r.scores else None)
+        for r in load_results(run)
+    }
+
+
+def test_a_batch_run_scores_as_a_live_run_and_replays_without_the_server(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    with FakeBatchServer(REPLIES) as server:
+        assert run_fake(server, tmp_path, scenario_file, "--batch", out="batch") == 0
+        assert server.live == []  # nothing went live: both trials were in the batch
+        assert len(server.batches) == 1
+        batched = next(iter(server.batches.values()))
+        assert len(batched["_requests"]) == 2
+        live_tmp = tmp_path / "live"
+        live_tmp.mkdir()
+        assert run_fake(server, live_tmp, scenario_file, out="live") == 0
+        assert len(server.live) == 2
+    # The batch's requests are the live run's, byte for byte as data.
+    assert sorted(json.dumps(b, sort_keys=True) for _c, b in batched["_requests"]) == sorted(
+        json.dumps(b, sort_keys=True) for b in server.live
+    )
+    assert _scores(tmp_path / "batch") == _scores(live_tmp / "live")
+    assert all(s == "ok" for s, _ in _scores(tmp_path / "batch").values())
+    # The server is gone: the batch's cassettes replay to the same trials.
+    rc = run_fake(server, tmp_path, scenario_file, "--record", "none", out="replay",
+                  api_base="http://127.0.0.1:9/v1")  # fmt: skip
+    assert rc == 0
+    assert _scores(tmp_path / "replay") == _scores(tmp_path / "batch")
+
+
+def test_batch_cost_is_the_cost_maps_batch_price(tmp_path: Path, scenario_file: Path) -> None:
+    from toolbench.providers.lazy_litellm import litellm
+
+    info = litellm().model_cost["gpt-4o-mini"]
+    (tmp_path / "b").mkdir()
+    (tmp_path / "l").mkdir()
+    with FakeBatchServer(REPLIES) as server:
+        model = "openai/gpt-4o-mini"
+        assert run_fake(server, tmp_path / "b", scenario_file, "--batch", models=model) == 0
+        assert run_fake(server, tmp_path / "l", scenario_file, models=model) == 0
+    batch = trials_by_id(tmp_path / "b" / "run")["weather"]
+    live = trials_by_id(tmp_path / "l" / "run")["weather"]
+    want = 10 * info["input_cost_per_token_batches"] + 5 * info["output_cost_per_token_batches"]
+    assert batch.cost == pytest.approx(want)
+    assert live.cost is not None and batch.cost == pytest.approx(live.cost / 2)
+
+
+def test_errors_for_some_requests_fail_those_trials_only(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    refusal = Fault(400, b'{"error": {"message": "no jokes"}}')
+    replies = by_last_user({"Paris": GOOD_CALL, "joke": refusal})
+    with FakeBatchServer(replies) as server:
+        run_fake(server, tmp_path, scenario_file, "--batch")
+    trials = trials_by_id(tmp_path / "run")
+    assert trials["weather"].status == "ok"
+    assert trials["chat"].status == "infra_error"
+    assert trials["chat"].error_code == codes.INFRA_BATCH_FAILED
+    assert trials["chat"].infra_error == "the batch answered HTTP 400: no jokes"
+
+
+def test_a_batch_refused_at_creation_fails_its_trials_typed(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    with FakeBatchServer(REPLIES) as server:
+        server.reject = True
+        run_fake(server, tmp_path, scenario_file, "--batch")
+        assert server.live == []
+    trials = trials_by_id(tmp_path / "run")
+    assert {t.error_code for t in trials.values()} == {codes.INFRA_BATCH_REJECTED}
+    assert trials["chat"].infra_error == (
+        "the provider refused the batch: the batch: HTTP 400: the batch's input is invalid"
+        " (a fake's refusal)"
+    )
+
+
+def test_a_batch_that_never_ends_is_cancelled_at_the_timeout_and_keeps_its_answers(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    with FakeBatchServer(REPLIES) as server:
+        server.never_end = True
+        server.answer_before = lambda body: "Paris" in json.dumps(body)
+        run_fake(server, tmp_path, scenario_file, "--batch", "--timeout", "0.3")
+        assert server.cancelled == ["batch_0"]
+    trials = trials_by_id(tmp_path / "run")
+    assert trials["weather"].status == "ok"  # answered before the cancel: not lost
+    assert trials["chat"].error_code == codes.INFRA_BATCH_EXPIRED
+
+
+def test_an_expired_batch_and_missing_results_are_typed(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    with FakeBatchServer(REPLIES) as server:
+        server.expire = True
+        run_fake(server, tmp_path, scenario_file, "--batch", out="expired")
+        server.expire = False
+        server.missing = lambda body: "joke" in json.dumps(body)
+        (tmp_path / "m").mkdir()
+        run_fake(server, tmp_path / "m", scenario_file, "--batch")
+    expired = trials_by_id(tmp_path / "expired")
+    assert {t.error_code for t in expired.values()} == {codes.INFRA_BATCH_EXPIRED}
+    missing = trials_by_id(tmp_path / "m" / "run")
+    assert missing["weather"].status == "ok"
+    assert missing["chat"].error_code == codes.INFRA_BATCH_MISSING
+    assert missing["chat"].infra_error == "the batch ended without a result for it"
+
+
+def test_multi_turn_trials_stay_live(tmp_path: Path) -> None:
+    scen = tmp_path / "mt.yaml"
+    scen.write_text(MT_SCENARIO, encoding="utf-8")
+    call = '{"tool": "get_weather", "arguments": {"city": "Lisbon"}}'
+    replies = by_last_user({"Lisbon": call}, default="It is 23 degrees.")
+    with FakeBatchServer(replies) as server:
+        assert run_fake(server, tmp_path, scen, "--batch") == 0
+        assert server.batches == {}
+        assert len(server.live) == 2
+    assert trials_by_id(tmp_path / "run")["mt"].status == "ok"
