@@ -112,6 +112,10 @@ TOOL_UNKNOWN = "tool.unknown"
 TOOL_RAISED = "tool.raised"
 TOOL_RESULT_NOT_JSON = "tool.result_not_json"
 TOOL_TIMEOUT = "tool.timeout"
+ENV_MCP_START = "environment.mcp_start"
+ENV_MCP_DIED = "environment.mcp_died"
+ENV_MCP_PROTOCOL = "environment.mcp_protocol"
+ENV_MCP_UNRECORDED = "environment.mcp_unrecorded"
 
 # a loop scenario judged turn by turn (toolbench.scoring.loop)
 LOOP_EMPTY_TURN = "loop.empty_turn"
@@ -214,6 +218,14 @@ DESCRIPTIONS: dict[str, str] = {
     ENV_UNAVAILABLE: "the environment's code is not installed here (BFCL's backends "
     "without the bfcl-eval wheel: `toolbench import bfcl --multi-turn`)",
     ENV_SNAPSHOT_NOT_JSON: "the environment's state snapshot is not JSON (its own bug)",
+    ENV_MCP_START: "an MCP server did not start (command missing, it exited, or it gave no "
+    "answer to initialize or tools/list within its start bound)",
+    ENV_MCP_DIED: "an MCP server exited during the trial (the call it was serving was told to "
+    "the model as a tool error; the trial's later state cannot be trusted)",
+    ENV_MCP_PROTOCOL: "an MCP server answered what MCP does not allow (malformed JSON-RPC, a "
+    "tool whose input schema is not a JSON object schema)",
+    ENV_MCP_UNRECORDED: "a replayed MCP call is not in the trial's cassette (no server is "
+    "started on replay: record it again with --record new)",
     TOOL_UNKNOWN: "a call names a tool that is not offered at that turn (told to the model, "
     "not run)",
     TOOL_RAISED: "a tool raised; its error was fed back to the model in the format's shape",

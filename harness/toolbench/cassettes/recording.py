@@ -42,7 +42,8 @@ VERSION = 4
 ``toolbench-sse`` JSON (streamed); version 2 kept a stream's chunks without its decoded
 ``events``; version 3 kept each chunk as its own object, version 4 a stream's body whole
 with where it was cut (:mod:`.chunk_list`). Fields added within version 3 are optional
-(``capabilities``, an exchange's ``read``): a file without them is read as before."""
+(``capabilities``, an exchange's ``read``; from version 4, ``tools``: an MCP server's
+exchanges): a file without them is read as before."""
 READABLE = frozenset({3, VERSION})
 """The versions read as they are: version 3 differs from 4 only in how a stream's chunks
 are written, so it is read without a migration (``migrate`` rewrites it, for speed)."""
@@ -197,6 +198,25 @@ class RecordedExchange(BaseModel):
     recorded body or chunks are read)."""
 
 
+class ToolExchange(BaseModel):
+    """One JSON-RPC exchange of a trial's tool server (an MCP server: ``initialize``,
+    ``tools/list``, ``tools/call``), as sent and as answered, redacted like the model's
+    exchanges. A replay answers the trial's environment from these, starting no server
+    (:mod:`toolbench.environments.mcp_tape`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    server: str
+    """The configured server's name (a scenario may use several)."""
+    method: str
+    params: Any = None
+    result: Any = None
+    """The JSON-RPC ``result`` (None: the exchange failed; see ``error``)."""
+    error: dict[str, Any] | None = None
+    """The JSON-RPC ``error`` object (``code``, ``message``, ``data``), or the one
+    toolbench wrote for a server that timed out or exited."""
+
+
 class Recording(BaseModel):
     """Every exchange of one trial (``<scenario>[__sN].json``)."""
 
@@ -209,6 +229,9 @@ class Recording(BaseModel):
     ``Capabilities``: params, function_calling, echo_extras); None: not kept (then a
     replay asks the sender)."""
     exchanges: list[RecordedExchange] = Field(default_factory=list)
+    tools: list[ToolExchange] | None = None
+    """The trial's tool-server exchanges, in order (None: it ran none; optional within
+    version 4, so every cassette recorded before them reads and writes as it did)."""
 
 
 def legacy_paths(path: Path) -> list[Path]:

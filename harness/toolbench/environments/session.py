@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from toolbench.environments.env_faults import ENV_UNKNOWN, EnvironmentFault, UnknownEnvironmentError
 from toolbench.environments.env_registry import get_environment
 from toolbench.environments.execute import Session
+from toolbench.environments.toml_envs import mcp_names, register_configured
 from toolbench.scenarios.model import Scenario
 
 
@@ -30,14 +31,23 @@ def open_session(scenario: Scenario) -> Session | None:
 
 def scenario_problems(scenarios: Iterable[Scenario]) -> list[str]:
     """One line per scenario naming an environment nobody registered (what plan and
-    validate refuse with exit 2); a state is checked by building it only when the trial
-    runs, where its fault is a typed code on that trial."""
+    validate refuse with exit 2), after registering those ``toolbench.toml`` and
+    ``--mcp`` name (:mod:`.toml_envs`; a bad entry is a
+    :class:`~toolbench.errors.UserError`); a state is checked by building it only when
+    the trial runs, where its fault is a typed code on that trial."""
+    register_configured()
+    servers = mcp_names()
     out = []
     for sc in scenarios:
+        where = sc.source or sc.id
         for i, use in enumerate(sc.environment):
             try:
                 get_environment(use.name)
             except UnknownEnvironmentError as exc:
-                where = sc.source or sc.id
                 out.append(f"{where}: {sc.id}: environment[{i}].name: {exc}")
+            else:
+                if use.name in servers and sc.expect.turns is not None:
+                    out.append(f"{where}: {sc.id}: environment[{i}].name: MCP server "
+                               f"'{use.name}' cannot judge a loop (expect.turns runs the ground "
+                               "truth on a server when scoring); give calls or rounds")  # fmt: skip
     return out

@@ -1,0 +1,172 @@
+"""MCP servers as environments through ``toolbench run``: a real server process with
+state (``mcp_notes_server.py``), over stdio and streamable HTTP, plain and streamed
+trials, recorded then replayed to identical results with no server process started;
+a server's secret never written; no server outliving its run."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.runner.conftest import run_fake, trials_by_id
+from toolbench.providers.fake import FakeServer, by_last_user
+from toolbench.results import TurnRecord
+from toolbench.tool_runs import ToolRun
+
+SERVER = Path(__file__).with_name("mcp_notes_server.py")
+SECRET = "notes-secret-Zq81xWv0pL"
+
+NOTES = """\
+scenarios:
+  - id: notes
+    tools:
+      - name: add_note
+        parameters: {type: object, properties: {text: {type: string}}, required: [text]}
+      - name: list_notes
+        parameters: {type: object, properties: {}}
+      - name: whoami
+        parameters: {type: object, properties: {}}
+    messages:
+      - {role: user, content: "Add milk to my notes, then read them back."}
+    environment: {name: notes}
+    expect:
+      rounds:
+        - calls: [{name: add_note, arguments: {text: milk}}]
+        - calls: [{name: list_notes, arguments: {}}]
+        - calls: [{name: whoami, arguments: {}}]
+      max_turns: 5
+"""
+
+REPLIES = {
+    "(whoami)": "Your notes hold milk.",
+    "(list_notes)": '{"tool": "whoami", "arguments": {}}',
+    "(add_note)": '{"tool": "list_notes", "arguments": {}}',
+    "Add milk": '{"tool": "add_note", "arguments": {"text": "milk"}}',
+}
+
+
+@pytest.fixture(autouse=True)
+def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    with FakeServer(by_last_user(REPLIES)) as server:
+        yield server
+
+
+def configure(tmp: Path, *command: str, url: str | None = None, **extra: str) -> Path:
+    """``toolbench.toml`` with the notes server, its pids written to a file; the file."""
+    pids = tmp / "pids.txt"
+    env = {"NOTES_SECRET": SECRET, "NOTES_PIDS": str(pids), **extra}
+    lines = ["[mcp.notes]", f"command = {json.dumps([sys.executable, str(SERVER), *command])}"]
+    if url is not None:
+        lines.append(f'url = "{url}"')
+    lines.append("env = {" + ", ".join(f'{k} = "{v}"' for k, v in env.items()) + "}")
+    (tmp / "toolbench.toml").write_text("\n".join(lines) + "\n")
+    return pids
+
+
+def started(pids: Path) -> list[int]:
+    return [int(x) for x in pids.read_text().split()] if pids.exists() else []
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def runs(turns: list[TurnRecord]) -> list[ToolRun]:
+    return [r for t in turns if t.environment for r in t.environment.runs]
+
+
+@pytest.mark.parametrize(
+    ("how", "formats"),
+    [
+        ("stdio", "prompt-json"),
+        ("stdio", "prompt-json:stream"),
+        ("http", "prompt-json"),
+    ],
+)
+def test_server_recorded_then_replayed_without_a_process(
+    how: str, formats: str, fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scen = tmp_path / "notes.yaml"
+    scen.write_text(NOTES)
+    if how == "http":
+        pids = configure(tmp_path, "--http", "{port}", url="http://127.0.0.1:{port}/mcp")
+    else:
+        pids = configure(tmp_path)
+    assert run_fake(fake, tmp_path, scen, out="first", formats=formats) == 0
+    first = trials_by_id(tmp_path / "first")["notes"]
+    assert first.status == "ok" and first.scores is not None
+    assert first.scores.get("call_accuracy") is True
+    assert [(r.name, r.result, r.error) for r in runs(first.turns)] == [
+        ("add_note", '{\n  "id": 1\n}', None),
+        ("list_notes", "milk", None),  # the state the first call left
+        ("whoami", "token <redacted>", None),
+    ]
+    assert len(started(pids)) == 1 and not any(alive(p) for p in started(pids))
+    cassette = next((tmp_path / "cas").rglob("notes.json"))
+    recorded = json.loads(cassette.read_text())["tools"]
+    assert [x["method"] for x in recorded] == [
+        "initialize", "tools/list", "tools/call", "tools/call", "tools/call"
+    ]  # fmt: skip
+    for written in (cassette, tmp_path / "first" / "results.jsonl"):
+        assert SECRET not in written.read_text()
+
+    served = len(fake.received)
+    assert run_fake(fake, tmp_path, scen, "--record", "none", out="again", formats=formats) == 0
+    assert len(fake.received) == served and len(started(pids)) == 1  # no server started
+    again = trials_by_id(tmp_path / "again")["notes"]
+    assert again.turns == first.turns and again.scores == first.scores
+
+
+def test_record_new_runs_the_played_calls_again_on_a_server_when_one_is_not_recorded(
+    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scen = tmp_path / "notes.yaml"
+    scen.write_text(NOTES)
+    pids = configure(tmp_path)
+    assert run_fake(fake, tmp_path, scen, out="first") == 0
+    first = trials_by_id(tmp_path / "first")["notes"]
+    cassette = next((tmp_path / "cas").rglob("notes.json"))
+    data = json.loads(cassette.read_text())
+    del data["tools"][4]  # the whoami call, not recorded
+    cassette.write_text(json.dumps(data))
+    assert run_fake(fake, tmp_path, scen, "--record", "new", out="again") == 0
+    again = trials_by_id(tmp_path / "again")["notes"]
+    # a server started for the call not recorded, add_note and list_notes run on it
+    # again first: whoami answered as live, the trial as it was
+    assert len(started(pids)) == 2 and again.turns == first.turns
+    recorded = json.loads(cassette.read_text())["tools"]
+    assert [x["params"]["name"] for x in recorded[2:]] == ["add_note", "list_notes", "whoami"]
+
+
+def test_replay_only_with_a_call_not_recorded_starts_no_server(
+    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scen = tmp_path / "notes.yaml"
+    scen.write_text(NOTES)
+    pids = configure(tmp_path)
+    assert run_fake(fake, tmp_path, scen, out="first") == 0
+    cassette = next((tmp_path / "cas").rglob("notes.json"))
+    data = json.loads(cassette.read_text())
+    data["tools"][3]["params"]["name"] = "delete_note"  # the recorded list_notes is gone
+    cassette.write_text(json.dumps(data))
+    run_fake(fake, tmp_path, scen, "--record", "none", out="again")
+    trial = trials_by_id(tmp_path / "again")["notes"]
+    # the model was told the call is not recorded: its next request is not either
+    assert trial.status == "cassette_missing" and len(started(pids)) == 1
