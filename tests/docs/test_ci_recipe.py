@@ -26,14 +26,24 @@ DOC = ROOT / "docs" / "ci.md"
 
 
 def _yaml_blocks() -> list[Any]:
+    """The page's GitHub Actions workflows and steps (a Kubernetes manifest, which has a
+    ``kind``, is tested by tests/docs/test_ci_schedulers.py)."""
     text = DOC.read_text(encoding="utf-8")
     blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.DOTALL)
-    return [yaml.safe_load(textwrap.dedent(b)) for b in blocks]
+    loaded = [yaml.safe_load(textwrap.dedent(b)) for b in blocks]
+    return [b for b in loaded if not (isinstance(b, dict) and "kind" in b)]
+
+
+def _filled(text: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        text = text.replace("${{ " + name + " }}", value)
+    return text
 
 
 def _steps(block: Any) -> list[dict[str, Any]]:
     """Every step in order; a job with a ``matrix`` runs its steps once per combination
-    (``${{ matrix.X }}`` filled in), as GitHub Actions would, one job after the other."""
+    (``${{ matrix.X }}`` and ``${{ strategy.job-total }}`` filled in, in ``run`` and
+    ``env``), as GitHub Actions would, one job after the other."""
     if not isinstance(block, dict):
         return list(block)  # a list of steps to add to a workflow
     out: list[dict[str, Any]] = []
@@ -42,31 +52,37 @@ def _steps(block: Any) -> list[dict[str, Any]]:
         names = list(matrix)
         combos = [dict(zip(names, vals, strict=True)) for vals in product(*matrix.values())]
         for combo in combos or [{}]:
+            values = {f"matrix.{k}": str(v) for k, v in combo.items()}
+            values["strategy.job-total"] = str(len(combos or [{}]))
             for step in job["steps"]:
                 run = step.get("run")
-                for k, v in combo.items():
-                    run = run.replace("${{ matrix." + k + " }}", str(v)) if run else run
-                out.append({**step, "run": run} if run else step)
+                env = {k: _filled(str(v), values) for k, v in step.get("env", {}).items()}
+                out.append({**step, "run": _filled(run, values), "env": env} if run else step)
     return out
 
 
-def _commands() -> list[str]:
-    cmds: list[str] = []
+def _commands() -> list[tuple[str, dict[str, str]]]:
+    """Each step's command and the environment the step sets."""
+    cmds: list[tuple[str, dict[str, str]]] = []
     for block in _yaml_blocks():
         for step in _steps(block):
             run = step.get("run")
             if run and not run.lstrip().startswith("pip install"):
-                cmds.append(run)
+                cmds.append((run, step.get("env", {})))
     return cmds
 
 
 def test_recipe_names_the_commands_this_test_runs() -> None:
     cmds = _commands()
-    joined = "\n".join(cmds)
+    joined = "\n".join(cmd for cmd, _ in cmds)
     for needle in ("toolbench run --record none", "toolbench gate runs/ci", "--baseline",
-                   "--shard 1/4", "--shard 4/4", "toolbench merge shards/shard-*"):  # fmt: skip
+                   "--shard auto --out shards/shard-4",
+                   "toolbench merge shards/shard-*"):  # fmt: skip
         assert needle in joined
-    assert "${{" not in joined, "every matrix value is filled in"
+    shards = [env for cmd, env in cmds if "--shard auto" in cmd]
+    given = [(e["TOOLBENCH_SHARD_INDEX"], e["TOOLBENCH_SHARD_COUNT"]) for e in shards]
+    assert given == [("1", "4"), ("2", "4"), ("3", "4"), ("4", "4")]
+    assert "${{" not in joined + repr(shards), "every matrix value is filled in"
     assert (ROOT / "toolbench.toml").is_file(), "docs/ci.md relies on a committed toolbench.toml"
 
 
@@ -88,12 +104,15 @@ def test_every_recipe_step_passes_on_the_committed_cassettes(tmp_path: Path) -> 
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["GITHUB_STEP_SUMMARY"] = str(summary)
-    for cmd in _commands():
+    scheduler_vars = ("TOOLBENCH_SHARD_", "SLURM_", "JOB_COMPLETION")
+    base = {k: v for k, v in env.items() if not k.startswith(scheduler_vars)}
+    for cmd, step_env in _commands():
         if "baselines/main" in cmd and not (work / "baselines" / "main").exists():
             # The regression recipe compares against a stored run: store this one.
             shutil.copytree(work / "runs" / "ci", work / "baselines" / "main")
         proc = subprocess.run(
-            ["bash", "-e", "-c", cmd], cwd=work, env=env, capture_output=True, text=True,
+            ["bash", "-e", "-c", cmd], cwd=work, env={**base, **step_env},
+            capture_output=True, text=True,
             timeout=600,
         )  # fmt: skip
         assert proc.returncode == 0, f"step failed: {cmd}\n{proc.stdout}\n{proc.stderr}"
