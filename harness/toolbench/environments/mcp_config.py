@@ -80,11 +80,12 @@ class McpServer(BaseModel):
         return self.model_copy(update={"command": command, "url": url})
 
 
-def _first_error(exc: ValidationError) -> str:
+def _first_error(exc: ValidationError, at: str) -> str:
+    """The first problem, after ``at`` and the field it is in (``at.field: why``)."""
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"])
     msg = str(err["msg"]).removeprefix("Value error, ")
-    return f"{loc}: {msg}" if loc else msg
+    return f"{at}.{loc}: {msg}" if loc else f"{at}: {msg}"
 
 
 def server_of(where: str, name: str, table: Any) -> McpServer:
@@ -97,7 +98,7 @@ def server_of(where: str, name: str, table: Any) -> McpServer:
     try:
         return McpServer.model_validate(table)
     except ValidationError as exc:
-        raise UserError(f"{where}: mcp.{name}.{_first_error(exc)}") from None
+        raise UserError(f"{where}: {_first_error(exc, f'mcp.{name}')}") from None
 
 
 def servers_of(where: str, tables: Any) -> dict[str, McpServer]:
@@ -130,4 +131,4 @@ def parse_option(text: str) -> tuple[str, McpServer]:
     try:
         return name, McpServer.model_validate(table)
     except ValidationError as exc:
-        raise UserError(f"{OPTION}: '{name}': {_first_error(exc)}") from None
+        raise UserError(_first_error(exc, f"{OPTION} {name}")) from None

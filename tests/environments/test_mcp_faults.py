@@ -1,0 +1,126 @@
+"""What goes wrong with an MCP server fails its own trial with a typed code, or is a tool
+error the model is told; the run goes on, and no server outlives it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.environments.test_mcp_runs import SERVER, alive, runs, started
+from tests.runner.conftest import run_fake, trials_by_id
+from toolbench.providers.fake import FakeServer, by_last_user
+
+TOOLS = """\
+    tools:
+      - name: delete_note
+        parameters: {type: object, properties: {id: {type: integer}}, required: [id]}
+      - name: slow
+        parameters: {type: object, properties: {seconds: {type: number}}, required: [seconds]}
+      - name: crash
+        parameters: {type: object, properties: {}}
+"""
+
+
+def scenario(sid: str, server: str, prompt: str, call: str) -> str:
+    return (
+        f"  - id: {sid}\n{TOOLS}    messages: [{{role: user, content: {json.dumps(prompt)}}}]\n"
+        f"    environment: {{name: {server}}}\n"
+        f"    expect: {{rounds: [{{calls: [{call}]}}], max_turns: 3}}\n"
+    )
+
+
+SCENARIOS = "scenarios:\n" + "".join([
+    scenario("tool-error", "notes", "Delete note 7.", "{name: delete_note, arguments: {id: 7}}"),
+    scenario("too-slow", "notes", "Take a nap.", "{name: slow, arguments: {seconds: 8}}"),
+    scenario("dies", "notes", "Crash now.", "{name: crash, arguments: {}}"),
+    scenario("missing", "missing", "Delete note 1.", "{name: delete_note, arguments: {id: 1}}"),
+    scenario("broken", "broken", "Delete note 2.", "{name: delete_note, arguments: {id: 2}}"),
+])  # fmt: skip
+
+REPLIES = {
+    "Tool Result": "Sorry, that did not work.",
+    "Delete note 7": '{"tool": "delete_note", "arguments": {"id": 7}}',
+    "Take a nap": '{"tool": "slow", "arguments": {"seconds": 8}}',
+    "Crash now": '{"tool": "crash", "arguments": {}}',
+    "Delete note": '{"tool": "delete_note", "arguments": {"id": 1}}',
+}
+
+
+@pytest.fixture(autouse=True)
+def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    with FakeServer(by_last_user(REPLIES)) as server:
+        yield server
+
+
+def test_faults_fail_their_own_trial_typed_or_are_told_to_the_model(
+    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    pids = tmp_path / "pids.txt"
+    command = json.dumps([sys.executable, str(SERVER)])
+    env = f'env = {{NOTES_PIDS = "{pids}"}}'
+    (tmp_path / "toolbench.toml").write_text(
+        f"[mcp.notes]\ncommand = {command}\ncall_timeout_s = 3\n{env}\n"
+        '[mcp.missing]\ncommand = ["/nonexistent/notes-server"]\n'
+        f'[mcp.broken]\ncommand = {command}\nenv = {{NOTES_START = "crash", NOTES_PIDS = "{pids}"}}\n'
+    )
+    scen = tmp_path / "faults.yaml"
+    scen.write_text(SCENARIOS)
+    run_fake(fake, tmp_path, scen, "--concurrency", "1", out="first")
+    trials = trials_by_id(tmp_path / "first")
+
+    told = trials["tool-error"]
+    assert told.status == "ok"
+    [run] = runs(told.turns)
+    assert run.error == "tool.raised" and "Error executing tool delete_note" in run.result
+
+    slow = trials["too-slow"]
+    [run] = runs(slow.turns)
+    assert (slow.status, run.error) == ("ok", "tool.raised")
+    assert "no result within 3 s" in run.result
+
+    dies = trials["dies"]
+    assert (dies.status, dies.error_code) == ("harness_error", "environment.mcp_died")
+
+    missing = trials["missing"]
+    assert (missing.status, missing.error_code) == ("harness_error", "environment.mcp_start")
+    assert "FileNotFoundError" in (missing.infra_error or "")
+
+    broken = trials["broken"]
+    assert (broken.status, broken.error_code) == ("harness_error", "environment.mcp_start")
+    assert "refusing to start" in (broken.infra_error or "")
+
+    assert len(started(pids)) == 4
+    assert not any(alive(p) for p in started(pids))  # none outlives its trial
+
+
+def test_an_environment_named_in_toolbench_toml_runs(
+    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "toolbench.toml").write_text(
+        '[environments.tasks]\nclass = "toolbench.environments.todo:Todo"\n'
+    )
+    scen = tmp_path / "tasks.yaml"
+    scen.write_text(
+        "scenarios:\n  - id: tasks\n    tools:\n      - name: delete_note\n"
+        "        parameters: {type: object, properties: {id: {type: integer}}}\n"
+        "    messages: [{role: user, content: Delete note 7.}]\n"
+        "    environment: {name: tasks, state: {tasks: []}}\n"
+        "    expect: {rounds: [{calls: [{name: delete_note, arguments: {id: 7}}]}]}\n"
+    )
+    assert run_fake(fake, tmp_path, scen, out="first") == 0
+    trial = trials_by_id(tmp_path / "first")["tasks"]
+    last = [t.environment.state for t in trial.turns if t.environment and t.environment.state]
+    assert last == [{"tasks": {"tasks": []}}]
+    assert os.environ.get("NOTES_PIDS") is None
