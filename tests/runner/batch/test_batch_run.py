@@ -14,8 +14,11 @@ import pytest
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO, run_fake, trials_by_id
 from tests.support.fake_batch import FakeBatchServer
 from toolbench import codes
+from toolbench.formats.base import ModelReply
 from toolbench.providers.fake import Fault, by_last_user
+from toolbench.providers.model_api import Completion, Endpoint
 from toolbench.runner.batch import phase
+from toolbench.runner.batch import record as phase_record
 from toolbench.store import load_results
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -149,3 +152,40 @@ def test_multi_turn_trials_stay_live(tmp_path: Path) -> None:
         assert server.batches == {}
         assert len(server.live) == 2
     assert trials_by_id(tmp_path / "run")["mt"].status == "ok"
+
+
+def test_anthropic_message_batches(
+    tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret-1111")
+    model = "anthropic/claude-haiku-4-5-20251001"
+    replies = by_last_user({"Paris": {"tool_calls": [
+        {"name": "get_weather", "arguments": {"city": "Paris"}}]}}, default="No.")  # fmt: skip
+    with FakeBatchServer(replies) as server:
+        base = server.base_url.removesuffix("/v1")
+        assert run_fake(server, tmp_path, scenario_file, "--batch", models=model,
+                        formats="native", api_base=base) == 0  # fmt: skip
+        assert server.live == []
+        batch = next(iter(server.batches.values()))
+        assert batch["_anthropic"] and len(batch["_requests"]) == 2
+        (tmp_path / "l").mkdir()
+        assert run_fake(server, tmp_path / "l", scenario_file, models=model,
+                        formats="native", api_base=base) == 0  # fmt: skip
+        assert len(server.live) == 2
+    assert _scores(tmp_path / "run") == _scores(tmp_path / "l" / "run")
+    batched, live = trials_by_id(tmp_path / "run"), trials_by_id(tmp_path / "l" / "run")
+    assert batched["weather"].status == "ok"
+    # LiteLLM's cost map's batch price for this model: half the live one.
+    assert live["weather"].cost
+    assert batched["weather"].cost == pytest.approx(live["weather"].cost / 2)
+    rc = run_fake(server, tmp_path, scenario_file, "--record", "none", out="replay",
+                  models=model, formats="native", api_base="http://127.0.0.1:9")  # fmt: skip
+    assert rc == 0
+    assert _scores(tmp_path / "replay") == _scores(tmp_path / "run")
+
+
+def test_without_a_batch_price_the_cost_is_the_documented_share_of_the_live_one() -> None:
+    done = Completion(ModelReply(text="x"), {}, 0.0, 10, 5, 0.004, 1)
+    cost = phase_record.batch_cost(Endpoint("openai/no-such-model-priced"), done)
+    assert cost == pytest.approx(0.004 * phase_record.BATCH_FACTOR)
+    assert phase_record.BATCH_FACTOR == 0.5
