@@ -73,16 +73,20 @@ TOML_CASES = {
     ),
 }
 
+OPT = "error: --mcp"
 OPTION_CASES = {
-    "no-equals": ("notes", "error: --mcp: 'notes' is not NAME=COMMAND (or NAME=http://127.0.0.1:PORT/mcp)"),
-    "bad-name": ("a b=x", "error: --mcp: 'a b': a server name is letters, digits, '_', '.', '-'"),
+    "no-equals": (
+        "notes",
+        OPT + ": 'notes' is not NAME=COMMAND (or NAME=http://127.0.0.1:PORT/mcp)",
+    ),
+    "bad-name": ("a b=x", OPT + ": 'a b': a server name is letters, digits, '_', '.', '-'"),
     "not-local": (
         "notes=http://example.com/mcp",
-        "error: --mcp notes: url: 'http://example.com/mcp' is not http:// on localhost",
+        OPT + " notes: url: 'http://example.com/mcp' is not http:// on localhost",
     ),
-    "unclosed": ("notes='x", "error: --mcp: 'notes': cannot split the command (No closing quotation)"),
-    "empty": ("notes=", "error: --mcp: 'notes=' gives no command"),
-}  # fmt: skip
+    "unclosed": ("notes='x", OPT + ": 'notes': cannot split the command (No closing quotation)"),
+    "empty": ("notes=", OPT + ": 'notes=' gives no command"),
+}
 
 
 def toolbench(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

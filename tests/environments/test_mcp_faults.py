@@ -72,7 +72,8 @@ def test_faults_fail_their_own_trial_typed_or_are_told_to_the_model(
     (tmp_path / "toolbench.toml").write_text(
         f"[mcp.notes]\ncommand = {command}\ncall_timeout_s = 3\n{env}\n"
         '[mcp.missing]\ncommand = ["/nonexistent/notes-server"]\n'
-        f'[mcp.broken]\ncommand = {command}\nenv = {{NOTES_START = "crash", NOTES_PIDS = "{pids}"}}\n'
+        f"[mcp.broken]\ncommand = {command}\n"
+        f'env = {{NOTES_START = "crash", NOTES_PIDS = "{pids}"}}\n'
     )
     scen = tmp_path / "faults.yaml"
     scen.write_text(SCENARIOS)
