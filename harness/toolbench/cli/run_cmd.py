@@ -176,9 +176,18 @@ def run_cmd(
         help="Run part K of N of the trial matrix (a stable hash of each trial's key); "
         "toolbench merge joins the N parts.",
     ),
+    mcp: list[str] = typer.Option(
+        None,
+        "--mcp",
+        metavar="NAME=COMMAND",
+        help="An MCP server a scenario's environment may name: its command (started per "
+        "trial, stdio) or http://127.0.0.1:PORT/mcp (repeatable; over toolbench.toml's "
+        "[mcp.NAME]; docs/environments.md).",
+    ),
 ) -> int:
     """Run scenarios against models x formats; record or replay cassettes."""
     from toolbench.cli.run_view import print_summary, progress_hook
+    from toolbench.environments.toml_envs import give_mcp_options
     from toolbench.errors import UserError
     from toolbench.formats.auto import read_formats_file
     from toolbench.runner.measured import EXIT_UNMEASURED
@@ -187,6 +196,7 @@ def run_cmd(
     from toolbench.store.shards import parse_shard
 
     check_choices(record=record, replay=replay, stream=stream, display=display)
+    give_mcp_options(mcp or [])
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
     given = frozenset(
