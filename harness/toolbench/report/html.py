@@ -34,6 +34,7 @@ from toolbench.report.metrics import (
 )
 from toolbench.report.recommend import recommend
 from toolbench.report.repeats_section import repeats_view
+from toolbench.report.sensitivity import sensitivity_view
 from toolbench.report.stream_section import streaming_view
 from toolbench.report.visible import show_invisible
 from toolbench.results import TrialResult, TrialScores
@@ -318,5 +319,6 @@ def render_html(
         "baseline": _baseline_view(diff) if diff else None,
         "streaming": streaming_view(table, cells),
         "repeats": repeats_view(table, pass_k),
+        "sensitivity": sensitivity_view(cells),
     }
     return _env().get_template("report.html.j2").render(**ctx)

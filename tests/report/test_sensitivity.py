@@ -1,0 +1,109 @@
+"""The format-sensitivity section (issue 37): known accuracies on a constructed run give a
+known spread, intervals and the axis that moves accuracy most."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from synthetic_runs import make_trial, standard_trials, write_run
+
+from toolbench.report import write_report
+from toolbench.report.metrics import aggregate, load_table, wilson
+from toolbench.report.sensitivity import Grid, grids, sensitivity_view, split_spec
+from toolbench.results import TrialResult
+
+MODEL = "m<i>x"
+"""A model name with markup in it: it must reach the page as text."""
+# point -> correct calls out of 10
+GRID = {
+    "prompt-json:doc=python,tag=off": 9,
+    "prompt-json:doc=python,tag=on": 7,
+    "prompt-json:doc=json,tag=off": 5,
+    "prompt-json:doc=json,tag=on": 3,
+}
+
+
+def trials(points: dict[str, int], model: str = MODEL, n: int = 10) -> list[TrialResult]:
+    return [
+        make_trial(model, fmt, f"s{i}", 0, ok=i < k, run_id="sens")
+        for fmt, k in points.items()
+        for i in range(n)
+    ]
+
+
+def constructed(tmp_path: Path) -> Path:
+    """The grid above, plus cells that make no grid: one xml cell of the same model and a
+    second model with two different formats."""
+    rows = trials(GRID) + trials({"xml": 6}) + trials({"xml": 4, "native": 8}, model="m-two")
+    return write_run(tmp_path / "runs" / "sens", rows)
+
+
+def the_grids(run: Path) -> list[Grid]:
+    return grids(aggregate(load_table(run).df))
+
+
+def test_known_accuracies_give_known_spread_and_axis(tmp_path: Path) -> None:
+    (grid,) = the_grids(constructed(tmp_path))
+    assert (grid.model, grid.base) == (MODEL, "prompt-json")
+    got = {p.format: (p.value, p.k, p.n, p.interval) for p in grid.points}
+    assert got == {f: (k / 10, k, 10, wilson(k, 10)) for f, k in GRID.items()}
+    assert grid.spread == pytest.approx(0.6)
+    assert grid.best is not None and grid.best.format == "prompt-json:doc=python,tag=off"
+    assert grid.worst is not None and grid.worst.format == "prompt-json:doc=json,tag=on"
+    doc, tag = grid.effects()
+    assert doc.axis == "doc" and doc.means == pytest.approx({"json": 0.4, "python": 0.8})
+    assert tag.axis == "tag" and tag.means == pytest.approx({"off": 0.7, "on": 0.5})
+    assert grid.top_axis == doc and doc.range == pytest.approx(0.4)
+
+
+def test_a_point_that_does_not_set_an_axis_is_at_its_default(tmp_path: Path) -> None:
+    run = write_run(
+        tmp_path / "runs" / "d",
+        trials({"xml": 2, "xml:shots=2": 6, "xml:shots=4": 8, "xml|prompt-json": 10}),
+    )
+    (grid,) = the_grids(run)
+    assert [p.format for p in grid.points] == ["xml", "xml:shots=2", "xml:shots=4"]
+    assert grid.spread == pytest.approx(0.6)
+    (shots,) = grid.effects()
+    assert shots.means == pytest.approx({"2": 0.6, "4": 0.8, "default": 0.2})
+
+
+@pytest.mark.parametrize(
+    ("spec", "split"),
+    [
+        ("prompt-json", ("prompt-json", {})),
+        ("prompt-json:doc=python, tag=on", ("prompt-json", {"doc": "python", "tag": "on"})),
+        ("native:strict", ("native", {"strict": "true"})),
+        ("xml:shots=2,stream", ("xml:stream", {"shots": "2"})),
+        ("native|xml", None),
+    ],
+)
+def test_split_spec(spec: str, split: tuple[str, dict[str, str]] | None) -> None:
+    assert split_spec(spec) == split
+
+
+def test_a_run_without_a_grid_has_no_section(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "runs" / "r1", standard_trials("r1"))
+    assert sensitivity_view(aggregate(load_table(run).df)) is None
+    html = write_report(run, tmp_path / "report.html").read_text(encoding="utf-8")
+    assert 'id="sensitivity"' not in html
+
+
+def test_the_html_section_shows_the_numbers_escaped(tmp_path: Path) -> None:
+    html = write_report(constructed(tmp_path), tmp_path / "report.html").read_text("utf-8")
+    section = html.split('<section id="sensitivity">')[1].split("</section>")[0]
+    assert (
+        "m&lt;i&gt;x · prompt-json: spread 60.0 pp, moved most by <code>doc</code> (40.0 pp)"
+        in (section)
+    )
+    assert "<i>" not in section
+    lo, hi = wilson(9, 10) or (0.0, 0.0)
+    row = re.search(
+        r"prompt-json:doc=python,tag=off <span class=\"good\">best</span></td>(.*?)</tr>", section
+    )
+    assert row is not None
+    assert row.group(1) == f"<td>90.0%</td><td>[{100 * lo:.1f}, {100 * hi:.1f}]</td><td>10</td>"
+    assert "json: 40.0%, python: 80.0%" in section and "off: 70.0%, on: 50.0%" in section
+    assert section.count('<img src="data:image/png;base64,') == 1  # m-two has no grid
