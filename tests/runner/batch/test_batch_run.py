@@ -14,10 +14,11 @@ import pytest
 from tests.runner.conftest import GOOD_CALL, MT_SCENARIO, run_fake, trials_by_id
 from tests.support.fake_batch import FakeBatchServer
 from toolbench import codes
+from toolbench.cli.app import run_cli
 from toolbench.formats.base import ModelReply
 from toolbench.providers.fake import Fault, by_last_user
 from toolbench.providers.model_api import Completion, Endpoint
-from toolbench.runner.batch import phase
+from toolbench.runner.batch import phase, wires
 from toolbench.runner.batch import record as phase_record
 from toolbench.store import load_results
 
@@ -189,3 +190,30 @@ def test_without_a_batch_price_the_cost_is_the_documented_share_of_the_live_one(
     cost = phase_record.batch_cost(Endpoint("openai/no-such-model-priced"), done)
     assert cost == pytest.approx(0.004 * phase_record.BATCH_FACTOR)
     assert phase_record.BATCH_FACTOR == 0.5
+
+
+def test_progress_lines_a_batch_per_limit_and_no_key_on_disk(
+    tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setitem(wires.MAX_REQUESTS, "openai", 1)
+    with FakeBatchServer(REPLIES) as server:
+        server.polls = 2
+        rc = run_cli(["run", "--models", "openai/fake", "--formats", "prompt-json",
+                      "--scenarios", str(scenario_file), "--api-base", server.base_url,
+                      "--out", str(tmp_path / "run"), "--cassettes", str(tmp_path / "cas"),
+                      "--no-report", "--batch"])  # fmt: skip
+        assert rc == 0
+        assert sorted(server.batches) == ["batch_0", "batch_1"]  # one request a batch
+    err = capsys.readouterr().err
+    assert "batch openai (1 requests): batch_0 in_progress, 0/1 answered, 0s\n" in err
+    assert "batch openai (1 requests): batch_1 completed, 1/1 answered, " in err
+    # The key went to the server with each batch call, never to disk.
+    for path in [*(tmp_path / "cas").rglob("*.json"), tmp_path / "run" / "results.jsonl"]:
+        text = path.read_text(encoding="utf-8")
+        assert "test-key-not-secret-0000" not in text
+    cassette = json.loads(next((tmp_path / "cas").rglob("weather.json")).read_text())
+    (exchange,) = cassette["exchanges"]
+    assert "authorization" not in {k.lower() for k in exchange["request"]["headers"]}
+    assert exchange["request"]["uri"] == "http://api-base.toolbench/v1/chat/completions"
+    assert exchange["read"]["reply"]["text"] == GOOD_CALL

@@ -31,6 +31,7 @@ from toolbench.providers.kind_registry import Providers
 from toolbench.providers.model_api import Endpoint, ModelAPI, ProviderSettings
 from toolbench.redaction import redact
 from toolbench.results import TrialResult
+from toolbench.runner.batch import wires
 from toolbench.runner.batch.capture import Captured, capture, live_endpoint, single_turn
 from toolbench.runner.batch.config import batch_provider
 from toolbench.runner.batch.record import write_answer
@@ -43,7 +44,6 @@ from toolbench.runner.batch.wire import (
     Outcome,
     key_headers,
 )
-from toolbench.runner.batch.wires import WIRES
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import TrialSpec, harness_result
 from toolbench.runner.plan import Plan, PlannedTrial
@@ -107,6 +107,7 @@ class _Phase:
 
     async def _groups(self) -> list[_Group]:
         groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], _Group] = {}
+        batches: list[_Group] = []  # every batch, in order (a key's last one in ``groups``)
         for i, trial in enumerate(self.plan.trials):
             if trial.policy != "live" or not single_turn(trial.spec):
                 continue
@@ -118,9 +119,12 @@ class _Phase:
             url = str(got.http.url).split("?")[0]
             headers = key_headers(dict(got.http.headers.items()))
             key = (provider, url, tuple(sorted(headers.items())))
-            group = groups.setdefault(key, _Group(provider, url, headers))
+            group = groups.get(key)
+            if group is None or len(group.trials) >= wires.MAX_REQUESTS[provider]:
+                group = groups[key] = _Group(provider, url, headers)
+                batches.append(group)
             group.trials.append((f"t{i}", got, api, endpoint))
-        return list(groups.values())
+        return batches
 
     def _fail_all(self, group: _Group, code: str, message: str) -> None:
         for cid, _got, _api, _endpoint in group.trials:
@@ -130,7 +134,7 @@ class _Phase:
         """Submit one batch, wait for it, and take what it answered."""
         label = f"batch {group.provider} ({len(group.trials)} requests)"
         try:
-            wire: BatchWire = WIRES[group.provider](client, group.url, group.headers)
+            wire: BatchWire = wires.WIRES[group.provider](client, group.url, group.headers)
             items = [Item(cid, got.http.url.path, got.body) for cid, got, _a, _e in group.trials]
             batch_id = await wire.submit(items)
         except (BatchRefused, httpx.HTTPError) as exc:

@@ -8,3 +8,6 @@ from toolbench.runner.batch.openai_batch import OpenAIBatch
 from toolbench.runner.batch.wire import MakeWire
 
 WIRES: dict[str, MakeWire] = {"openai": OpenAIBatch, "anthropic": AnthropicBatch}
+MAX_REQUESTS: dict[str, int] = {"openai": 50_000, "anthropic": 100_000}
+"""The most requests one batch takes (the providers' documented limits): a larger group
+is sent as several batches."""
