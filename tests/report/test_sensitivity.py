@@ -11,7 +11,7 @@ from synthetic_runs import make_trial, standard_trials, write_run
 
 from toolbench.report import write_report
 from toolbench.report.metrics import aggregate, load_table, wilson
-from toolbench.report.sensitivity import Grid, grids, sensitivity_view, split_spec
+from toolbench.report.sensitivity import Grid, grids, sensitivity_view
 from toolbench.results import TrialResult
 
 MODEL = "m<i>x"
@@ -58,30 +58,31 @@ def test_known_accuracies_give_known_spread_and_axis(tmp_path: Path) -> None:
     assert grid.top_axis == doc and doc.range == pytest.approx(0.4)
 
 
-def test_a_point_that_does_not_set_an_axis_is_at_its_default(tmp_path: Path) -> None:
-    run = write_run(
-        tmp_path / "runs" / "d",
-        trials({"xml": 2, "xml:shots=2": 6, "xml:shots=4": 8, "xml|prompt-json": 10}),
-    )
-    (grid,) = the_grids(run)
-    assert [p.format for p in grid.points] == ["xml", "xml:shots=2", "xml:shots=4"]
+def test_a_point_that_does_not_set_an_axis_is_at_the_formats_default(tmp_path: Path) -> None:
+    points = {
+        "prompt-json": 2,
+        "prompt-json:doc=python": 6,
+        "prompt-json:doc=json": 8,
+        "prompt-json:shots=2": 10,  # another base: worked examples are no prompt axis
+        "prompt-json:doc=python|xml": 10,  # a fallback: its own base, one point alone
+        "xml": 1,
+        "xml:shots=2": 9,  # no axes: no grid
+    }
+    (grid,) = the_grids(write_run(tmp_path / "runs" / "d", trials(points)))
+    assert grid.base == "prompt-json"
+    assert [p.format for p in grid.points] == [
+        "prompt-json",
+        "prompt-json:doc=json",
+        "prompt-json:doc=python",
+    ]
     assert grid.spread == pytest.approx(0.6)
-    (shots,) = grid.effects()
-    assert shots.means == pytest.approx({"2": 0.6, "4": 0.8, "default": 0.2})
+    (doc,) = grid.effects()  # markup, style and tag take one value each here
+    assert doc.means == pytest.approx({"json": 0.8, "python": 0.6, "text": 0.2})
 
 
-@pytest.mark.parametrize(
-    ("spec", "split"),
-    [
-        ("prompt-json", ("prompt-json", {})),
-        ("prompt-json:doc=python, tag=on", ("prompt-json", {"doc": "python", "tag": "on"})),
-        ("native:strict", ("native", {"strict": "true"})),
-        ("xml:shots=2,stream", ("xml:stream", {"shots": "2"})),
-        ("native|xml", None),
-    ],
-)
-def test_split_spec(spec: str, split: tuple[str, dict[str, str]] | None) -> None:
-    assert split_spec(spec) == split
+def test_a_run_of_the_default_formats_has_no_grid(tmp_path: Path) -> None:
+    points = {"prompt-json": 3, "prompt-json:shots=2": 5, "react": 4, "xml": 6, "native": 7}
+    assert the_grids(write_run(tmp_path / "runs" / "d", trials(points))) == []
 
 
 def test_a_run_without_a_grid_has_no_section(tmp_path: Path) -> None:

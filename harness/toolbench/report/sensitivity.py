@@ -1,14 +1,18 @@
 """Format sensitivity: how far one model's accuracy moves across a grid of one format.
 
 A *grid* is a set of cells that share a model and a base format and differ only in the
-format's options (``prompt-json:doc=python``, ``prompt-json:doc=json``, ...; issue 37).
+format's prompt axes (``prompt-json:doc=python``, ``prompt-json:doc=json``, ...; issue 37),
+grouped as the run expanded them: :func:`~toolbench.runner.format_grid.base_of` (the spec
+without its axes: ``shots=2`` or ``:stream`` make another base) and
+:func:`~toolbench.runner.format_grid.axes_of` (every axis the format takes, at the value
+the spec gives or the format's default).
 The question it answers is the one BFCL's format-sensitivity table asks: does the model
 know the task, or only one way of being asked? For each grid this module gives every
 point's call accuracy with its Wilson 95% interval, the *spread* (best point minus worst,
 the points with a value), and the axis that *moves it most*: for each option key, the mean
 accuracy of the points at each of its values, and the key whose means lie furthest apart
-(a point that does not set the key is at its ``default``). Shown only when the run holds
-a grid; a run of unrelated formats has no sensitivity to report.
+(ties by name). Shown only when the run holds a grid; a run of unrelated formats, or of
+one format with and without worked examples, has no sensitivity to report.
 
 The chart is drawn by matplotlib's Agg backend into a PNG ``data:`` URI (as
 :mod:`toolbench.report.charts`): only numbers and the run's own model and format names
@@ -28,28 +32,14 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from toolbench.formats.stream_spec import split_stream
 from toolbench.report.metrics import OVERALL, CellStats
+from toolbench.runner.format_grid import axes_of, base_of
 
 METRIC = "call_accuracy"
 """The rate the chart shows: a correct call is what a format exists to get."""
 DEFAULT = "default"
-"""The value of an axis a point does not set."""
-
-
-def split_spec(spec: str) -> tuple[str, dict[str, str]] | None:
-    """``(base, {axis: value})`` of a format spec, or None for one that is no grid point
-    (a fallback composition ``a|b``). The base keeps ``:stream``: a streamed cell is
-    compared with streamed ones. A bare option (``native:strict``) is ``true``."""
-    text, streamed = split_stream(spec)
-    if "|" in text:
-        return None
-    name, _, rest = text.strip().partition(":")
-    axes: dict[str, str] = {}
-    for item in (p.strip() for p in rest.split(",")) if rest.strip() else ():
-        key, eq, value = item.partition("=")
-        axes[key.strip()] = value.strip() if eq else "true"
-    return (name.strip() + (":stream" if streamed else ""), axes)
+"""An axis value a point's spec does not give when its format is not installed (then
+:func:`~toolbench.runner.format_grid.axes_of` knows no defaults to fill in)."""
 
 
 @dataclass(frozen=True)
@@ -136,18 +126,17 @@ def grids(cells: Sequence[CellStats], metric: str = METRIC) -> list[Grid]:
     for c in cells:
         if c.model == OVERALL:
             continue
-        split = split_spec(c.format)
-        if split is None:
+        axes = axes_of(c.format)
+        if not axes:  # a format without axes is no grid point
             continue
-        base, axes = split
         k, n = c.counts.get(metric, (0, 0))
-        by[(c.model, base)].append(
+        by[(c.model, base_of(c.format))].append(
             GridPoint(c.format, axes, c.values.get(metric), k, n, c.interval(metric))
         )
     return [
         Grid(model, base, sorted(points, key=lambda p: p.format))
         for (model, base), points in sorted(by.items())
-        if len(points) >= 2
+        if len({tuple(sorted(p.axes.items())) for p in points}) >= 2
     ]
 
 
