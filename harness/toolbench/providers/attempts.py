@@ -23,6 +23,7 @@ from toolbench import codes
 from toolbench.cassettes.boundary import request_key
 from toolbench.errors import CassetteMissingError, UnsupportedError
 from toolbench.providers import finish as finish_signal
+from toolbench.providers import rate_limits
 from toolbench.providers.model_api import CassetteView, Endpoint, Fault, ModelAPI
 from toolbench.providers.reply import read_reply
 from toolbench.providers.wire.chat.reader import Assembled
@@ -103,6 +104,7 @@ class Attempts:
         """One attempt, logged: its typed fault raised, or what came back."""
         exchange, turn = self.exchange, self.turn
         n = sum(1 for a in self.log if a.turn == turn) + 1
+        await rate_limits.before_send(self.endpoint, self.request)  # shared rpm/tpm, pauses
         t0 = time.perf_counter()
         # The whole response, plain or streamed, within --timeout (httpx's timeout bounds
         # each read, so a server dripping bytes would otherwise never time out).
@@ -184,6 +186,8 @@ class Attempts:
         """What every failed attempt goes through, plain or streamed: a timeout (a stall
         is one) counts against :data:`TIMEOUT_RETRIES` and replaces a hung local server;
         a fault not asked again drops what the cassette kept provisionally."""
+        if self.exchange is None or not self.exchange.last_replayed:
+            rate_limits.seen_fault(self.endpoint, fault)  # a 429's Retry-After: all wait
         if fault.code in TIMEOUT_CODES:
             self.timeouts += 1
             if self.endpoint.on_timeout is not None:

@@ -29,11 +29,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from toolbench.errors import StorageError, UserError
+from toolbench.providers.rate_limits import install, read_rate_limits
 from toolbench.redaction import register_url_secrets
 from toolbench.runner.batch.config import check_batch
 from toolbench.runner.batch.phase import Say, run_batch
 from toolbench.runner.lock import RunLock
 from toolbench.runner.matrix import matrix_of
+from toolbench.runner.model_params import CONFIG_FILE
 from toolbench.runner.options import RunOptions, check_options
 from toolbench.runner.plan import Plan, build_plan, check_ready, run_info
 from toolbench.runner.resume import resume
@@ -67,6 +69,7 @@ def plan_run(opts: RunOptions) -> Plan:
         opts, recorded = resume(opts)  # the run's matrix and settings, from its run.json
         register_url_secrets(opts.api_base)
     check_options(opts)
+    install(read_rate_limits(CONFIG_FILE), live=opts.record != "none")  # bad: exit 2
     matrix = matrix_of(opts, recorded)
     if opts.batch:
         check_batch(opts, matrix)
