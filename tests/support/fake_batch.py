@@ -97,6 +97,8 @@ class FakeBatchServer(LocalServer):
         self.batches: dict[str, dict[str, Any]] = {}
         self.files: dict[str, bytes] = {}
         self.cancelled: list[str] = []
+        self.files_fail = False
+        """Answer every file download with a 500 (results that cannot be fetched)."""
         self._lock = threading.Lock()
         self.serve(self._handler())
 
@@ -250,7 +252,9 @@ class FakeBatchServer(LocalServer):
                     if path.startswith("/v1/files/") and path.endswith("/content"):
                         file_id = path.removeprefix("/v1/files/").removesuffix("/content")
                         found = fake.files.get(file_id)
-                        if found is None:
+                        if fake.files_fail:
+                            self._send(500, {"error": {"message": "storage unavailable"}})
+                        elif found is None:
                             self._send(404, {"error": {"message": "no such file"}})
                         else:
                             self._send(200, None, found)

@@ -15,6 +15,7 @@ from tests.runner.conftest import GOOD_CALL, MT_SCENARIO, run_fake, trials_by_id
 from tests.support.fake_batch import FakeBatchServer
 from toolbench import codes
 from toolbench.cli.app import run_cli
+from toolbench.errors import EXIT_STORAGE
 from toolbench.formats.base import ModelReply
 from toolbench.providers.fake import Fault, by_last_user
 from toolbench.providers.model_api import Completion, Endpoint
@@ -217,3 +218,29 @@ def test_progress_lines_a_batch_per_limit_and_no_key_on_disk(
     assert "authorization" not in {k.lower() for k in exchange["request"]["headers"]}
     assert exchange["request"]["uri"] == "http://api-base.toolbench/v1/chat/completions"
     assert exchange["read"]["reply"]["text"] == GOOD_CALL
+
+
+def test_results_that_cannot_be_fetched_are_typed_on_their_trials(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    with FakeBatchServer(REPLIES) as server:
+        server.files_fail = True
+        run_fake(server, tmp_path, scenario_file, "--batch")
+    trials = trials_by_id(tmp_path / "run")
+    assert {t.error_code for t in trials.values()} == {codes.INFRA_BATCH_MISSING}
+    assert trials["chat"].infra_error is not None
+    assert trials["chat"].infra_error.startswith("the batch's results could not be fetched: ")
+    assert "500" in trials["chat"].infra_error
+
+
+def test_a_cassette_that_cannot_be_written_stops_the_run_for_resume(
+    tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "cas").mkdir()
+    (tmp_path / "cas" / "openai_fake").write_text("in the way", encoding="utf-8")
+    with FakeBatchServer(REPLIES) as server:
+        rc = run_fake(server, tmp_path, scenario_file, "--batch")
+    assert rc == EXIT_STORAGE
+    err = capsys.readouterr().err
+    assert "cannot write cassette" in err
+    assert f"complete it with: toolbench run --resume --out {tmp_path / 'run'}" in err

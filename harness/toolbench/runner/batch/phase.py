@@ -27,6 +27,7 @@ import httpx
 
 from toolbench import codes
 from toolbench.cassettes import register_api_base, router
+from toolbench.errors import CassetteWriteError, StorageError
 from toolbench.providers.kind_registry import Providers
 from toolbench.providers.model_api import Endpoint, ModelAPI, ProviderSettings
 from toolbench.redaction import redact
@@ -131,13 +132,25 @@ class _Phase:
             self.failed[int(cid[1:])] = Failed(code, message)
 
     async def _one(self, client: httpx.AsyncClient, group: _Group) -> None:
+        """One batch; whatever goes wrong in it fails its trials (typed), never the run,
+        except a cassette that cannot be written: the run stops on it, as it would live."""
+        try:
+            await self._batch(client, group)
+        except CassetteWriteError as exc:
+            raise StorageError(str(exc)) from None
+        except Exception as exc:  # a toolbench bug: this batch's trials only
+            why = f"{type(exc).__name__}: {redact(str(exc))}"[:2000]
+            for cid, _got, _api, _endpoint in group.trials:
+                self.failed.setdefault(int(cid[1:]), Failed(codes.HARNESS_ERROR, why))
+
+    async def _batch(self, client: httpx.AsyncClient, group: _Group) -> None:
         """Submit one batch, wait for it, and take what it answered."""
         label = f"batch {group.provider} ({len(group.trials)} requests)"
         try:
             wire: BatchWire = wires.WIRES[group.provider](client, group.url, group.headers)
             items = [Item(cid, got.http.url.path, got.body) for cid, got, _a, _e in group.trials]
             batch_id = await wire.submit(items)
-        except (BatchRefused, httpx.HTTPError) as exc:
+        except (BatchRefused, httpx.HTTPError, ValueError) as exc:
             why = redact(str(exc) or type(exc).__name__)
             self.say(f"{label}: refused: {why}")
             refused = f"the provider refused the batch: {why}"
@@ -148,9 +161,12 @@ class _Phase:
             return
         try:
             outcomes = await wire.results(batch_id)
-        except httpx.HTTPError as exc:
-            outcomes = {}
-            self.say(f"{label}: results not fetched: {redact(str(exc))}")
+        except (httpx.HTTPError, ValueError) as exc:
+            why = redact(str(exc) or type(exc).__name__)
+            self.say(f"{label}: {batch_id}: results not fetched: {why}")
+            self._fail_all(group, codes.INFRA_BATCH_MISSING,
+                           f"the batch's results could not be fetched: {why}")  # fmt: skip
+            return
         await self._take(group, outcomes, left_code)
 
     async def _wait(self, wire: BatchWire, batch_id: str, label: str, group: _Group) -> str | None:
@@ -161,7 +177,7 @@ class _Phase:
         while True:
             try:
                 state = await wire.state(batch_id)
-            except httpx.HTTPError as exc:  # asked again at the next poll
+            except (httpx.HTTPError, ValueError) as exc:  # asked again at the next poll
                 self.say(f"{label}: {batch_id}: state not read: {redact(str(exc))}")
                 state = None
             if state is not None:
@@ -219,8 +235,12 @@ class _Phase:
 
 
 def failed_result(spec: TrialSpec, failed: Failed) -> TrialResult:
-    """The line of a trial its batch did not answer: an infrastructure fault, typed."""
+    """The line of a trial its batch did not answer: an infrastructure fault, typed (a
+    ``harness.*`` code: toolbench's own fault, ``harness_error``)."""
     result = harness_result(spec, RuntimeError(failed.message))
+    if failed.code.startswith("harness."):  # toolbench's own fault, as a trial's would be
+        result.error_code = failed.code
+        return result
     result.status = "infra_error"
     result.error_code, result.infra_error, result.error_type = (
         failed.code, failed.message, None,
