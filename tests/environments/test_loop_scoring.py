@@ -87,6 +87,8 @@ def test_an_extra_read_only_call_passes_and_a_missing_turn_fails() -> None:
     assert s.get("loop_success") is True
     s = run(scenario(), [j(("add_task", {"title": "milk"})), "ok", "I won't."])
     assert s.get("turn_verdicts") == "pass,fail" and "loop.empty_turn" in s.errors
+    # a turn left empty leaves the state and the results the ground truth's do not
+    assert s.get("state_match") is False and s.get("exec_match") is False
 
 
 def test_a_result_produced_in_an_earlier_turn_counts_but_state_is_per_turn() -> None:

@@ -160,9 +160,9 @@ def judge(scenario: Scenario, turns: Sequence[TurnRecord], truth: Truth) -> Judg
 def _turn_problems(
     n: int, mine: list[EnvironmentStep], so_far: list[str], truth: Truth
 ) -> list[Problem]:
-    if not any(step.runs for step in mine):
-        return [(LOOP_EMPTY_TURN, f"turn {n}: no call where the ground truth makes some")]
     out: list[Problem] = []
+    if not any(step.runs for step in mine):  # and its state and results are judged too
+        out.append((LOOP_EMPTY_TURN, f"turn {n}: no call where the ground truth makes some"))
     state, want = mine[-1].state or {}, truth.states[n]
     differ = sorted(k for k in want.keys() | state.keys() if state.get(k) != want.get(k))
     if differ:
