@@ -208,6 +208,11 @@ BAD: dict[str, tuple[str, str]] = {
               "rate_limits.openai.rpm: expected a whole number of at least 1, got 2.5"),
     "provider-not-table": ("[rate_limits]\nopenai = 500\n",
                            "rate_limits.openai: expected a table (rpm, tpm)"),
+    "state-file-unusable": (
+        '[rate_limits]\nstate_file = "/proc/no/such/rates.sqlite"\n[rate_limits.openai]\n',
+        "rate_limits.state_file: cannot use /proc/no/such/rates.sqlite: No such file or "
+        "directory",
+    ),
     "state-file": ("[rate_limits]\nstate_file = 3\n",
                    "rate_limits.state_file: expected a file path"),
 }  # fmt: skip

@@ -41,7 +41,7 @@ from typing import Any
 from toolbench.errors import UserError
 from toolbench.providers.model_api import Endpoint, Fault
 from toolbench.providers.provider_prefixes import PROVIDER_LIST
-from toolbench.providers.rate_store import RateStore, SqliteRateStore
+from toolbench.providers.rate_store import RateStore, SqliteRateStore, StoreUnusable
 
 TABLE = "rate_limits"
 KEYS = ("rpm", "tpm")
@@ -68,6 +68,8 @@ class RateLimits:
     limits: dict[str, Limit] = field(default_factory=dict)
     state_file: Path | None = None
     """Where processes share the state; None: :func:`default_state_file`."""
+    source: str = "toolbench.toml"
+    """The file the limits were read from (named in errors)."""
 
 
 def default_state_file() -> Path:
@@ -111,7 +113,7 @@ def parse_rate_limits(data: dict[str, Any], source: str) -> RateLimits:
             rpm=None if rpm is None else _whole(source, f"{where}.rpm", rpm),
             tpm=None if tpm is None else _whole(source, f"{where}.tpm", tpm),
         )
-    return RateLimits(limits, state_file)
+    return RateLimits(limits, state_file, source)
 
 
 def read_rate_limits(path: Path) -> RateLimits:
@@ -135,11 +137,14 @@ class Limiter:
     def __init__(self, limits: RateLimits, store: RateStore | None = None) -> None:
         self.limits = limits.limits
         self.store: RateStore | None = store
-        self._path = limits.state_file or default_state_file()
+        if self.limits and store is None:  # opened now: a bad state file stops the run here
+            try:
+                self.store = SqliteRateStore(limits.state_file or default_state_file())
+            except StoreUnusable as exc:
+                raise UserError(f"{limits.source}: {TABLE}.state_file: {exc}") from None
 
     def _store(self) -> RateStore:
-        if self.store is None:
-            self.store = SqliteRateStore(self._path)
+        assert self.store is not None, "a limiter with limits has its store"
         return self.store
 
     def limit_of(self, endpoint: Endpoint) -> tuple[str, Limit] | None:

@@ -20,12 +20,14 @@ import time
 from pathlib import Path
 from typing import Protocol
 
-from toolbench.errors import UserError
-
 SCHEMA_VERSION = 1
 """``PRAGMA user_version`` of the file; another version is refused (one line), not read."""
 BUSY_MS = 30_000
 """How long a process waits for another's transaction (a few milliseconds each)."""
+
+
+class StoreUnusable(Exception):
+    """The state file cannot be opened or is of another schema (the user's to fix)."""
 
 
 class RateStore(Protocol):
@@ -78,9 +80,9 @@ class SqliteRateStore:
             )
             self._setup()
         except sqlite3.Error as exc:
-            raise UserError(f"rate_limits.state_file: cannot use {path}: {exc}") from None
+            raise StoreUnusable(f"cannot use {path}: {exc}") from None
         except OSError as exc:
-            raise UserError(f"rate_limits.state_file: cannot use {path}: {exc.strerror}") from None
+            raise StoreUnusable(f"cannot use {path}: {exc.strerror}") from None
 
     def _setup(self) -> None:
         db = self._db
@@ -88,9 +90,9 @@ class SqliteRateStore:
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
-                raise UserError(
-                    f"rate_limits.state_file: {self.path} is of schema {version}, not "
-                    f"{SCHEMA_VERSION}: delete it while no run uses it"
+                raise StoreUnusable(
+                    f"{self.path} is of schema {version}, not {SCHEMA_VERSION}: delete it "
+                    "while no run uses it"
                 )
             db.execute("CREATE TABLE IF NOT EXISTS sent (provider TEXT, at REAL, tokens INT)")
             db.execute("CREATE INDEX IF NOT EXISTS sent_at ON sent (provider, at)")
