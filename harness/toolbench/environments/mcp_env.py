@@ -1,7 +1,7 @@
 """An MCP server as a trial's environment: its ``tools/list`` are the tools, ``tools/call``
 runs the model's calls in order, its exchanges recorded in the trial's cassette.
 
-Registered under the server's configured name (:mod:`.toml_envs`), like any environment:
+Registered under the server's configured name (:mod:`.mcp_kind`), like any environment:
 the engine and the scorers see an :class:`~.environment.Environment`. Live, each trial
 starts its own server (:mod:`.mcp_client`; a server toolbench does not start has its
 ``reset`` tool called first), so every trial starts from the same state. Replayed, the
@@ -26,7 +26,7 @@ from typing import Any
 
 from toolbench.codes import ENV_MCP_DIED, ENV_MCP_PROTOCOL, ENV_MCP_UNRECORDED
 from toolbench.environments.env_faults import EnvironmentFault, StateInvalid
-from toolbench.environments.environment import Environment, EnvironmentKind, JsonObject
+from toolbench.environments.environment import Environment, JsonObject
 from toolbench.environments.mcp_client import EXITED, CallFailed, McpClient
 from toolbench.environments.mcp_config import McpServer
 from toolbench.environments.mcp_tape import Tape, trial_cassette
@@ -169,20 +169,3 @@ def _checked(name: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 ENV_MCP_PROTOCOL,
             )
     return tools
-
-
-class McpKind(EnvironmentKind):
-    """A registered MCP server (an environment kind that starts a server when built)."""
-
-
-def mcp_kind(name: str, server: McpServer) -> McpKind:
-    """The environment a configured server is, by its name."""
-    return McpKind(
-        name, lambda state: McpEnvironment(name, server, state), f"MCP server ({_how(server)})"
-    )
-
-
-def _how(server: McpServer) -> str:
-    if server.url is None:
-        return "stdio"
-    return "streamable HTTP, started per trial" if server.started else "streamable HTTP, reset"

@@ -22,7 +22,7 @@ from typing import Any
 from toolbench.environments.env_registry import ENVIRONMENTS, register_environment
 from toolbench.environments.environment import Environment, EnvironmentKind
 from toolbench.environments.mcp_config import McpServer, parse_option, servers_of
-from toolbench.environments.mcp_env import McpKind, mcp_kind
+from toolbench.environments.mcp_kind import McpKind, mcp_kind
 from toolbench.errors import UserError
 from toolbench.redaction import register_secret
 

@@ -1,0 +1,37 @@
+"""A configured MCP server as a registered environment kind, by its name.
+
+Kept apart from :mod:`.mcp_env` so that registering the servers of ``toolbench.toml``
+(which every command that checks scenarios does) loads neither the ``mcp`` client nor
+the cassette layer (httpx): a server's environment is imported when a trial first
+builds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolbench.environments.environment import Environment, EnvironmentKind
+from toolbench.environments.mcp_config import McpServer
+
+
+class McpKind(EnvironmentKind):
+    """A registered MCP server (an environment kind that starts a server when built)."""
+
+
+def mcp_kind(name: str, server: McpServer) -> McpKind:
+    """The environment a configured server is, by its name."""
+
+    def build(state: Mapping[str, Any]) -> Environment:
+        # heavy (the mcp client, httpx through the cassettes): loaded when first used
+        from toolbench.environments.mcp_env import McpEnvironment
+
+        return McpEnvironment(name, server, state)
+
+    return McpKind(name, build, f"MCP server ({_how(server)})")
+
+
+def _how(server: McpServer) -> str:
+    if server.url is None:
+        return "stdio"
+    return "streamable HTTP, started per trial" if server.started else "streamable HTTP, reset"
