@@ -57,6 +57,8 @@ CANCEL_GRACE_S = 60.0
 WINDOW_S = 24 * 3600.0
 """The longest wait without ``--timeout``: the batches' completion window (24 h)."""
 HTTP_TIMEOUT_S = 120.0
+CAPTURE_WIDTH = 16
+"""Requests captured at once (each waits on LiteLLM's handling of the refusal)."""
 
 Say = Callable[[str], None]
 OnResult = Callable[[TrialResult], None]
@@ -106,17 +108,28 @@ class _Phase:
             self.providers.close()
         return self._rest()
 
+    async def _captured(
+        self, i: int, spec: TrialSpec, width: asyncio.Semaphore
+    ) -> tuple[int, str, Captured, ModelAPI, Endpoint] | None:
+        """Trial ``i``'s first request as live, with its batch provider (None: it stays
+        live: its model has no batch API, or its kind sent nothing)."""
+        async with width:
+            api, endpoint = await live_endpoint(self.providers, self.plan.matrix, spec)
+            provider = batch_provider(spec.model, endpoint.api_base)
+            got = None if provider is None else await capture(spec, api, endpoint)
+        return None if provider is None or got is None else (i, provider, got, api, endpoint)
+
     async def _groups(self) -> list[_Group]:
+        """The batches to send: the captured requests by provider, address and key, in
+        the plan's order, each at most the provider's limit."""
+        width = asyncio.Semaphore(CAPTURE_WIDTH)
+        found = await asyncio.gather(*(
+            self._captured(i, t.spec, width) for i, t in enumerate(self.plan.trials)
+            if t.policy == "live" and single_turn(t.spec)
+        ))  # fmt: skip
         groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], _Group] = {}
         batches: list[_Group] = []  # every batch, in order (a key's last one in ``groups``)
-        for i, trial in enumerate(self.plan.trials):
-            if trial.policy != "live" or not single_turn(trial.spec):
-                continue
-            api, endpoint = await live_endpoint(self.providers, self.plan.matrix, trial.spec)
-            provider = batch_provider(trial.spec.model, endpoint.api_base)
-            got = await capture(trial.spec, api, endpoint)
-            if provider is None or got is None:
-                continue  # stays live
+        for i, provider, got, api, endpoint in filter(None, found):
             url = str(got.http.url).split("?")[0]
             headers = key_headers(dict(got.http.headers.items()))
             key = (provider, url, tuple(sorted(headers.items())))
