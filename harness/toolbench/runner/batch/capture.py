@@ -45,8 +45,9 @@ PLACEHOLDERS: dict[str, bytes] = {
     }).encode(),
 }  # fmt: skip
 """What the capturing route answers, by the path's end: an empty reply of the endpoint's
-shape, read and dropped (nothing left the process). LiteLLM reads a reply in a few
-milliseconds; a refusal cost it 40 ms of exception mapping and failure logging a trial."""
+shape, read and dropped (nothing left the process). A reply, not a refusal: LiteLLM's
+exception mapping and failure logging made the capture of a refused request much slower
+than the reading of a reply."""
 
 
 @dataclass
