@@ -172,9 +172,10 @@ def run_cmd(
     shard: str = typer.Option(
         None,
         "--shard",
-        metavar="K/N",
+        metavar="K/N|auto",
         help="Run part K of N of the trial matrix (a stable hash of each trial's key); "
-        "toolbench merge joins the N parts.",
+        "toolbench merge joins the N parts. auto: K and N from the job's environment "
+        "(Kubernetes Indexed Job, Slurm array, TOOLBENCH_SHARD_INDEX/COUNT; docs/ci.md).",
     ),
     mcp: list[str] = typer.Option(
         None,
@@ -193,7 +194,7 @@ def run_cmd(
     from toolbench.runner.measured import EXIT_UNMEASURED
     from toolbench.runner.options import DEFAULT_FORMATS, RunOptions, check_choices
     from toolbench.runner.run import execute_run, plan_run
-    from toolbench.store.shards import parse_shard
+    from toolbench.runner.shard_auto import shard_option
 
     check_choices(record=record, replay=replay, stream=stream, display=display)
     give_mcp_options(mcp or [])
@@ -217,7 +218,7 @@ def run_cmd(
         formats_from=read_formats_file(formats_from).formats() if formats_from else None,
         model_params=list(model_param or []),
         given=frozenset(_FIELDS.get(name, name) for name in given),
-        shard=parse_shard(shard) if shard is not None else None, batch=batch,
+        shard=shard_option(shard) if shard is not None else None, batch=batch,
     )  # fmt: skip
     plan = plan_run(options)
     for line in plan.warnings:
