@@ -126,6 +126,8 @@ def test_the_step_limit_fails_the_turn() -> None:
     many = [j(("list_tasks", {}))] * 4  # max_turns 3: three steps, a fourth still calling
     s = run(scenario(), [j(("add_task", {"title": "milk"})), "ok", *many])
     assert s.get("turn_verdicts") == "pass,fail" and "loop.step_limit" in s.errors
+    # the turn is judged on its state too: the task never completed
+    assert s.get("state_match") is False and "loop.state_mismatch" in s.errors
 
 
 def test_scripted_scenarios_get_no_loop_values() -> None:

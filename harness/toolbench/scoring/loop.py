@@ -142,17 +142,17 @@ def judge(scenario: Scenario, turns: Sequence[TurnRecord], truth: Truth) -> Judg
             j.verdicts.append("fail")
             j.problems.append((LOOP_NOT_REACHED, f"turn {n}: the conversation ended before it"))
             continue
-        if mine[-1].runs:
-            j.verdicts.append("fail")
+        limit = bool(mine[-1].runs)
+        if limit:
             j.problems.append((LOOP_STEP_LIMIT, f"turn {n}: still calling at the step limit"))
-            continue
         if not exp.calls:
-            j.verdicts.append("skip")
+            j.verdicts.append("fail" if limit else "skip")
             continue
+        # judged on its state and results even when it failed already (step limit)
         found = _turn_problems(n, mine, so_far, truth)
         j.state_ok &= not any(code == LOOP_STATE_MISMATCH for code, _ in found)
         j.results_ok &= not any(code == LOOP_RESULT_MISSING for code, _ in found)
-        j.verdicts.append("fail" if found else "pass")
+        j.verdicts.append("fail" if found or limit else "pass")
         j.problems.extend(found)
     return j
 
