@@ -66,11 +66,15 @@ def render_text(req: RenderedRequest) -> str:
 def list_cmd() -> None:
     """Print each format's name and description, one per line."""
     from toolbench.formats.format_registry import format_class, format_names
+    from toolbench.formats.prompt_axes import AXIS_NAMES
 
     names = format_names()
     width = max((len(n) for n in names), default=0)
     for name in names:
-        typer.echo(f"{name.ljust(width)}  {format_class(name).description}".rstrip())
+        cls = format_class(name)
+        axes = [a for a in AXIS_NAMES if a in cls.Options.model_fields]
+        more = f" Axes: {', '.join(axes)}." if axes else ""
+        typer.echo(f"{name.ljust(width)}  {cls.description}{more}".rstrip())
 
 
 @formats_app.command("show", cls=Command)
