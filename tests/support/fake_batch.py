@@ -97,6 +97,8 @@ class FakeBatchServer(LocalServer):
         self.batches: dict[str, dict[str, Any]] = {}
         self.files: dict[str, bytes] = {}
         self.cancelled: list[str] = []
+        self.invalid = False
+        """OpenAI: the batch fails its validation (``status: failed`` with ``errors``)."""
         self.files_fail = False
         """Answer every file download with a 500 (results that cannot be fetched)."""
         self._lock = threading.Lock()
@@ -174,6 +176,11 @@ class FakeBatchServer(LocalServer):
         if batch.get("processing_status") == "ended":
             return
         batch["_asks"] += 1
+        if self.invalid and not batch["_anthropic"]:
+            batch["status"] = "failed"
+            line = {"code": "invalid_request", "message": "line 1: model not found", "line": 1}
+            batch["errors"] = {"object": "list", "data": [line]}
+            return
         if self.never_end or batch["_asks"] < self.polls:
             return
         if self.expire:

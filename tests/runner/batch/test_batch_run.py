@@ -244,3 +244,16 @@ def test_a_cassette_that_cannot_be_written_stops_the_run_for_resume(
     err = capsys.readouterr().err
     assert "cannot write cassette" in err
     assert f"complete it with: toolbench run --resume --out {tmp_path / 'run'}" in err
+
+
+def test_a_batch_that_fails_validation_fails_its_trials_typed(
+    tmp_path: Path, scenario_file: Path
+) -> None:
+    with FakeBatchServer(REPLIES) as server:
+        server.invalid = True
+        run_fake(server, tmp_path, scenario_file, "--batch")
+    trials = trials_by_id(tmp_path / "run")
+    assert {t.error_code for t in trials.values()} == {codes.INFRA_BATCH_REJECTED}
+    assert trials["weather"].infra_error == (
+        "the provider failed the batch: line 1: model not found"
+    )
