@@ -31,7 +31,7 @@ from pathlib import Path
 from toolbench.errors import StorageError, UserError
 from toolbench.providers.rate_limits import install, read_rate_limits
 from toolbench.redaction import register_url_secrets
-from toolbench.runner.batch.config import check_batch
+from toolbench.runner.batch.batch_options import check_batch
 from toolbench.runner.batch.phase import Say, run_batch
 from toolbench.runner.lock import RunLock
 from toolbench.runner.matrix import matrix_of

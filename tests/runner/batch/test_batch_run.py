@@ -19,8 +19,7 @@ from toolbench.errors import EXIT_STORAGE
 from toolbench.formats.base import ModelReply
 from toolbench.providers.fake import Fault, by_last_user
 from toolbench.providers.model_api import Completion, Endpoint
-from toolbench.runner.batch import phase, wires
-from toolbench.runner.batch import record as phase_record
+from toolbench.runner.batch import answer_cassette, batch_apis, phase
 from toolbench.store import load_results
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -188,16 +187,16 @@ def test_anthropic_message_batches(
 
 def test_without_a_batch_price_the_cost_is_the_documented_share_of_the_live_one() -> None:
     done = Completion(ModelReply(text="x"), {}, 0.0, 10, 5, 0.004, 1)
-    cost = phase_record.batch_cost(Endpoint("openai/no-such-model-priced"), done)
-    assert cost == pytest.approx(0.004 * phase_record.BATCH_FACTOR)
-    assert phase_record.BATCH_FACTOR == 0.5
+    cost = answer_cassette.batch_cost(Endpoint("openai/no-such-model-priced"), done)
+    assert cost == pytest.approx(0.004 * answer_cassette.BATCH_FACTOR)
+    assert answer_cassette.BATCH_FACTOR == 0.5
 
 
 def test_progress_lines_a_batch_per_limit_and_no_key_on_disk(
     tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setitem(wires.MAX_REQUESTS, "openai", 1)
+    monkeypatch.setitem(batch_apis.MAX_REQUESTS, "openai", 1)
     with FakeBatchServer(REPLIES) as server:
         server.polls = 2
         rc = run_cli(["run", "--models", "openai/fake", "--formats", "prompt-json",

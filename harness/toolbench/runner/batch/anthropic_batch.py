@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from toolbench import codes
-from toolbench.runner.batch.wire import (
+from toolbench.runner.batch.batch_api import (
     Answered,
     BatchRefused,
     Failed,

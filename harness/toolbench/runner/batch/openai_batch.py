@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from toolbench.runner.batch.wire import (
+from toolbench.runner.batch.batch_api import (
     Answered,
     BatchRefused,
     Item,

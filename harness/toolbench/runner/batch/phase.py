@@ -2,16 +2,17 @@
 the providers' batch APIs and leaves their cassettes as if they had been recorded live.
 
 For each planned trial that would go live and is one model request
-(:func:`~.capture.single_turn`), the request is captured as the live call would send it
-(:mod:`.capture`); the requests are grouped by provider, address and key, and each group
-is one batch (:mod:`.wires`): submitted, asked after every :data:`POLL_S` seconds with a
-progress line, and fetched once it ended. Each answer becomes the trial's cassette
-(:mod:`.record`) and the trial is then replayed by the run like any recorded one. What
-the batch did not answer is a typed code on its trial, written at once (the run goes on):
-a batch refused at creation or validation (``infra.batch_rejected``), a request it
-answered with an error (``infra.batch_failed``), one it left unanswered when it expired
-or when ``--timeout`` ran out (``infra.batch_expired``: the batch is cancelled, what it
-answered before is kept), one it ended without a result for (``infra.batch_missing``).
+(:func:`~.first_request.single_turn`), the request is captured as the live call would
+send it (:mod:`.first_request`); the requests are grouped by provider, address and key,
+and each group is one batch (:mod:`.batch_apis`): submitted, asked after every
+:data:`POLL_S` seconds with a progress line, and fetched once it ended. Each answer
+becomes the trial's cassette (:mod:`.answer_cassette`) and the trial is then replayed by
+the run like any recorded one. What the batch did not answer is a typed code on its
+trial, written at once (the run goes on): a batch refused at creation or validation
+(``infra.batch_rejected``), a request it answered with an error
+(``infra.batch_failed``), one it left unanswered when it expired or when ``--timeout``
+ran out (``infra.batch_expired``: the batch is cancelled, what it answered before is
+kept), one it ended without a result for (``infra.batch_missing``).
 """
 
 from __future__ import annotations
@@ -32,11 +33,9 @@ from toolbench.providers.kind_registry import Providers
 from toolbench.providers.model_api import Endpoint, ModelAPI, ProviderSettings
 from toolbench.redaction import redact
 from toolbench.results import TrialResult
-from toolbench.runner.batch import wires
-from toolbench.runner.batch.capture import Captured, capture, live_endpoint, single_turn
-from toolbench.runner.batch.config import batch_provider
-from toolbench.runner.batch.record import write_answer
-from toolbench.runner.batch.wire import (
+from toolbench.runner.batch import batch_apis
+from toolbench.runner.batch.answer_cassette import write_answer
+from toolbench.runner.batch.batch_api import (
     Answered,
     BatchRefused,
     BatchWire,
@@ -45,6 +44,8 @@ from toolbench.runner.batch.wire import (
     Outcome,
     key_headers,
 )
+from toolbench.runner.batch.batch_options import batch_provider
+from toolbench.runner.batch.first_request import Captured, capture, live_endpoint, single_turn
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import TrialSpec, harness_result
 from toolbench.runner.plan import Plan, PlannedTrial
@@ -134,7 +135,7 @@ class _Phase:
             headers = key_headers(dict(got.http.headers.items()))
             key = (provider, url, tuple(sorted(headers.items())))
             group = groups.get(key)
-            if group is None or len(group.trials) >= wires.MAX_REQUESTS[provider]:
+            if group is None or len(group.trials) >= batch_apis.MAX_REQUESTS[provider]:
                 group = groups[key] = _Group(provider, url, headers)
                 batches.append(group)
             group.trials.append((f"t{i}", got, api, endpoint))
@@ -160,7 +161,7 @@ class _Phase:
         """Submit one batch, wait for it, and take what it answered."""
         label = f"batch {group.provider} ({len(group.trials)} requests)"
         try:
-            wire: BatchWire = wires.WIRES[group.provider](client, group.url, group.headers)
+            wire: BatchWire = batch_apis.WIRES[group.provider](client, group.url, group.headers)
             items = [Item(cid, got.http.url.path, got.body) for cid, got, _a, _e in group.trials]
             batch_id = await wire.submit(items)
         except (BatchRefused, httpx.HTTPError, ValueError) as exc:

@@ -30,8 +30,8 @@ from toolbench.providers.model_api import Completion, CompletionRequest, Endpoin
 from toolbench.providers.replay import asked_request, replay_key
 from toolbench.redaction import redact_data, secret_values
 from toolbench.results import Attempt
-from toolbench.runner.batch.capture import Captured
-from toolbench.runner.batch.wire import Failed
+from toolbench.runner.batch.batch_api import Failed
+from toolbench.runner.batch.first_request import Captured
 
 BATCH_FACTOR = 0.5
 """The batch price as a share of the live one where LiteLLM's cost map has no batch

@@ -1,7 +1,7 @@
 """What a provider's batch API is to the batch phase: submit, ask, cancel, fetch.
 
 One module per provider speaks its documented wire (:mod:`.openai_batch`,
-:mod:`.anthropic_batch`), registered by LiteLLM's provider name in :data:`WIRES`; the
+:mod:`.anthropic_batch`), registered by LiteLLM's provider name in :mod:`.batch_apis`; the
 phase (:mod:`.phase`) sees only :class:`BatchWire`. Between them the values are typed:
 what is asked (:class:`Item`), where the batch stands (:class:`State`), and what became
 of each request (:class:`Answered` or :class:`Failed`).

@@ -4,8 +4,8 @@ own (:mod:`.openai_batch`, :mod:`.anthropic_batch`) registered here by that name
 from __future__ import annotations
 
 from toolbench.runner.batch.anthropic_batch import AnthropicBatch
+from toolbench.runner.batch.batch_api import MakeWire
 from toolbench.runner.batch.openai_batch import OpenAIBatch
-from toolbench.runner.batch.wire import MakeWire
 
 WIRES: dict[str, MakeWire] = {"openai": OpenAIBatch, "anthropic": AnthropicBatch}
 MAX_REQUESTS: dict[str, int] = {"openai": 50_000, "anthropic": 100_000}

@@ -20,7 +20,7 @@ from toolbench.runner.options import RunOptions
 from toolbench.runner.variants import bare_model
 
 BATCH_PROVIDERS = ("openai", "anthropic")
-"""LiteLLM's providers whose batch API toolbench speaks (:mod:`.wires`)."""
+"""LiteLLM's providers whose batch API toolbench speaks (:mod:`.batch_apis`)."""
 
 
 def batch_provider(model: str, api_base: str | None) -> str | None:
