@@ -62,6 +62,12 @@ def slow(seconds: float) -> str:
 
 
 @server.tool()
+def big(chars: int) -> str:
+    """A result of ``chars`` characters."""
+    return "x" * chars
+
+
+@server.tool()
 def crash() -> str:
     """Exit without answering."""
     os._exit(3)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +18,7 @@ from tests.environments.test_mcp_runs import SERVER, alive, runs, started
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench.providers.fake import FakeServer, by_last_user
 
+HARNESS = Path(__file__).resolve().parents[2] / "harness"
 TOOLS = """\
     tools:
       - name: delete_note
@@ -23,6 +27,8 @@ TOOLS = """\
         parameters: {type: object, properties: {seconds: {type: number}}, required: [seconds]}
       - name: crash
         parameters: {type: object, properties: {}}
+      - name: big
+        parameters: {type: object, properties: {chars: {type: integer}}, required: [chars]}
 """
 
 
@@ -38,6 +44,7 @@ SCENARIOS = "scenarios:\n" + "".join([
     scenario("tool-error", "notes", "Delete note 7.", "{name: delete_note, arguments: {id: 7}}"),
     scenario("too-slow", "notes", "Take a nap.", "{name: slow, arguments: {seconds: 8}}"),
     scenario("dies", "notes", "Crash now.", "{name: crash, arguments: {}}"),
+    scenario("too-large", "notes", "Say a lot.", "{name: big, arguments: {chars: 1200000}}"),
     scenario("missing", "missing", "Delete note 1.", "{name: delete_note, arguments: {id: 1}}"),
     scenario("broken", "broken", "Delete note 2.", "{name: delete_note, arguments: {id: 2}}"),
 ])  # fmt: skip
@@ -47,6 +54,7 @@ REPLIES = {
     "Delete note 7": '{"tool": "delete_note", "arguments": {"id": 7}}',
     "Take a nap": '{"tool": "slow", "arguments": {"seconds": 8}}',
     "Crash now": '{"tool": "crash", "arguments": {}}',
+    "Say a lot": '{"tool": "big", "arguments": {"chars": 1200000}}',
     "Delete note": '{"tool": "delete_note", "arguments": {"id": 1}}',
 }
 
@@ -90,6 +98,12 @@ def test_faults_fail_their_own_trial_typed_or_are_told_to_the_model(
     assert (slow.status, run.error) == ("ok", "tool.raised")
     assert "no result within 3 s" in run.result
 
+    large = trials["too-large"]
+    [run] = runs(large.turns)
+    assert (large.status, run.error) == ("ok", "tool.raised")
+    assert "over the 1000000 kept" in run.result
+    assert max(p.stat().st_size for p in (tmp_path / "cas").rglob("*.json")) < 100_000
+
     dies = trials["dies"]
     assert (dies.status, dies.error_code) == ("harness_error", "environment.mcp_died")
 
@@ -101,7 +115,7 @@ def test_faults_fail_their_own_trial_typed_or_are_told_to_the_model(
     assert (broken.status, broken.error_code) == ("harness_error", "environment.mcp_start")
     assert "refusing to start" in (broken.infra_error or "")
 
-    assert len(started(pids)) == 4
+    assert len(started(pids)) == 5
     assert not any(alive(p) for p in started(pids))  # none outlives its trial
 
 
@@ -125,3 +139,41 @@ def test_an_environment_named_in_toolbench_toml_runs(
     last = [t.environment.state for t in trial.turns if t.environment and t.environment.state]
     assert last == [{"tasks": {"tasks": []}}]
     assert os.environ.get("NOTES_PIDS") is None
+
+
+def test_ctrl_c_leaves_no_server_running(fake: FakeServer, tmp_path: Path) -> None:
+    pids = tmp_path / "pids.txt"
+    # streamable HTTP: a server that, unlike a stdio one, does not stop when its stdin ends
+    command = json.dumps([sys.executable, str(SERVER), "--http", "{port}"])
+    (tmp_path / "toolbench.toml").write_text(
+        f'[mcp.notes]\ncommand = {command}\nurl = "http://127.0.0.1:{{port}}/mcp"\n'
+        f'call_timeout_s = 9\nenv = {{NOTES_PIDS = "{pids}"}}\n'
+    )
+    (tmp_path / "nap.yaml").write_text(
+        "scenarios:\n"
+        + scenario("nap", "notes", "Take a nap.", "{name: slow, arguments: {seconds: 8}}")
+    )
+    env = {**os.environ, "PYTHONPATH": str(HARNESS), "OPENAI_API_KEY": "test-key-not-secret-0"}
+    argv = [
+        str(Path(sys.executable).parent / "toolbench"), "run", "--models", "openai/fake",
+        "--formats", "prompt-json", "--scenarios", "nap.yaml", "--api-base", fake.base_url,
+        "--quiet", "--no-report", "--out", "out", "--cassettes", "cas",
+    ]  # fmt: skip
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not started(pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert started(pids), "the server never started"
+        time.sleep(1.0)  # the slow call under way
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    [pid] = started(pids)
+    # stopped, not left to finish its 8 s call and find its stdin closed
+    deadline = time.monotonic() + 3
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid)

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +19,7 @@ import pytest
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench.providers.fake import FakeServer, by_last_user
 from toolbench.results import TurnRecord
+from toolbench.store import load_results
 from toolbench.tool_runs import ToolRun
 
 SERVER = Path(__file__).with_name("mcp_notes_server.py")
@@ -170,3 +174,44 @@ def test_replay_only_with_a_call_not_recorded_starts_no_server(
     trial = trials_by_id(tmp_path / "again")["notes"]
     # the model was told the call is not recorded: its next request is not either
     assert trial.status == "cassette_missing" and len(started(pids)) == 1
+
+
+@pytest.fixture
+def shared_server(tmp_path: Path) -> Iterator[str]:
+    """A notes server the user runs (streamable HTTP), shared by the trials; its URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--http", str(port)])
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_shared_server_is_reset_before_each_trial(
+    fake: FakeServer, shared_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scen = tmp_path / "notes.yaml"
+    scen.write_text(NOTES)
+    (tmp_path / "toolbench.toml").write_text(
+        f'[mcp.notes]\nurl = "{shared_server}"\nreset = "reset"\n'
+    )
+    assert run_fake(fake, tmp_path, scen, "--samples", "2", "--concurrency", "1") == 0
+    trials = load_results(tmp_path / "run")
+    assert len(trials) == 2
+    for trial in trials:  # the second sample starts from the same empty list
+        assert [(r.name, r.result) for r in runs(trial.turns)][:2] == [
+            ("add_note", '{\n  "id": 1\n}'), ("list_notes", "milk")
+        ]  # fmt: skip
+    recorded = json.loads(next((tmp_path / "cas").rglob("notes__s1.json")).read_text())["tools"]
+    assert recorded[2]["params"] == {"name": "reset", "arguments": {}}

@@ -18,6 +18,7 @@ import asyncio
 import atexit
 import contextlib
 import contextvars
+import json
 import os
 import socket
 import tempfile
@@ -41,6 +42,11 @@ EXITED = -32000
 STOP_WAIT_S = 5.0
 """Longest ``close`` waits for the server to stop before leaving it to the process end."""
 STDERR_CHARS = 300
+TOO_LARGE = -32002
+"""The code toolbench records for a result over :data:`MAX_RESULT_CHARS` (not kept)."""
+MAX_RESULT_CHARS = 1_000_000
+"""Largest result kept (as JSON text): a larger one would be most of a cassette and no
+model's context holds it; the model is told it was too large."""
 
 Keep = Callable[[ToolExchange], None]
 
@@ -204,6 +210,12 @@ class McpClient:
             error = _error_of(exc)
             self.keep(ToolExchange(server=self.name, method=method, params=params, error=error))
             raise CallFailed(error) from None
+        size = len(json.dumps(result, ensure_ascii=False))
+        if size > MAX_RESULT_CHARS:
+            error = {"code": TOO_LARGE, "message": f"a result of {size} characters, over the "
+                     f"{MAX_RESULT_CHARS} kept"}  # fmt: skip
+            self.keep(ToolExchange(server=self.name, method=method, params=params, error=error))
+            raise CallFailed(error)
         self.keep(ToolExchange(server=self.name, method=method, params=params, result=result))
         return result
 

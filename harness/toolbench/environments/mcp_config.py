@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from toolbench.environments.execute import TOOL_TIMEOUT_S
 from toolbench.errors import UserError
 
 OPTION = "--mcp"
@@ -49,8 +50,9 @@ class McpServer(BaseModel):
     not start, shared by the trials, offers one to return to its first state)."""
     start_timeout_s: float = Field(default=20.0, gt=0, le=600)
     """Longest the server may take to start and answer ``initialize`` and ``tools/list``."""
-    call_timeout_s: float = Field(default=8.0, gt=0, le=600)
-    """Longest one ``tools/call`` may take; then the model is told it timed out."""
+    call_timeout_s: float = Field(default=8.0, gt=0, lt=TOOL_TIMEOUT_S)
+    """Longest one ``tools/call`` may take; then the model is told it timed out (under
+    the bound every tool call has, so the server answers the trial's next call)."""
 
     @model_validator(mode="after")
     def _reachable(self) -> McpServer:
