@@ -4,6 +4,7 @@ way the prompt asks for it is read back (strictly), while hostile replies never 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -216,3 +217,14 @@ def test_hostile_tool_schemas_document_without_raising(doc: str, schema: Any) ->
         assert json.loads(text)[0]["parameters"] == schema
     else:  # documented to a bounded depth, whatever the schema's
         assert "t" in text and len(text) < 5_000
+
+
+def test_docs_list_every_axis_and_value() -> None:
+    """docs/formats.md's axis table is written by hand: it must name what the code takes."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text()
+    rows = {
+        line.split("|")[1].strip(): line for line in page.splitlines() if line.startswith("| `")
+    }
+    for axis in AXES:
+        row = rows[f"`{axis.name}`"]
+        assert ", ".join(f"`{v}`" for v in axis.values) in row and f"`{axis.bfcl}`" in row
