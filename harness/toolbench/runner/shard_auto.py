@@ -135,9 +135,7 @@ def shard_from_env(env: Env) -> Shard:
     found = [(name, shard) for name, read in SCHEDULERS if (shard := read(env)) is not None]
     if len(found) > 1:
         names = " and ".join(f"{name} ({shard.label})" for name, shard in found)
-        raise UserError(
-            f"{OPTION}: found {names}; set {INDEX_ENV} and {COUNT_ENV} to say which"
-        )
+        raise UserError(f"{OPTION}: found {names}; set {INDEX_ENV} and {COUNT_ENV} to say which")
     if not found:
         raise UserError(
             f"{OPTION}: no shard index in the environment (looked for {INDEX_ENV} and "
