@@ -129,7 +129,30 @@ def _windows(text: str) -> Iterator[str]:
         yield text[start : start + WINDOW]
 
 
+_MAY_MATCH_PLUGIN = re.compile(
+    r"key|pass|pw|secret|token|contrase|auth|://|eyj|xox|private|putty|aws|sq0csp|_live_"
+    r"|[a-z0-9_-]{20}|(?-i:AKC|AP[0-9A-F])[a-z0-9]{8}",
+    re.IGNORECASE,
+)
+"""What a text holds if any detect-secrets plugin run here can match in it: a keyword
+one of its patterns requires (``key``, ``pass``/``pw``, ``secret``, ``token``, ``auth``,
+``://``, ``eyJ``, ``xox``, ``BEGIN ... PRIVATE KEY``, PuTTY, ``aws``, ``sq0csp-``,
+``k_live_``), a run of 20 token characters (every fixed-shape token: AWS, GitHub, GitLab,
+Discord, Mailchimp, PyPI, SendGrid, Telegram, Twilio...), or Artifactory's short shapes.
+A text without any of them is not scanned, so one short line (a usage error) does not
+load detect-secrets and its plugins. ``tests/test_secret_shapes.py`` pins every plugin
+pattern this was derived from: a detect-secrets upgrade that changes one fails there."""
+
+
+def may_match_plugin(text: str) -> bool:
+    """Whether a detect-secrets plugin could find anything in ``text`` (False: certainly
+    not, see :data:`_MAY_MATCH_PLUGIN`)."""
+    return _MAY_MATCH_PLUGIN.search(text) is not None
+
+
 def _detect_secrets(text: str) -> Iterator[Shape]:
+    if not may_match_plugin(text):
+        return
     for window in _windows(text):
         yield from _detect_secrets_in(window)
 

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import typer
 
 from toolbench.cli import app as app_module
-from toolbench.cli.clicks import CLICK_ERRORS, usage_line
+from toolbench.cli.clicks import click_errors, usage_line
 
 COPIES = ["typer._click.exceptions", "click.exceptions"]
 
 
-def exceptions(name: str) -> object:
+def exceptions(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError:
@@ -30,7 +31,7 @@ def exceptions(name: str) -> object:
 @pytest.mark.parametrize("name", COPIES)
 def test_every_installed_copy_is_caught(name: str) -> None:
     mod = exceptions(name)
-    assert mod.ClickException in CLICK_ERRORS
+    assert mod.ClickException in click_errors()
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from typing import Annotated
 import typer
 
 from toolbench import __version__
-from toolbench.cli.clicks import ABORTS, CLICK_ERRORS, help_text, usage_line
+from toolbench.cli.clicks import aborts, click_errors, help_text, usage_line
 from toolbench.cli.conventions import Group
 from toolbench.errors import EXIT_STORAGE, StorageError, UserError
 
@@ -86,6 +86,7 @@ def fail(message: str) -> None:
     Redacted like every byte toolbench writes: an error may quote an option that holds a
     credential (``--api-base https://user:pw@host``), and CI keeps its logs.
     """
+    # Imported when an error is printed: its regexes are no part of ``--help``'s start-up.
     from toolbench.redaction import redact_error
 
     print(f"error: {' '.join(redact_error(message).split())}", file=sys.stderr)
@@ -102,21 +103,23 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     except StorageError as exc:  # a run that could no longer keep what it wrote
         fail(str(exc))
         return EXIT_STORAGE
-    except CLICK_ERRORS as exc:
-        line = usage_line(exc)
-        if line is None:  # no arguments at all: the help text (already shown) is the answer
-            text = help_text(exc)
-            if text:
-                print(text, file=sys.stderr)
-            return 2
-        fail(line)
-        return 2
-    except ABORTS:
-        fail("aborted")
-        return 130
     except KeyboardInterrupt:
         fail("interrupted")
         return 130
+    except Exception as exc:
+        if isinstance(exc, click_errors()):
+            line = usage_line(exc)
+            if line is None:  # no arguments at all: the help text (already shown) is the answer
+                text = help_text(exc)
+                if text:
+                    print(text, file=sys.stderr)
+                return 2
+            fail(line)
+            return 2
+        if isinstance(exc, aborts()):
+            fail("aborted")
+            return 130
+        raise
     return rv if isinstance(rv, int) else 0
 
 

@@ -3,46 +3,38 @@
 Typer up to 0.2x parses with plain ``click``; typer 0.29 bundles its own copy as
 ``typer._click`` (plain click may still be installed by other packages, unused by typer).
 Catching only one copy's classes lets the other's usage errors escape as a traceback, so
-the CLI edge catches the union of whichever copies import.
+the CLI edge catches the union of the copies. Only copies already imported are looked
+at: an exception of a copy never imported cannot have been raised, and importing plain
+click to catch nothing was a measurable part of a usage error's start-up.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+import sys
 from typing import Any
 
 _CLICK_MODULES = ("typer._click.exceptions", "click.exceptions")
 _ABORT_MODULES = ("typer.exceptions", "typer._click.exceptions", "click.exceptions")
 
 
-def _modules(names: tuple[str, ...]) -> list[ModuleType]:
-    out = []
-    for name in names:
-        try:
-            out.append(importlib.import_module(name))
-        except ImportError:
-            continue
-    return out
-
-
-def _classes(modules: list[ModuleType], attr: str) -> tuple[type[BaseException], ...]:
+def _classes(names: tuple[str, ...], attr: str) -> tuple[type[BaseException], ...]:
     found: list[type[BaseException]] = []
-    for mod in modules:
-        cls = getattr(mod, attr, None)
+    for name in names:
+        cls = getattr(sys.modules.get(name), attr, None)
         if isinstance(cls, type) and issubclass(cls, BaseException) and cls not in found:
             found.append(cls)
     return tuple(found)
 
 
-CLICK_ERRORS = _classes(_modules(_CLICK_MODULES), "ClickException")
-"""Every ``ClickException`` class: usage errors, bad parameters, unopenable files."""
+def click_errors() -> tuple[type[BaseException], ...]:
+    """Every loaded ``ClickException`` class: usage errors, bad parameters, unopenable
+    files."""
+    return _classes(_CLICK_MODULES, "ClickException")
 
-NO_ARGS_HELP = _classes(_modules(_CLICK_MODULES), "NoArgsIsHelpError")
-"""A group called with no arguments: click raises its help text as a usage error."""
 
-ABORTS = _classes(_modules(_ABORT_MODULES), "Abort")
-"""Ctrl-C at a prompt, or ``typer.Abort`` raised by a command."""
+def aborts() -> tuple[type[BaseException], ...]:
+    """Ctrl-C at a prompt, or ``typer.Abort`` raised by a command."""
+    return _classes(_ABORT_MODULES, "Abort")
 
 
 def usage_line(exc: Any) -> str | None:
@@ -51,8 +43,8 @@ def usage_line(exc: Any) -> str | None:
     The command path and a pointer to its ``--help`` are added when click knows them, so
     ``toolbench report`` without its RUN argument says which command wanted it.
     """
-    if isinstance(exc, NO_ARGS_HELP):
-        return None
+    if isinstance(exc, _classes(_CLICK_MODULES, "NoArgsIsHelpError")):
+        return None  # a group called with no arguments: click raises its help text
     message = " ".join(str(exc.format_message()).split())
     ctx = getattr(exc, "ctx", None)
     path = getattr(ctx, "command_path", None) if ctx is not None else None

@@ -19,6 +19,8 @@ from typing import Any, get_args
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from toolbench.cli.value_coercion import coerce_lazily
+
 _ESCAPED = "_toolbench_escaped"
 
 
@@ -62,18 +64,21 @@ def fill_choices(params: Iterable[Any]) -> None:
 
 
 class _HelpConventions:
-    """Help that shows its texts as written and flags without a type (mixed in before
-    typer's command and group classes, so ``super()`` reaches them)."""
+    """Help that shows its texts as written and flags without a type, and values that
+    need no pydantic coerced without it (:mod:`toolbench.cli.value_coercion`); mixed in
+    before typer's command and group classes, so ``super()`` reaches them."""
 
     params: list[Any]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _fix_type_labels(self.params)
+        coerce_lazily(self.params)
 
     def get_help_option(self, ctx: Any) -> Any:
         opt = super().get_help_option(ctx)  # type: ignore[misc]
         _fix_type_labels([opt] if opt is not None else [])
+        coerce_lazily([opt] if opt is not None else [])
         return opt
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
