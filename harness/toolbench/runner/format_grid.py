@@ -55,7 +55,7 @@ class Grid:
 def read_grid(spec: str) -> Grid | None:
     """The spec as a grid, or None when no option lists more than one value."""
     name, colon, rest = spec.strip().partition(":")
-    if not colon or "|" not in rest:
+    if not colon or "|" not in rest or "|" in name:  # a fallback's parts are not expanded
         return None
     options: list[tuple[str, tuple[str, ...]]] = []
     items = rest.split(",")
@@ -80,6 +80,11 @@ def read_grid(spec: str) -> Grid | None:
             values.append(piece.strip())
         options.append((key.strip(), tuple(values)))
     return _grid(name, options, "")
+
+
+def _items(options: str) -> list[tuple[str, str, str]]:
+    """``k=v,k2=v2`` as ``(key, "=", value)`` triples (``("flag", "", "")`` for a bare one)."""
+    return [item.partition("=") for item in options.split(",")]
 
 
 def _grid(name: str, options: list[tuple[str, tuple[str, ...]]], tail: str) -> Grid | None:
@@ -133,12 +138,10 @@ def expand_spec(spec: str) -> list[str]:
     grid = read_grid(spec)
     if grid is None:
         name, colon, rest = spec.strip().partition(":")
-        if colon and any(item.partition("=")[0].strip() in AXIS_NAMES for item in rest.split(",")):
-            head = rest.partition("|")[0]
-            single = [
-                (k.strip(), (v.strip(),)) for k, _, v in (i.partition("=") for i in head.split(","))
-            ]
-            _check_axes(spec.strip(), name.strip(), [o for o in single if o[0] in AXIS_NAMES])
+        given = [(k.strip(), (v.strip(),)) for k, _, v in _items(rest.partition("|")[0])]
+        given = [item for item in given if item[0] in AXIS_NAMES]
+        if colon and "|" not in name and given:
+            _check_axes(spec.strip(), name.strip(), given)
         return [spec]
     _check_axes(spec.strip(), grid.name, grid.options)
     cells: list[str] = []
@@ -218,11 +221,8 @@ def axes_of(spec: str) -> dict[str, str]:
     gives or the format's default (``{}`` for a format without axes, or one not
     installed: then only the axes the spec writes)."""
     name, _, rest = spec.strip().partition(":")
-    given = {
-        k.strip(): v.strip()
-        for k, _, v in (i.partition("=") for i in rest.partition("|")[0].split(","))
-        if k.strip() in AXIS_NAMES
-    }
+    given = {k.strip(): v.strip() for k, _, v in _items(rest.partition("|")[0])}
+    given = {k: v for k, v in given.items() if k in AXIS_NAMES}
     try:
         fields = FORMATS.get(name.strip()).Options.model_fields
     except UserError:
