@@ -80,6 +80,17 @@ def test_a_point_that_does_not_set_an_axis_is_at_the_formats_default(tmp_path: P
     assert doc.means == pytest.approx({"json": 0.8, "python": 0.6, "text": 0.2})
 
 
+def test_none_and_all_correct_are_drawn(tmp_path: Path) -> None:
+    """0 of n and n of n: the interval's bound at the value itself (a recorded grid of the
+    embedded models, where every call fails, drew no chart before)."""
+    run = write_run(tmp_path / "runs" / "z", trials({"prompt-json": 0, "prompt-json:tag=on": 10}))
+    view = sensitivity_view(aggregate(load_table(run).df))
+    assert view is not None
+    (grid,) = view["grids"]
+    assert grid["spread"] == "100.0 pp" and grid["chart"].startswith("data:image/png;base64,")
+    assert [p["value"] for p in grid["points"]] == ["0.0%", "100.0%"]
+
+
 def test_a_run_of_the_default_formats_has_no_grid(tmp_path: Path) -> None:
     points = {"prompt-json": 3, "prompt-json:shots=2": 5, "react": 4, "xml": 6, "native": 7}
     assert the_grids(write_run(tmp_path / "runs" / "d", trials(points))) == []

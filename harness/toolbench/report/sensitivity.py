@@ -160,6 +160,8 @@ def chart_figure(grid: Grid) -> Figure:
             ax.text(0.01, i, "n/a", va="center", fontsize=8, color="#7a8291")
             continue
         low, high = p.interval if p.interval else (p.value, p.value)
+        # Wilson's bound at 0 of n (or n of n) can miss the value by a rounding error
+        low, high = min(low, p.value), max(high, p.value)
         colour = "#137333" if p is best else ("#b3261e" if p is worst else "#1d2330")
         ax.errorbar(
             100 * p.value, i, xerr=[[100 * (p.value - low)], [100 * (high - p.value)]],
