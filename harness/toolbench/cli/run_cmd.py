@@ -177,6 +177,20 @@ def run_cmd(
         "toolbench merge joins the N parts. auto: K and N from the job's environment "
         "(Kubernetes Indexed Job, Slurm array, TOOLBENCH_SHARD_INDEX/COUNT; docs/ci.md).",
     ),
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        metavar="local|ray",
+        help="What runs the trials: local (this process) or ray (a Ray cluster: batches "
+        "of trials as tasks; needs the ray extra; docs/ray.md).",
+    ),
+    address: str = typer.Option(
+        None,
+        "--address",
+        metavar="HOST:PORT",
+        help="--executor ray: the Ray cluster's address (default: a Ray instance started "
+        "on this machine for the run).",
+    ),
     mcp: list[str] = typer.Option(
         None,
         "--mcp",
@@ -219,6 +233,7 @@ def run_cmd(
         model_params=list(model_param or []),
         given=frozenset(_FIELDS.get(name, name) for name in given),
         shard=shard_option(shard) if shard is not None else None, batch=batch,
+        executor=executor, address=address,
     )  # fmt: skip
     plan = plan_run(options)
     for line in plan.warnings:

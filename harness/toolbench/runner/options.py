@@ -81,6 +81,9 @@ class RunOptions:
     """``--display``: the display policy streamed text trials are measured under."""
     batch: bool = False
     """``--batch``: single-turn trials answered through provider batches first (:mod:`.batch`)."""
+    executor: str = "local"
+    """``--executor``: what carries out the plan (:mod:`.executors`); ``address``: its cluster."""
+    address: str | None = None
 
 
 def check_choice(option: str, value: str, allowed: Sequence[str]) -> None:

@@ -33,6 +33,7 @@ from toolbench.providers.rate_limits import install, read_rate_limits
 from toolbench.redaction import register_url_secrets
 from toolbench.runner.batch.batch_options import check_batch
 from toolbench.runner.batch.phase import Say, run_batch
+from toolbench.runner.executors import EXECUTORS, executor_for
 from toolbench.runner.lock import RunLock
 from toolbench.runner.matrix import matrix_of
 from toolbench.runner.model_params import CONFIG_FILE
@@ -40,7 +41,6 @@ from toolbench.runner.options import RunOptions, check_options
 from toolbench.runner.plan import Plan, build_plan, check_ready, run_info
 from toolbench.runner.resume import resume
 from toolbench.runner.schedule import ProgressHook as ProgressHook
-from toolbench.runner.schedule import run_schedule
 from toolbench.store import drop_torn_tail, drop_trials, results_path, write_info
 
 
@@ -69,6 +69,7 @@ def plan_run(opts: RunOptions) -> Plan:
         opts, recorded = resume(opts)  # the run's matrix and settings, from its run.json
         register_url_secrets(opts.api_base)
     check_options(opts)
+    executor_for(opts)  # --executor, --address: refused (exit 2) before any call
     install(read_rate_limits(CONFIG_FILE), live=opts.record != "none")  # bad: exit 2
     matrix = matrix_of(opts, recorded)
     if opts.batch:
@@ -131,7 +132,7 @@ def execute_run(plan: Plan, on_result: ProgressHook, say: Say | None = None) -> 
         try:
             if plan.options.batch:
                 plan = run_batch(plan, on_result, say)
-            not_run = run_schedule(plan, on_result)
+            not_run = EXECUTORS.get(plan.options.executor).run(plan, on_result)
         except StorageError as exc:
             raise StorageError(
                 f"{exc}; the run stopped (no trial started after it); once it can be"
