@@ -91,6 +91,19 @@ def test_none_and_all_correct_are_drawn(tmp_path: Path) -> None:
     assert [p["value"] for p in grid["points"]] == ["0.0%", "100.0%"]
 
 
+def test_a_level_grid_names_no_best_worst_or_axis(tmp_path: Path) -> None:
+    """Every point at 0%, as the embedded models are: nothing to rank, no axis moves it."""
+    points = {"prompt-json": 0, "prompt-json:doc=python": 0, "prompt-json:tag=on": 0}
+    run = write_run(tmp_path / "runs" / "z", trials(points))
+    (grid,) = the_grids(run)
+    assert grid.spread == 0.0 and grid.ends is None and grid.top_axis is None
+    assert [e.range for e in grid.effects()] == [0.0, 0.0]
+    html = write_report(run, tmp_path / "report.html").read_text("utf-8")
+    section = html.split('<section id="sensitivity">')[1].split("</section>")[0]
+    assert "prompt-json: spread 0.0 pp, no axis moves it</h3>" in section
+    assert "best</span>" not in section and "worst</span>" not in section
+
+
 def test_a_run_of_the_default_formats_has_no_grid(tmp_path: Path) -> None:
     points = {"prompt-json": 3, "prompt-json:shots=2": 5, "react": 4, "xml": 6, "native": 7}
     assert the_grids(write_run(tmp_path / "runs" / "d", trials(points))) == []

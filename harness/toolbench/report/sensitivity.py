@@ -37,6 +37,8 @@ from toolbench.runner.format_grid import axes_of, base_of
 
 METRIC = "call_accuracy"
 """The rate the chart shows: a correct call is what a format exists to get."""
+_SAME = 1e-12
+"""Accuracies closer than this are level (means of the same counts can differ by rounding)."""
 DEFAULT = "default"
 """An axis value a point's spec does not give when its format is not installed (then
 :func:`~toolbench.runner.format_grid.axes_of` knows no defaults to fill in)."""
@@ -116,8 +118,17 @@ class Grid:
 
     @property
     def top_axis(self) -> AxisEffect | None:
+        """The axis that moves accuracy most; None when no axis moves it at all."""
         effects = self.effects()
-        return effects[0] if effects else None
+        return effects[0] if effects and effects[0].range > _SAME else None
+
+    @property
+    def ends(self) -> tuple[GridPoint, GridPoint] | None:
+        """``(best, worst)``, or None when every valued point is level (no best to name)."""
+        spread = self.spread
+        if spread is None or spread <= _SAME or self.best is None or self.worst is None:
+            return None
+        return self.best, self.worst
 
 
 def grids(cells: Sequence[CellStats], metric: str = METRIC) -> list[Grid]:
@@ -154,7 +165,7 @@ def chart_figure(grid: Grid) -> Figure:
     fig = Figure(figsize=(6.4, height), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    best, worst = grid.best, grid.worst
+    best, worst = grid.ends or (None, None)
     for i, p in enumerate(grid.points):
         if p.value is None:
             ax.text(0.01, i, "n/a", va="center", fontsize=8, color="#7a8291")
@@ -174,8 +185,8 @@ def chart_figure(grid: Grid) -> Figure:
     ax.set_xticks([0, 25, 50, 75, 100], labels=["0", "25", "50", "75", "100%"], fontsize=8)
     ax.grid(axis="x", color="#eceef2")
     top = grid.top_axis
-    moved = f"; most by {top.axis} ({_pp(top.range)})" if top else ""
-    ax.set_title(f"{grid.model} · {grid.base}: spread {_pp(grid.spread)}{moved}", fontsize=9)
+    moved = f", most by {top.axis} ({_pp(top.range)})" if top else ", no axis moves it"
+    ax.set_title(f"{grid.model} · {grid.base}\nspread {_pp(grid.spread)}{moved}", fontsize=9)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     fig.tight_layout()
@@ -202,8 +213,8 @@ def sensitivity_view(cells: Sequence[CellStats]) -> dict[str, Any] | None:
                 "base": g.base,
                 "chart": chart_png(g),
                 "spread": _pp(g.spread),
-                "best": g.best.format if g.best else "n/a",
-                "worst": g.worst.format if g.worst else "n/a",
+                "best": g.ends[0].format if g.ends else None,
+                "worst": g.ends[1].format if g.ends else None,
                 "top_axis": top.axis if top else None,
                 "top_range": _pp(top.range) if top else None,
                 "effects": [
