@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from toolbench import codes
 from toolbench.formats.base import ModelReply, Requirements, ShotsOptions, ToolCall
 from toolbench.formats.format_registry import get_format
-from toolbench.formats.nl_tools import NlTools, call_text
+from toolbench.formats.nl_tools import MAX_ARGS, NlTools, call_text
 from toolbench.tools import ToolDef
 
 F = NlTools()
@@ -291,6 +291,15 @@ FLAGS = ToolDef(
 )
 def test_values_are_typed_by_the_schema(reply: str, args: dict[str, object]) -> None:
     assert calls_of(F.parse(reply, [FLAGS])) == [("set_alarm", args)]
+
+
+def test_arguments_past_the_bound_are_text_after_the_call() -> None:
+    reply = "Use search with " + " and ".join(f"a{i} set to {i}" for i in range(MAX_ARGS + 5))
+    (call,) = F.parse(reply, TOOLS).calls
+    assert len(call.arguments) == MAX_ARGS
+    repeated = F.parse("Use search with " + "q set to 1 and " * 1000, TOOLS)
+    assert calls_of(repeated) == [("search", {"q": "1"})]
+    assert repeated.stop_signals == [codes.STOP_TEXT_AFTER_CALL]
 
 
 def test_without_the_tool_list() -> None:

@@ -50,6 +50,8 @@ from toolbench.formats.text import Cutter, split_think, tidy
 from toolbench.tools import ToolDef
 
 RESULT_LEAD = "The tool "
+MAX_ARGS = 128
+"""Arguments read from one sentence: a hostile run of a million stays a bounded cost."""
 _NAME = r"[A-Za-z_](?:[\w./-]{0,62}\w)?"
 _SP = r"[ \t]{1,8}"
 _HEAD = re.compile(
@@ -290,7 +292,7 @@ class NlTools(PromptedFormat):
     ) -> tuple[dict[str, Any], int, bool]:
         args: dict[str, Any] = {}
         unclosed = False
-        while True:
+        for _ in range(MAX_ARGS):  # past it, the rest is text after the call
             a = _ARG.match(body, pos)
             if a is None:
                 break

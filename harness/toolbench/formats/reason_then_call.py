@@ -163,9 +163,9 @@ class ReasonThenCall(PromptedFormat):
     def _read_block(body: str, start: int, col: CallCollector) -> int:
         """Add the calls of the block opening at ``start``; where the block ends."""
         inner_at = start + len(OPEN)
-        close = body.find(CLOSE, inner_at)
         nxt = body.find(OPEN, inner_at)
-        closed = close >= 0 and (nxt < 0 or close < nxt)
+        close = body.find(CLOSE, inner_at, len(body) if nxt < 0 else nxt)  # this block's
+        closed = close >= 0
         inner_end = close if closed else (nxt if nxt >= 0 else len(body))
         inner = _unfence(body[inner_at:inner_end].strip())
         end = close + len(CLOSE) if closed else inner_end
