@@ -179,8 +179,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "misspelt-option": (
         ["run", "--sample", "3"],
-        "error: toolbench run: No such option: --sample (Possible options: --samples, --stream)"
-        " (see 'toolbench run --help')",
+        "error: toolbench run: No such option: --sample (Possible options: --mcp, --samples,"
+        " --stream) (see 'toolbench run --help')",
     ),
     "flag-given-a-value": (
         ["gate", "runs/r1", "--per-cell=3"],
