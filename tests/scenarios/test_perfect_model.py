@@ -70,16 +70,30 @@ def _answer(sc: Scenario) -> str:
     return "Here is what I found: " + ", ".join(parts) + "."
 
 
+def _rounds(sc: Scenario) -> list[list[ToolCall]]:
+    """The calls of each calling reply; a loop's ground truth, user turn by user turn, each
+    calling turn answered after its calls (an empty round stands for that answer)."""
+    if sc.expect.turns is None:
+        return [sample_round(sc, r) for r in sc.expect.expected_rounds()]
+    rounds: list[list[ToolCall]] = []
+    for turn in sc.expect.turns:
+        calls = [ToolCall(name=c.name, arguments=c.arguments) for c in turn.calls]
+        rounds += [calls, []] if calls else [[]]
+    return rounds[:-1]  # the last answer is the final one, added below
+
+
 def _replies(sc: Scenario, spec: str) -> list[ModelReply]:
-    rounds = [sample_round(sc, r) for r in sc.expect.expected_rounds()]
+    rounds = _rounds(sc)
     if spec == "native":
         replies = []
         for calls in rounds:
             native = _native(calls)
             message = {"role": "assistant", "content": None, "tool_calls": native}
-            replies.append(ModelReply(tool_calls=native, raw_message=message))
+            replies.append(ModelReply(tool_calls=native, raw_message=message) if calls
+                           else ModelReply(text=_answer(sc)))  # fmt: skip
     else:
-        replies = [ModelReply(text=_preamble(sc) + ENCODERS[spec](calls)) for calls in rounds]
+        replies = [ModelReply(text=_preamble(sc) + ENCODERS[spec](calls)) if calls
+                   else ModelReply(text=_answer(sc)) for calls in rounds]  # fmt: skip
     if sc.expect.kind != "calls":
         replies.append(ModelReply(text=_answer(sc)))
     return replies
