@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 from synthetic_runs import make_trial, standard_trials, write_run
 
+from toolbench import grid_axes
+from toolbench.formats.format_registry import format_class
+from toolbench.formats.prompt_axes import AXIS_NAMES
 from toolbench.report import write_report
 from toolbench.report.metrics import aggregate, load_table, wilson
 from toolbench.report.sensitivity import Grid, grids, sensitivity_view
 from toolbench.results import TrialResult
+from toolbench.runner.format_grid import axes_of, base_of
 
 MODEL = "m<i>x"
 """A model name with markup in it: it must reach the page as text."""
@@ -77,7 +81,37 @@ def test_a_point_that_does_not_set_an_axis_is_at_the_formats_default(tmp_path: P
     ]
     assert grid.spread == pytest.approx(0.6)
     (doc,) = grid.effects()  # markup, style and tag take one value each here
-    assert doc.means == pytest.approx({"json": 0.8, "python": 0.6, "text": 0.2})
+    assert doc.means == pytest.approx({"default": 0.2, "json": 0.8, "python": 0.6})
+
+
+SPECS = [
+    "prompt-json",
+    "prompt-json:doc=python,tag=on",
+    "prompt-json:markup=markdown,shots=2,style=classic",
+    "prompt-json:doc=json,stream",
+    "prompt-json:doc=python|xml",
+    "pythonic:doc=xml",
+    "xml:shots=2",
+    "native|xml",
+]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_the_reports_reading_of_a_spec_is_the_runs(spec: str) -> None:
+    """The leaf the report reads specs with (it may not import the runner or the formats)
+    groups cells as runner/format_grid does, an unwritten axis at its default."""
+    assert grid_axes.AXIS_NAMES == AXIS_NAMES
+    assert grid_axes.grid_base(spec) == base_of(spec)
+    defaults = {
+        a: str(f.default)
+        for a, f in format_class(
+            spec.partition(":")[0].partition("|")[0]
+        ).Options.model_fields.items()
+        if a in AXIS_NAMES
+    }
+    written = {a: v for a, v in grid_axes.grid_point(spec).items() if v != grid_axes.DEFAULT}
+    assert {**defaults, **written} == axes_of(spec)
+    assert grid_axes.writes_axes(spec) == bool(written)
 
 
 def test_none_and_all_correct_are_drawn(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 
 A *grid* is a set of cells that share a model and a base format and differ only in the
 format's prompt axes (``prompt-json:doc=python``, ``prompt-json:doc=json``, ...; issue 37),
-grouped as the run expanded them: :func:`~toolbench.runner.format_grid.base_of` (the spec
-without its axes: ``shots=2`` or ``:stream`` make another base) and
-:func:`~toolbench.runner.format_grid.axes_of` (every axis the format takes, at the value
-the spec gives or the format's default).
+grouped by the stored spec alone (:mod:`toolbench.grid_axes`: the report reads the store,
+nothing below it): the spec without its axes is the grid's base (``shots=2`` or
+``:stream`` make another base), and an axis a spec does not write is at the format's
+default (the run's canonical specs write only what differs from it).
 The question it answers is the one BFCL's format-sensitivity table asks: does the model
 know the task, or only one way of being asked? For each grid this module gives every
 point's call accuracy with its Wilson 95% interval, the *spread* (best point minus worst,
@@ -32,16 +32,13 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from toolbench.grid_axes import DEFAULT, grid_base, grid_point, writes_axes
 from toolbench.report.metrics import OVERALL, CellStats
-from toolbench.runner.format_grid import axes_of, base_of
 
 METRIC = "call_accuracy"
 """The rate the chart shows: a correct call is what a format exists to get."""
 _SAME = 1e-12
 """Accuracies closer than this are level (means of the same counts can differ by rounding)."""
-DEFAULT = "default"
-"""An axis value a point's spec does not give when its format is not installed (then
-:func:`~toolbench.runner.format_grid.axes_of` knows no defaults to fill in)."""
 
 
 @dataclass(frozen=True)
@@ -137,17 +134,17 @@ def grids(cells: Sequence[CellStats], metric: str = METRIC) -> list[Grid]:
     for c in cells:
         if c.model == OVERALL:
             continue
-        axes = axes_of(c.format)
-        if not axes:  # a format without axes is no grid point
-            continue
         k, n = c.counts.get(metric, (0, 0))
-        by[(c.model, base_of(c.format))].append(
-            GridPoint(c.format, axes, c.values.get(metric), k, n, c.interval(metric))
+        by[(c.model, grid_base(c.format))].append(
+            GridPoint(
+                c.format, grid_point(c.format), c.values.get(metric), k, n, c.interval(metric)
+            )
         )
     return [
         Grid(model, base, sorted(points, key=lambda p: p.format))
         for (model, base), points in sorted(by.items())
-        if len({tuple(sorted(p.axes.items())) for p in points}) >= 2
+        if any(writes_axes(p.format) for p in points)
+        and len({tuple(sorted(p.axes.items())) for p in points}) >= 2
     ]
 
 
