@@ -1,13 +1,17 @@
-"""Grid expansion of ``--formats`` (:mod:`toolbench.runner.format_grid`), and a grid run
-beside ``native`` on the same trials against the fake server."""
+"""Grid expansion of ``--formats`` (:mod:`toolbench.runner.format_grid`); a grid run
+beside ``native`` on the same trials against the fake server; and a grid over the
+embedded models replayed offline to what its live run measured."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.runner.conftest import GOOD_CALL, run_fake
+from tests.runner.replay_summary import summarize
+from toolbench.cli.app import run_cli
 from toolbench.errors import UserError
 from toolbench.providers.fake import FakeServer, by_last_user
 from toolbench.runner.format_grid import (
@@ -185,3 +189,28 @@ def test_a_grid_runs_beside_native_on_the_same_trials(tmp_path: Path, scenario_f
     assert [(key(r), r.scores) for r in sorted(again, key=key)] == [
         (key(r), r.scores) for r in sorted(first, key=key)
     ]
+
+
+GRID_CASSETTES = Path(__file__).resolve().parents[1] / "data" / "grid_cassettes"
+GRID_EXPECTED = Path(__file__).resolve().parents[1] / "data" / "grid_replay.json"
+GRID_RUN = [
+    "--models", "local/smollm2-135m,local/gemma3-270m",
+    "--formats", "native,prompt-json:doc=text|python,tag=off|on",
+    "--scenarios", "weather-paris,stock-aapl,choose-translate,choose-currency,"
+    "conv-no-call-after-chat",
+]  # fmt: skip
+"""A grid over the embedded models, recorded live on 2026-11-29 (llama-server, the
+embedded default's settings) into ``tests/data/grid_cassettes``; its results, as the live
+run scored them, are ``tests/data/grid_replay.json``."""
+
+
+def test_a_grid_over_the_embedded_models_replays_offline_to_the_live_results(
+    tmp_path: Path,
+) -> None:
+    rc = run_cli(["run", "--record", "none", "--quiet", "--no-report", *GRID_RUN,
+                  "--cassettes", str(GRID_CASSETTES), "--out", str(tmp_path / "grid")])  # fmt: skip
+    assert rc == 0
+    got = summarize(load_results(tmp_path / "grid"))
+    assert len(got) == 2 * 5 * 5  # models x cells x scenarios, every one answered
+    assert all(row["error_code"] is None for row in got)
+    assert got == json.loads(GRID_EXPECTED.read_text(encoding="utf-8"))
