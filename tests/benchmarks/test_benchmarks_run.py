@@ -162,6 +162,12 @@ BENCHES = (
         ),
     ),
     Bench(
+        "bench_ray_overhead.py",
+        (r"^ray - local / trial : cold [-+][\d.]+ ms, warm [-+][\d.]+ ms$",)
+        if importlib.util.find_spec("ray") is not None
+        else (r"^ray is not installed",),
+    ),
+    Bench(
         "bench_shards.py",
         (r"^plan \(whole matrix\) :", r"^plan \+ write 2 shards:"),
         check=_shards_add_up,

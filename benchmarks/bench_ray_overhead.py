@@ -1,0 +1,132 @@
+"""The Ray executor's cost per trial beside the local executor's, on this machine.
+
+One matrix (``--trials`` samples of one single-turn scenario, prompt-json, recorded
+live) against a fake OpenAI-compatible server in its own process that answers after
+``--delay`` seconds, run three times: by the local executor (this process, asyncio at
+``--concurrency``), then by the Ray executor on a local Ray instance of two CPUs, twice:
+"cold" (its workers start and import toolbench during the run) and "warm" (workers up).
+Ray's own start-up (``ray.init``) is timed apart: a run pays it once, whatever its size.
+Prints the wall time per trial of each and the difference, Ray minus local.
+
+A Ray task carries a batch of trials through the same scheduler as the local executor,
+``--concurrency`` at a time, and two run at once here: the Ray runs have up to twice the
+local run's trials in flight. With the server's delay at 0 the figures are the harness's
+own cost; with a delay, how much of it the extra width hides.
+
+Run: ``python benchmarks/bench_ray_overhead.py [--trials 400] [--delay 0.02]
+[--concurrency 4]``; ``--tiny``: 8 trials (checks it still runs; the figures mean nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+SCENARIO = """\
+id: bench
+tools:
+  - name: get_weather
+    description: Get the weather for a city.
+    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+messages:
+  - {role: user, content: "Weather in Paris?"}
+expect:
+  calls:
+    - name: get_weather
+      arguments: {city: Paris}
+"""
+CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trials", type=int, default=400)
+    ap.add_argument("--delay", type=float, default=0.02, help="the server's seconds per reply")
+    ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--tiny", action="store_true", help="8 trials")
+    args = ap.parse_args()
+    if args.tiny:
+        args.trials = 8
+    try:
+        import ray
+    except ImportError:
+        print("ray is not installed (pip install -e '.[ray]'): nothing measured")
+        return
+    os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-secret")  # before Ray's workers start
+    from toolbench.providers import litellm_api
+
+    litellm_api.warm()  # LiteLLM's import is start-up, in either executor
+    with fake_server(args.delay) as base_url:
+        local = _timed("local", args, base_url)
+        t0 = time.perf_counter()
+        ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+        start = time.perf_counter() - t0
+        try:
+            cold = _timed("ray", args, base_url)
+            warm = _timed("ray", args, base_url)
+        finally:
+            ray.shutdown()
+    n = args.trials
+    print(f"trials              : {n} per run, server delay {args.delay} s, "
+          f"concurrency {args.concurrency}")  # fmt: skip
+    print(
+        f"load average        : {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+        f"on {os.cpu_count()} cores (at the end)"
+    )
+    print(f"ray start-up        : {start:.2f} s (ray.init, once per run)")
+    for name, wall in (("local", local), ("ray cold", cold), ("ray warm", warm)):
+        print(f"{name:<20}: {wall:.2f} s wall, {wall / n * 1000:.2f} ms / trial")
+    print(f"ray - local / trial : cold {(cold - local) / n * 1000:+.2f} ms, "
+          f"warm {(warm - local) / n * 1000:+.2f} ms")  # fmt: skip
+
+
+def _timed(executor: str, args: argparse.Namespace, base_url: str) -> float:
+    """Wall seconds of one run of the matrix by ``executor`` (planning excluded)."""
+    from toolbench.runner.options import RunOptions
+    from toolbench.runner.run import execute_run, plan_run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scen = Path(tmp) / "bench.yaml"
+        scen.write_text(SCENARIO)
+        opts = RunOptions(
+            models=["openai/bench"], formats=["prompt-json"], scenarios=[str(scen)],
+            samples=args.trials, concurrency=args.concurrency, record="all",
+            out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=base_url,
+            executor=executor,
+        )  # fmt: skip
+        plan = plan_run(opts)
+        done: list[object] = []
+        t0 = time.perf_counter()
+        execute_run(plan, done.append)
+        wall = time.perf_counter() - t0
+    assert len(done) == args.trials, f"{executor}: {len(done)} of {args.trials} trials"
+    return wall
+
+
+@contextmanager
+def fake_server(delay: float) -> Iterator[str]:
+    """The fake server answering :data:`CALL` after ``delay``, in its own process (threads
+    of this one would compete with the executor for the GIL); its base URL."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(delay), "--reply", CALL],
+        cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert server.stdout is not None
+    try:
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()
