@@ -91,7 +91,7 @@ def test_prompted_formats_take_shots(name: str) -> None:
         (
             "prompt-json:temperature=1",
             "format 'prompt-json:temperature=1': unknown option 'temperature' "
-            "(format 'prompt-json' takes: constrained, shots)",
+            "(format 'prompt-json' takes: constrained, doc, markup, shots, style, tag)",
         ),
         (
             "xml:shots=1,foo=2",
