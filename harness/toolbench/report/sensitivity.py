@@ -9,8 +9,8 @@ default (the run's canonical specs write only what differs from it).
 The question it answers is the one BFCL's format-sensitivity table asks: does the model
 know the task, or only one way of being asked? For each grid this module gives every
 point's call accuracy with its Wilson 95% interval, the *spread* (best point minus worst,
-the points with a value), and the axis that *moves it most*: for each option key, the mean
-accuracy of the points at each of its values, and the key whose means lie furthest apart
+the points with a value), and the axis that *moves it most*: for each axis, the mean
+accuracy of the points at each of its values, and the axis whose means lie furthest apart
 (ties by name). Shown only when the run holds a grid; a run of unrelated formats, or of
 one format with and without worked examples, has no sensitivity to report.
 
