@@ -20,6 +20,7 @@ Run: ``python benchmarks/bench_ray_overhead.py [--trials 400] [--delay 0.02]
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import subprocess
 import sys
@@ -68,7 +69,9 @@ def main() -> None:
     with fake_server(args.delay) as base_url:
         local = _timed("local", args, base_url)
         t0 = time.perf_counter()
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+        ray.init(
+            num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False
+        )
         start = time.perf_counter() - t0
         try:
             cold = _timed("ray", args, base_url)

@@ -8,6 +8,7 @@ executor uses the instance it finds and leaves it running.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import threading
@@ -40,7 +41,7 @@ def cluster() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         # Before the instance starts: its workers take the environment they start with.
         mp.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR",
+        ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
                  log_to_driver=False)  # fmt: skip
         try:
             yield

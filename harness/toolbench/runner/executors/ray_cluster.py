@@ -17,6 +17,7 @@ embedded model of the plan: this machine is where the run was checked to be read
 
 from __future__ import annotations
 
+import logging
 import socket
 from types import ModuleType
 from typing import Any
@@ -57,7 +58,7 @@ def check_ray(opts: RunOptions) -> None:
         return
     probe_address(opts.address)
     try:
-        ray.init(address=opts.address, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=opts.address, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UserError(f"--address: no Ray cluster at {opts.address}: {first}") from None
@@ -84,7 +85,7 @@ def connect(ray: ModuleType, trials: list[PlannedTrial]) -> bool:
     if ray.is_initialized():
         return False
     held = {RESOURCE_PREFIX + m: 1000.0 for m in sorted(_local_models(trials))}
-    ray.init(num_cpus=LOCAL_CPUS, resources=held, logging_level="ERROR", log_to_driver=False,
+    ray.init(num_cpus=LOCAL_CPUS, resources=held, logging_level=logging.ERROR, log_to_driver=False,
              include_dashboard=False)  # fmt: skip
     return True
 
