@@ -18,10 +18,11 @@ may mention any syntax. Each ``<calls>`` block holds a JSON list of ``{"tool": N
 "arguments": {...}}`` objects (a single object, ``"name"`` for ``"tool"``, and a
 ```json fence inside the block are read too); ``<calls>[]</calls>`` is a decision not
 to call. The request's stop sequence is ``</calls>``: providers cut it from the reply,
-so a block the reply's end closes is read as closed when its JSON is complete, and as
-``call.truncated`` when it is not. JSON that only decodes after repair is
-``json.repaired``. A reply without a block is an answer: the text after its last
-``Answer:`` label (the label line's start), or the whole reply when there is none.
+so a block the reply's end closes is read as closed when its JSON ends as a list or an
+object does (``]`` or ``}``), and is ``call.truncated`` when it does not. JSON that only
+decodes after repair is ``json.repaired``. A reply without a block is an answer: the text
+after its last ``Answer:`` label (the label line's start), or the whole reply when there
+is none.
 Text after a block that called is ``stop.text_after_call``; a ``<call_result`` after a
 block is an invented result (``stop.hallucinated_result``), left out of the content with
 all that follows it.
@@ -175,7 +176,8 @@ class ReasonThenCall(PromptedFormat):
         strict = loads_strict(inner)
         if strict.ok and strict.value == []:
             return end  # <calls>[]</calls>: no call, by decision
-        if not closed and not strict.ok:
+        complete = nxt < 0 and inner.endswith(("]", "}"))  # the stop sequence cut </calls>
+        if not closed and not strict.ok and not complete:
             if nxt < 0:
                 col.fail(codes.CALL_TRUNCATED, "the reply ended inside a <calls> block")
             else:
