@@ -3,6 +3,7 @@ known spread, intervals and the axis that moves accuracy most."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -166,3 +167,41 @@ def test_the_html_section_shows_the_numbers_escaped(tmp_path: Path) -> None:
     assert row.group(1) == f"<td>90.0%</td><td>[{100 * lo:.1f}, {100 * hi:.1f}]</td><td>10</td>"
     assert "json: 40.0%, python: 80.0%" in section and "off: 70.0%, on: 50.0%" in section
     assert section.count('<img src="data:image/png;base64,') == 1  # m-two has no grid
+
+
+GRID_REPLAY = Path(__file__).resolve().parents[1] / "data" / "grid_replay.json"
+
+
+def test_the_committed_grid_over_the_embedded_models(tmp_path: Path) -> None:
+    """The committed grid (native and prompt-json:doc=text|python,tag=off|on on both
+    embedded models, tests/data/grid_replay.json) as the report draws it: a grid per model,
+    four points of four call scenarios each, all at 0%: level, no axis moves it."""
+    rows = json.loads(GRID_REPLAY.read_text(encoding="utf-8"))
+    run = write_run(
+        tmp_path / "runs" / "grid",
+        [
+            make_trial(
+                r["model"],
+                r["format"],
+                r["scenario"],
+                r["sample"],
+                run_id="grid",
+                ok=bool(r["call_accuracy"]),
+                call_accuracy=r["call_accuracy"],
+            )
+            for r in rows
+        ],
+    )
+    found = the_grids(run)
+    assert [(g.model, g.base) for g in found] == [
+        ("local/gemma3-270m", "prompt-json"),
+        ("local/smollm2-135m", "prompt-json"),
+    ]
+    for g in found:
+        assert [(p.format, p.k, p.n) for p in g.points] == [
+            ("prompt-json", 0, 4),
+            ("prompt-json:doc=python", 0, 4),
+            ("prompt-json:doc=python,tag=on", 0, 4),
+            ("prompt-json:tag=on", 0, 4),
+        ]
+        assert g.spread == 0.0 and g.top_axis is None and g.ends is None
