@@ -86,4 +86,5 @@ def test_formats_list_names_the_axes(tmp_path: Path) -> None:
     lines = {line.split()[0]: line for line in done.stdout.splitlines()}
     for name in ("prompt-json", "pythonic"):
         assert lines[name].endswith(" Axes: doc, markup, style, tag.")
+    assert lines["react"].endswith(" Axes: doc, markup, style.")
     assert "Axes" not in lines["native"] + lines["xml"]

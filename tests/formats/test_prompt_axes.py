@@ -13,13 +13,16 @@ from stream_corpus import read_all
 
 from toolbench import codes
 from toolbench.formats.format_registry import get_format
-from toolbench.formats.prompt_axes import AXES, AxisOptions, tool_doc
+from toolbench.formats.prompt_axes import AXES, AxisOptions, StyleOptions, tool_doc
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.shots import EXAMPLE_TOOL, SHOTS
 from toolbench.tools import ToolDef
 
-AXIS_FORMATS = ("prompt-json", "pythonic")
-POINTS = [(a.name, v) for a in AXES for v in a.values]
+AXIS_FORMATS = ("prompt-json", "pythonic", "react")
+TAGGED = ("prompt-json", "pythonic")
+"""The formats that take ``tag`` (ReAct's labels are delimiters of their own)."""
+POINTS = [(f, a.name, v) for f in AXIS_FORMATS for a in AXES for v in a.values
+          if a.name != "tag" or f in TAGGED]  # fmt: skip
 PARIS = ("get_weather", {"city": "Paris", "days": 3})
 
 
@@ -37,16 +40,16 @@ def system(spec: str, tools: list[ToolDef] | None = None) -> str:
 def test_every_axis_value_is_an_option_and_its_default_renders_as_without_it(name: str) -> None:
     """Naming an axis's default value changes neither the spec nor one byte of the prompt."""
     options = fmt(name).options
-    assert isinstance(options, AxisOptions)
-    for axis in AXES:
+    assert isinstance(options, StyleOptions)
+    assert isinstance(options, AxisOptions) == (name in TAGGED)
+    for axis in AXES if name in TAGGED else [a for a in AXES if a.name != "tag"]:
         default = getattr(options, axis.name)
         assert default in axis.values
         assert fmt(f"{name}:{axis.name}={default}").spec == name
         assert system(f"{name}:{axis.name}={default}") == system(name)
 
 
-@pytest.mark.parametrize("name", AXIS_FORMATS)
-@pytest.mark.parametrize(("axis", "value"), POINTS)
+@pytest.mark.parametrize(("name", "axis", "value"), POINTS)
 def test_render_then_parse_round_trip(name: str, axis: str, value: str) -> None:
     """The call as the prompt's own example writes it (``shots``) parses to the call,
     strictly, at every point of every axis."""
@@ -57,14 +60,16 @@ def test_render_then_parse_round_trip(name: str, axis: str, value: str) -> None:
     got = f.parse(reply, TOOLS)
     assert [(c.name, c.arguments) for c in got.calls] == [PARIS]
     assert got.status == "strict", got.errors
-    assert got.content == ""
+    shown = "I should use get_weather." if name == "react" else ""  # ReAct's Thought shows
+    assert got.content == shown
     # The incremental reader agrees with the parser, cut at every character.
     events = read_all(f.reader(TOOLS), list(reply))
     assert events[-1].kind == "final"
-    assert f.sanitize(reply) == ""
+    # What a user is shown is what the format shows without the axes (the tag hidden).
+    assert f.sanitize(reply).strip() == fmt(name).sanitize(fmt(name).call_text(*PARIS)).strip()
 
 
-@pytest.mark.parametrize("name", AXIS_FORMATS)
+@pytest.mark.parametrize("name", TAGGED)
 def test_tag_on_asks_for_the_tag_and_reads_calls_inside_it(name: str) -> None:
     f = fmt(f"{name}:tag=on")
     text = system(f.spec)
@@ -139,9 +144,12 @@ def test_markup_and_style_follow_bfcls_templates(name: str) -> None:
     classic = system(f"{name}:style=classic")
     assert classic.startswith("You are an expert in composing functions.You are given a question")
     assert "You should only return the function calls in your response." in classic
-    experimental = system(f"{name}:style=experimental,markup=markdown,tag=on")
+    tag = ",tag=on" if name in TAGGED else ""
+    experimental = system(f"{name}:style=experimental,markup=markdown{tag}")
     assert experimental.startswith("You are an expert in generating structured function calls.")
-    assert "Return only the function calls enclosed in <TOOLCALL> tags." in experimental
+    asked = "Return only the function calls enclosed in <TOOLCALL> tags."
+    assert (asked in experimental) == (name in TAGGED)
+    assert fmt(name).call_shape in experimental  # the format's own call syntax
     # Every style still tells the model how results come back (toolbench's loop feeds them).
     for text in (classic, experimental, markdown):
         assert fmt(name).results_note in text
@@ -182,14 +190,20 @@ HOSTILE = [
 ]
 
 
-@pytest.mark.parametrize("name", AXIS_FORMATS)
-@pytest.mark.parametrize("axes", ["tag=on", "tag=on,doc=xml,style=classic", "markup=markdown"])
+HOSTILE_SPECS = [
+    *(f"{n}:{a}" for n in TAGGED for a in ("tag=on", "tag=on,doc=xml,style=classic")),
+    *(f"{n}:markup=markdown" for n in AXIS_FORMATS),
+    "react:doc=python,style=experimental",
+]
+
+
+@pytest.mark.parametrize("spec", HOSTILE_SPECS)
 @pytest.mark.parametrize("reply", HOSTILE, ids=range(len(HOSTILE)))
-def test_hostile_replies_never_raise(name: str, axes: str, reply: str) -> None:
-    f = fmt(f"{name}:{axes}")
+def test_hostile_replies_never_raise(spec: str, reply: str) -> None:
+    f = fmt(spec)
     got = f.parse(reply, TOOLS)
     assert got.status in ("strict", "repaired", "failed", "no_call")
-    assert "<TOOLCALL>" not in f.sanitize(reply) or "tag=on" not in axes
+    assert "<TOOLCALL>" not in f.sanitize(reply) or "tag=on" not in spec
     assert read_all(f.reader(TOOLS), [reply[:7], reply[7:]])[-1].kind == "final"
 
 

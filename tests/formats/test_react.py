@@ -15,14 +15,15 @@ from fmt_helpers import (
 from test_pythonic import NAMESPACED, check_with
 
 from toolbench import codes
-from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ShotsOptions, ToolCall
+from toolbench.formats.base import FormatOptions, ModelReply, Requirements, ToolCall
+from toolbench.formats.prompt_axes import StyleOptions
 from toolbench.formats.react import React
 
 F = React()
 A = 'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}'
 PARIS = [("get_weather", {"city": "Paris"})]
 
-CONTRACT = (ShotsOptions, Requirements(stop_sequences=True))
+CONTRACT = (StyleOptions, Requirements(stop_sequences=True))
 """This format's contract row (options model, requirements): its ``Format.test_cases``
 module is this one, and the shared contract test reads the row here."""
 

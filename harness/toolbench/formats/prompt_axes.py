@@ -64,15 +64,24 @@ def axis(name: str) -> Axis | None:
     return next((a for a in AXES if a.name == name), None)
 
 
-class AxisOptions(ShotsOptions):
-    """``shots`` plus the four axes; a format whose own default differs (``pythonic``
-    documents its tools as JSON) overrides that field's default in a subclass."""
+class StyleOptions(ShotsOptions):
+    """``shots`` plus the axes of a format whose call syntax has delimiters of its own
+    (ReAct's labels), so no tool-call tag: ``doc``, ``markup``, ``style``. A format whose
+    own default differs (``pythonic`` documents its tools as JSON) overrides that
+    field's default in a subclass."""
 
     model_config = ConfigDict(extra="forbid")
 
     doc: DocFormat = "text"
     markup: Markup = "plain"
     style: Style = "own"
+
+
+class AxisOptions(StyleOptions):
+    """All four axes: the three of :class:`StyleOptions` and ``tag``."""
+
+    model_config = ConfigDict(extra="forbid")
+
     tag: TagMode = "off"
 
 

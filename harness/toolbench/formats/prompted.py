@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from toolbench.formats.base import (
     Format,
@@ -29,6 +29,7 @@ from toolbench.formats.prompt_axes import (
     TAG_OPEN,
     AxisOptions,
     PromptParts,
+    StyleOptions,
     bfcl_parts,
     compose,
     read_tagged,
@@ -95,9 +96,18 @@ class PromptedFormat(Format):
     """How results come back and how to answer at the end, in the format's own words."""
 
     @property
-    def axes(self) -> AxisOptions | None:
+    def axes(self) -> StyleOptions | None:
         """This instance's axis options, when its format takes the axes."""
-        return self.options if isinstance(self.options, AxisOptions) else None
+        return self.options if isinstance(self.options, StyleOptions) else None
+
+    @property
+    def tag(self) -> Literal["off", "on"]:
+        """The ``tag`` axis (``off`` for a format that does not take it)."""
+        return self.options.tag if isinstance(self.options, AxisOptions) else "off"
+
+    @property
+    def tagged(self) -> bool:
+        return self.tag == "on"
 
     def listing(self, tools: Sequence[ToolDef]) -> str:
         """The tools documented as the ``doc`` axis asks."""
@@ -106,12 +116,12 @@ class PromptedFormat(Format):
 
     def shape(self) -> str:
         """The call shape as the prompt shows it, inside the tag when ``tag=on``."""
-        axes = self.axes
-        return wrap(self.call_shape, axes.tag if axes is not None else "off")
+        return wrap(self.call_shape, self.tag)
 
     def own_parts(self, tools: Sequence[ToolDef]) -> PromptParts:
         """The format's own wording in BFCL's five parts (``style=own`` under Markdown);
-        a format that takes the axes overrides it."""
+        every format that takes the axes overrides it (this one keeps the instructions
+        whole, as the tools part)."""
         return PromptParts("", "", "", "", self.instructions(tools))
 
     def prompt(self, tools: Sequence[ToolDef]) -> str:
@@ -122,19 +132,13 @@ class PromptedFormat(Format):
             return self.instructions(tools)
         if axes.style == "own":
             return compose(self.own_parts(tools), axes.markup)
-        parts = bfcl_parts(axes.style, shape=self.call_shape, tag=axes.tag, doc=axes.doc,
+        parts = bfcl_parts(axes.style, shape=self.call_shape, tag=self.tag, doc=axes.doc,
                            listing=self.listing(tools), results_note=self.results_note)  # fmt: skip
         return compose(parts, axes.markup)
 
     def shot_call_text(self, name: str, arguments: dict[str, Any]) -> str:
         """A call as the worked examples show it (inside the tag when ``tag=on``)."""
-        axes = self.axes
-        return wrap(self.call_text(name, arguments), axes.tag if axes is not None else "off")
-
-    @property
-    def tagged(self) -> bool:
-        axes = self.axes
-        return axes is not None and axes.tag == "on"
+        return wrap(self.call_text(name, arguments), self.tag)
 
     def system_section(self, tools: Sequence[ToolDef]) -> str:
         shots = render_shots(

@@ -38,8 +38,8 @@ from typing import Any
 from toolbench import codes
 from toolbench.formats.base import ParseResult
 from toolbench.formats.call_objects import CallCollector
-from toolbench.formats.describe import describe_tools
 from toolbench.formats.jsonscan import Decoded, decode, scan_objects
+from toolbench.formats.prompt_axes import PromptParts, StyleOptions
 from toolbench.formats.prompted import PromptedFormat
 from toolbench.formats.pycalls import NAME, Refused, read_list
 from toolbench.formats.stream_syntax import Region, StreamSyntax
@@ -160,22 +160,37 @@ class React(PromptedFormat):
     result_text = staticmethod(result_text)
     answer_text = staticmethod(answer_text)
 
-    def instructions(self, tools: Sequence[ToolDef]) -> str:
+    Options = StyleOptions
+    options: StyleOptions
+    call_shape = (
+        "Thought: <your reasoning>\nAction: <tool name>\n"
+        "Action Input: <the tool's arguments as one JSON object>"
+    )
+    results_note = (
+        "Write at most one Action per reply, then stop and wait for the Observation. "
+        "If no tool is needed, reply with a Thought and a Final Answer."
+    )
+
+    def own_parts(self, tools: Sequence[ToolDef]) -> PromptParts:
         names = ", ".join(t.name for t in tools) or "(none)"
-        return (
-            "You have access to the following tools:\n\n"
-            f"{describe_tools(tools)}\n\n"
-            "Use exactly this format:\n\n"
+        return PromptParts(
+            persona="",
+            task="You have access to the following tools:",
+            call_format="Use exactly this format:\n\n"
             "Thought: think about what to do next\n"
             f"Action: the tool to use, exactly one of [{names}]\n"
             "Action Input: the tool's arguments as one JSON object\n"
             "Observation: the tool's result (given to you; never write it yourself)\n"
             "... (Thought / Action / Action Input / Observation can repeat)\n"
             "Thought: I now know the final answer\n"
-            "Final Answer: the answer for the user\n\n"
-            "Write at most one Action per reply, then stop and wait for the Observation. "
-            "If no tool is needed, reply with a Thought and a Final Answer."
+            "Final Answer: the answer for the user",
+            behaviour=self.results_note,
+            tools=self.listing(tools),
         )
+
+    def instructions(self, tools: Sequence[ToolDef]) -> str:
+        p = self.own_parts(tools)
+        return f"{p.task}\n\n{p.tools}\n\n{p.call_format}\n\n{p.behaviour}"
 
     def _parse(self, text: str, tools: Sequence[ToolDef] | None) -> ParseResult:
         split = split_think(text)
