@@ -46,7 +46,9 @@ from toolbench.tools import ToolDef
 class PromptedFormat(Format):
     """A format whose tools live in the system prompt and whose calls live in the text.
 
-    Its options are :class:`ShotsOptions`; it requires stop sequences exactly when it
+    Its options are :class:`ShotsOptions`, or a model of the prompt axes
+    (:mod:`toolbench.formats.prompt_axes`) for a format that declares its ``call_shape``,
+    ``results_note`` and :meth:`own_parts`; it requires stop sequences exactly when it
     declares some (set per subclass, unless the subclass declares ``requirements``).
     """
 
