@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from toolbench.redaction import redact, redact_error
+from toolbench.redaction import redact, redact_error_strings
 
 ERROR_FIELDS = frozenset({"infra_error", "error", "errors", "message", "detail", "exception"})
 """Keys whose text is an error message, at any depth of a stored record."""
@@ -24,7 +24,7 @@ def redact_error_fields(data: Any) -> Any:
     through :func:`redact_error`; other strings are left for :func:`redact`."""
     if isinstance(data, dict):
         return {
-            k: _redact_all_strings(v) if k in ERROR_FIELDS else redact_error_fields(v)
+            k: redact_error_strings(v) if k in ERROR_FIELDS else redact_error_fields(v)
             for k, v in data.items()
         }
     if isinstance(data, list):
@@ -93,7 +93,7 @@ def _redact_error_values(json_text: str, fields: list[re.Match[str]]) -> str | N
             value, end = _VALUE.raw_decode(json_text, m.end())
         except ValueError:
             return None
-        scrubbed = _redact_all_strings(value)
+        scrubbed = redact_error_strings(value)
         if scrubbed != value:
             out.append(json_text[done : m.end()])
             out.append(json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":")))
@@ -118,13 +118,3 @@ match has no error text to redact by shape (a merge of 100,000 trials decoded an
 every line for nothing)."""
 _ERROR_KEY = re.compile('"(?:' + "|".join(sorted(ERROR_FIELDS)) + ')(?=")')
 """Where one of the error keys stands (its closing quote left for the next search)."""
-
-
-def _redact_all_strings(data: Any) -> Any:
-    if isinstance(data, str):
-        return redact_error(data)
-    if isinstance(data, dict):
-        return {k: _redact_all_strings(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_redact_all_strings(v) for v in data]
-    return data

@@ -105,7 +105,9 @@ def register_secret(value: str | None) -> None:
         _registered.add(value)
 
 
-_USERINFO = re.compile(r"//([^/?#@\s]{1,2048})@")
+_USERINFO = re.compile(r":/{1,2}([^/?#@\s]{1,2048})@")
+"""Userinfo after one slash too: a URL read as a file path (``https:/user:pw@host``,
+pathlib's form of it) has lost one, and urlsplit then sees no host."""
 
 
 def url_secrets(url: str) -> list[str]:
@@ -116,9 +118,9 @@ def url_secrets(url: str) -> list[str]:
     except ValueError:
         # Not a valid URL (the option check is about to say so, quoting it): its
         # userinfo is still a credential.
-        m = _USERINFO.search(url)
-        user, _, password = (m.group(1) if m else "").partition(":")
-        return [v for v in (unquote(user), unquote(password)) if _is_secret_value(v)]
+        return _userinfo_secrets(url)
+    if parts.scheme and not parts.netloc and parts.path[:1] == "/" and "@" in parts.path:
+        return url_secrets(f"{parts.scheme}:/{parts.path}?{parts.query}")  # a slash lost
     found = [user, password]
     if password:  # what an HTTP client sends for user:pw@ (Authorization: Basic ...)
         found.append(base64.b64encode(f"{user}:{password}".encode()).decode())
@@ -126,6 +128,12 @@ def url_secrets(url: str) -> list[str]:
         v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_query_key(k)
     ]
     return [v for v in found if _is_secret_value(v)]
+
+
+def _userinfo_secrets(url: str) -> list[str]:
+    m = _USERINFO.search(url)
+    user, _, password = (m.group(1) if m else "").partition(":")
+    return [v for v in (unquote(user), unquote(password)) if _is_secret_value(v)]
 
 
 def register_url_secrets(url: str | None) -> None:
@@ -261,6 +269,18 @@ _redact_shapes_cached = functools.lru_cache(maxsize=8192)(_redact_shapes)
 def redact_error(text: str, values: list[str] | None = None) -> str:
     """An error text, which may echo what a server was sent: by value and by shape."""
     return redact_shapes(redact(text, values))
+
+
+def redact_error_strings(data: Any) -> Any:
+    """JSON-like ``data`` with every string (keys left as they are) passed through
+    :func:`redact_error`: all of it is error text."""
+    if isinstance(data, str):
+        return redact_error(data)
+    if isinstance(data, dict):
+        return {k: redact_error_strings(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [redact_error_strings(v) for v in data]
+    return data
 
 
 def redact_uri(uri: str, values: list[str] | None = None) -> str:

@@ -39,6 +39,9 @@ STRONG = (
 )
 """Names that are a credential with any prefix: ``aws_secret_access_key``, ``db_password``;
 the weak ones (``key``, ``code``, ``sig``) only alone, so ``zip_code=`` is not one."""
+_JWT_TAIL = r"[A-Za-z0-9_-]*=*"
+"""A JWT's signature (base64url, padding tolerated): detect-secrets' pattern ends lazily
+before it, so its finding is extended over it (the whole token is the secret)."""
 # Own shapes: (kind, pattern); the named group ``v`` (or the whole match) is the secret.
 TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("anthropic key", re.compile(r"(?<![A-Za-z0-9])(?P<v>sk-ant-[A-Za-z0-9_-]{20,})")),
@@ -63,9 +66,13 @@ TOOLBENCH_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "url credentials",
         re.compile(
-            r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^/\s:@\"'<>]+:(?P<v>[^/\s@\"'<>]+)@",
+            r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:/{1,2}[^/\s:@\"'<>]+:(?P<v>[^/\s@\"'<>]+)@",
             re.IGNORECASE,
         ),
+    ),
+    (
+        "json web token",
+        re.compile(rf"(?<![A-Za-z0-9_-])(?P<v>eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.{_JWT_TAIL})"),
     ),
     (
         "private key",
@@ -84,6 +91,20 @@ _PLACEHOLDER = re.compile(
 """What models and docs write where a key goes: ``YOUR_API_KEY``, ``<key>``, ``${TOKEN}``."""
 _CUT = re.compile(r"[\s&\"'`\\,;]")
 """Where a keyword's value ends: quotes (a backtick too: code and Markdown quote with it)."""
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _trim_closers(value: str) -> str:
+    """``value`` without the closing brackets it ends with that it never opened: in
+    ``f(password=hunter22)`` the call's ``)`` is no part of the password, and redacting
+    it would change the text around the secret."""
+    while (
+        value
+        and value[-1] in _CLOSERS
+        and value.count(value[-1]) > value.count(_CLOSERS[value[-1]])
+    ):
+        value = value[:-1]
+    return value
 
 
 @dataclass(frozen=True)
@@ -161,7 +182,8 @@ def _detect_secrets_in(text: str) -> Iterator[Shape]:
     for kind, plugin, extra in _plugins():
         found = plugin.analyze_string(text) if extra is None else plugin.analyze_string(text, extra)
         for value in found:
-            value = _CUT.split(str(value), maxsplit=1)[0] if kind == "Secret Keyword" else value
+            if kind == "Secret Keyword":
+                value = _trim_closers(_CUT.split(str(value), maxsplit=1)[0])
             if len(value) >= 4 and not is_placeholder(value):
                 yield Shape(kind.lower(), str(value))
 
@@ -174,5 +196,14 @@ def find_shapes(text: str) -> list[Shape]:
             value = m.group("v")
             if not is_placeholder(value):
                 found.append(Shape(kind, value))
-    found.extend(dict.fromkeys(_detect_secrets(text)))  # windows overlap: each once
+    for shape in dict.fromkeys(_detect_secrets(text)):  # windows overlap: each once
+        found.extend(_whole_jwts(text, shape) if shape.kind == "json web token" else [shape])
     return found
+
+
+def _whole_jwts(text: str, shape: Shape) -> list[Shape]:
+    """detect-secrets' JWT finding (``header.payload.``, its pattern stops before the
+    signature, and a window may cut it) extended over the signature wherever it stands."""
+    rest = _JWT_TAIL if shape.value.endswith(".") else rf"[A-Za-z0-9_-]*(?:\.{_JWT_TAIL})?"
+    pattern = re.compile(re.escape(shape.value) + rest)
+    return [Shape(shape.kind, m.group()) for m in pattern.finditer(text)] or [shape]

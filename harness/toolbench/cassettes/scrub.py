@@ -16,6 +16,7 @@ from toolbench.redaction import (
     redact,
     redact_data,
     redact_error,
+    redact_error_strings,
     redact_uri,
     secret_values,
 )
@@ -60,7 +61,10 @@ def _scrub_body(body: Any, values: list[str], shapes: bool = False) -> Any:
         return body
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
     scrubbed = _scrub_json(text, values)
-    scrubbed = redact_error(scrubbed, values) if shapes else redact(scrubbed, values)
+    if shapes:
+        scrubbed = redact_error(_scrub_json_shapes(scrubbed), values)
+    else:
+        scrubbed = redact(scrubbed, values)
     if scrubbed == text:
         return body
     return scrubbed.encode("utf-8") if isinstance(body, bytes) else scrubbed
@@ -79,6 +83,19 @@ def _scrub_json(text: str, values: list[str]) -> str:
         return text
     scrubbed = redact_data(data, values)
     return text if scrubbed is data else json.dumps(scrubbed, ensure_ascii=False)
+
+
+def _scrub_json_shapes(text: str) -> str:
+    """An error body's JSON with what is shaped like a secret redacted in its decoded
+    strings: an escape (``\\u0065yJ...``) hides the shape from a search of the text."""
+    if "\\" not in text or text.lstrip()[:1] not in ("{", "["):
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    scrubbed = redact_error_strings(data)
+    return text if scrubbed == data else json.dumps(scrubbed, ensure_ascii=False)
 
 
 def scrub_body_data(body: Any, values: list[str]) -> Any:
