@@ -149,3 +149,21 @@ def test_killed_worker_loses_nothing(
     results = load_results(tmp_path / "ray")
     assert len(results) == TRIALS == len({r.key for r in results})  # each exactly once
     assert _comparable(results, "ray") == local_run
+
+
+@pytest.mark.usefixtures("cluster")
+def test_resume_on_ray_runs_only_what_is_missing(
+    tmp_path: Path, fake: FakeServer, local_run: dict[Any, Any]
+) -> None:
+    """The driver keeps resume: a run cut short (its last lines lost) is completed on
+    Ray, each trial once, and the trials it had are not sent again."""
+    assert _run(fake, tmp_path, "ray") == 0  # the local executor
+    lines = results_path(tmp_path / "ray")
+    kept = lines.read_bytes().splitlines(keepends=True)[:60]
+    lines.write_bytes(b"".join(kept))
+    before = len(fake.received)
+    assert _run(fake, tmp_path, "ray", "--resume", "--executor", "ray") == 0
+    results = load_results(tmp_path / "ray")
+    assert len(results) == TRIALS == len({r.key for r in results})
+    assert _comparable(results, "ray") == local_run
+    assert len(fake.received) == before  # the missing trials replayed their cassettes
