@@ -167,3 +167,17 @@ def test_resume_on_ray_runs_only_what_is_missing(
     assert len(results) == TRIALS == len({r.key for r in results})
     assert _comparable(results, "ray") == local_run
     assert len(fake.received) == before  # the missing trials replayed their cassettes
+
+
+@pytest.mark.usefixtures("cluster")
+def test_budget_is_kept_by_the_driver(
+    tmp_path: Path, fake: FakeServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No batch is sent once the budget is used up; what was not sent is left for
+    --resume, and said."""
+    _run(fake, tmp_path, "ray", "--executor", "ray", "--budget", "0.001")
+    assert load_results(tmp_path / "ray") == []
+    assert (
+        f"warning: --budget of 0.001s used up: {TRIALS} trial(s) not run; complete them"
+        f" with --resume --out {tmp_path / 'ray'}"
+    ) in capsys.readouterr().err
