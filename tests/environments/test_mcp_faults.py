@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.environments.test_mcp_runs import SERVER, alive, runs, started
+from tests.environments.test_mcp_runs import SERVER, alive, all_stopped, runs, started
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench.providers.fake import FakeServer, by_last_user
 
@@ -116,7 +116,7 @@ def test_faults_fail_their_own_trial_typed_or_are_told_to_the_model(
     assert "refusing to start" in (broken.infra_error or "")
 
     assert len(started(pids)) == 5
-    assert not any(alive(p) for p in started(pids))  # none outlives its trial
+    assert all_stopped(pids)  # none outlives its trial
 
 
 def test_an_environment_named_in_toolbench_toml_runs(

@@ -89,6 +89,16 @@ def alive(pid: int) -> bool:
     return True
 
 
+def all_stopped(pids: Path, within_s: float = 10.0) -> bool:
+    """Every server started has stopped, or does within ``within_s``: a trial's server
+    is stopped off the run's event loop (a thread the process waits for at its end),
+    so it may still be stopping when an in-process run returns."""
+    deadline = time.monotonic() + within_s
+    while any(alive(p) for p in started(pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(alive(p) for p in started(pids))
+
+
 def runs(turns: list[TurnRecord]) -> list[ToolRun]:
     return [r for t in turns if t.environment for r in t.environment.runs]
 
@@ -120,7 +130,7 @@ def test_server_recorded_then_replayed_without_a_process(
         ("list_notes", "milk", None),  # the state the first call left
         ("whoami", "token <redacted>", None),
     ]
-    assert len(started(pids)) == 1 and not any(alive(p) for p in started(pids))
+    assert len(started(pids)) == 1 and all_stopped(pids)
     cassette = next((tmp_path / "cas").rglob("notes.json"))
     recorded = json.loads(cassette.read_text())["tools"]
     assert [x["method"] for x in recorded] == [

@@ -11,17 +11,18 @@ import pytest
 from toolbench.cassettes.recording import Recording, ToolExchange
 from toolbench.environments.env_faults import EnvironmentFault
 from toolbench.environments.mcp_config import McpServer, parse_option
-from toolbench.environments.mcp_env import McpEnvironment, _checked
+from toolbench.environments.mcp_env import McpEnvironment
+from toolbench.environments.mcp_listing import checked
 from toolbench.environments.mcp_tape import Tape
 from toolbench.redaction import register_secret
 
 
 def test_a_listed_tool_without_an_object_schema_is_a_protocol_fault() -> None:
     good = {"name": "a", "inputSchema": {"type": "object"}}
-    assert _checked("s", [good]) == [good]
+    assert checked("s", [good]) == [good]
     for bad in ({"name": "a", "inputSchema": {"type": "string"}}, {"name": "a"}, {"x": 1}):
         with pytest.raises(EnvironmentFault) as err:
-            _checked("s", [good, bad])
+            checked("s", [good, bad])
         assert err.value.code == "environment.mcp_protocol"
 
 

@@ -240,6 +240,12 @@ class McpClient:
         self.keep(ToolExchange(server=self.name, method="tools/call", params=params, error=error))
         return CallFailed(error)
 
+    def close_soon(self) -> None:
+        """:meth:`close` on a thread of its own: a stdio server takes a second or more to
+        stop, and the caller (a trial ending on the run's event loop) must not wait. The
+        thread is not a daemon: the process waits for it, so no server outlives the run."""
+        threading.Thread(target=self.close, name=f"mcp-close-{self.name}").start()
+
     def close(self) -> None:
         """Stop the server (its transport ends the process) and the loop's thread."""
         loop, stop = self._loop, self._stop

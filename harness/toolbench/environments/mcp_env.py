@@ -29,6 +29,7 @@ from toolbench.environments.env_faults import EnvironmentFault, StateInvalid
 from toolbench.environments.environment import Environment, JsonObject
 from toolbench.environments.mcp_client import EXITED, CallFailed, McpClient
 from toolbench.environments.mcp_config import McpServer
+from toolbench.environments.mcp_listing import FAILED, checked
 from toolbench.environments.mcp_tape import Tape, trial_cassette
 
 
@@ -50,10 +51,12 @@ class McpEnvironment(Environment):
         super().__init__(state)
         listed = self.tape.listed() if self.tape.replaying else None
         try:
+            if listed is None and name in FAILED:  # this run could not list its tools
+                raise FAILED[name]
             if listed is None:
                 self.tape.forget()
                 listed = self._start()
-            self.tools = _checked(name, listed)
+            self.tools = checked(name, listed)
         except BaseException:
             self.close()  # a server must not outlive the trial that could not use it
             raise
@@ -82,8 +85,8 @@ class McpEnvironment(Environment):
         return {}
 
     def close(self) -> None:
-        if self.client is not None:
-            self.client.close()
+        if self.client is not None:  # off the caller's thread: the trial's event loop
+            self.client.close_soon()
 
     def tool_names(self) -> frozenset[str]:
         return frozenset(str(t["name"]) for t in self.tools)
@@ -154,18 +157,3 @@ def _content_text(result: Mapping[str, Any]) -> str:
         else:
             parts.append(json.dumps(item, ensure_ascii=False))
     return "\n".join(parts)
-
-
-def _checked(name: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The listed tools, each with a name and an object input schema; a server listing
-    anything else answered outside MCP."""
-    for i, tool in enumerate(tools):
-        schema = tool.get("inputSchema") if isinstance(tool, dict) else None
-        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-            raise EnvironmentFault(f"MCP server '{name}': tools[{i}] has no name", ENV_MCP_PROTOCOL)
-        if not isinstance(schema, dict) or schema.get("type") != "object":
-            raise EnvironmentFault(
-                f"MCP server '{name}': tool '{tool['name']}': inputSchema is not an object schema",
-                ENV_MCP_PROTOCOL,
-            )
-    return tools

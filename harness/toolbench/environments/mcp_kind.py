@@ -9,14 +9,19 @@ builds one.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from toolbench.environments.environment import Environment, EnvironmentKind
 from toolbench.environments.mcp_config import McpServer
 
 
+@dataclass(frozen=True)
 class McpKind(EnvironmentKind):
     """A registered MCP server (an environment kind that starts a server when built)."""
+
+    server: McpServer | None = None
+    """How to start or reach it (what :mod:`.mcp_tools` lists the tools of)."""
 
 
 def mcp_kind(name: str, server: McpServer) -> McpKind:
@@ -28,7 +33,7 @@ def mcp_kind(name: str, server: McpServer) -> McpKind:
 
         return McpEnvironment(name, server, state)
 
-    return McpKind(name, build, f"MCP server ({_how(server)})")
+    return McpKind(name, build, f"MCP server ({_how(server)})", server)
 
 
 def _how(server: McpServer) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from toolbench.environments.env_faults import ENV_UNKNOWN, EnvironmentFault, UnknownEnvironmentError
 from toolbench.environments.env_registry import get_environment
 from toolbench.environments.execute import Session
+from toolbench.environments.mcp_tools import unlisted_tools_problems
 from toolbench.environments.toml_envs import mcp_names, register_configured
 from toolbench.scenarios.model import Scenario
 
@@ -50,4 +51,4 @@ def scenario_problems(scenarios: Iterable[Scenario]) -> list[str]:
                     out.append(f"{where}: {sc.id}: environment[{i}].name: MCP server "
                                f"'{use.name}' cannot judge a loop (expect.turns runs the ground "
                                "truth on a server when scoring); give calls or rounds")  # fmt: skip
-    return out
+    return out + unlisted_tools_problems(scenarios)

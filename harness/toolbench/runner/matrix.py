@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolbench.environments import scenario_problems
+from toolbench.environments.mcp_tools import with_server_tools
 from toolbench.errors import UserError
 from toolbench.formats.auto import AUTO, resolve_formats
 from toolbench.formats.base import Format
@@ -106,6 +107,7 @@ def _checked(
     unknown = scenario_problems(scenarios)  # an environment nobody registered
     if unknown:
         raise UserError(unknown[0])
+    scenarios = with_server_tools(scenarios, opts.cassette_dir, opts.record)  # MCP tools/list
     check_size(opts.samples, sum(len(v) for v in cells.values()), len(scenarios))
     _check_cells(formats, scenarios)
     params = params_of(models)

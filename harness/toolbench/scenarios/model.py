@@ -362,6 +362,8 @@ class Scenario(BaseModel):
         if len(names) != len(set(names)):
             raise ValueError("tool names must be unique")
         known = set(names)
+        if not self.tools and self.environment:  # an MCP server's tools/list (mcp_tools)
+            known |= {c.name for r in self.expect.expected_rounds() for c in r.calls}
         for rnd in self.expect.expected_rounds():
             for call in rnd.calls:
                 if call.name not in known:
