@@ -22,6 +22,7 @@ from tests.environments.test_mcp_runs import (
     started,
 )
 from tests.runner.conftest import run_fake, trials_by_id
+from toolbench.cli.app import run_cli
 from toolbench.environments.env_faults import EnvironmentFault
 from toolbench.environments.mcp_tools import listed_tools, tool_def
 from toolbench.providers.fake import FakeServer, by_last_user
@@ -195,3 +196,18 @@ def test_mcp_tool_definitions_become_tooldefs() -> None:
     with pytest.raises(EnvironmentFault) as caught:
         listed_tools("s", [tool, bad])
     assert caught.value.code == "environment.mcp_protocol"
+
+
+def test_a_rescore_scores_against_the_tools_the_cassettes_recorded(
+    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scen = tmp_path / "listed.yaml"
+    scen.write_text(LISTED)
+    pids = configure(tmp_path)
+    assert run_fake(fake, tmp_path, scen, "--cassettes", "cas", out="first") == 0
+    assert run_cli(["rescore", str(tmp_path / "first"), "-o", str(tmp_path / "again")]) == 0
+    first = trials_by_id(tmp_path / "first")["listed"]
+    again = trials_by_id(tmp_path / "again")["listed"]
+    assert again.scores == first.scores and again.turns == first.turns
+    assert len(started(pids)) == 2  # the run's two; the rescore started none

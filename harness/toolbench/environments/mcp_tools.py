@@ -33,6 +33,7 @@ from toolbench.environments.env_faults import EnvironmentFault, UnknownEnvironme
 from toolbench.environments.env_registry import get_environment
 from toolbench.environments.mcp_kind import McpKind
 from toolbench.environments.mcp_listing import FAILED, checked
+from toolbench.environments.toml_envs import register_configured
 from toolbench.errors import UserError
 from toolbench.scenarios.model import Scenario
 from toolbench.scenarios.toolschema import schema_problem
@@ -157,6 +158,17 @@ def with_server_tools(
         except EnvironmentFault as exc:
             FAILED[server] = exc
     return [_resolved(sc, listed) if takes_server_tools(sc) else sc for sc in scenarios]
+
+
+def recorded_server_tools(
+    scenarios: Sequence[Scenario], cassette_dir: Path | None
+) -> list[Scenario]:
+    """A stored run's scenarios with their servers' tools as its cassettes recorded them
+    (what a rescore parses and scores against; it starts no server)."""
+    if cassette_dir is None or not any(takes_server_tools(sc) for sc in scenarios):
+        return list(scenarios)
+    register_configured()
+    return with_server_tools(scenarios, cassette_dir, "none")
 
 
 def _resolved(sc: Scenario, listed: dict[str, list[ToolDef]]) -> Scenario:

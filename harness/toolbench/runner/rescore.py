@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from toolbench.engine import effective_settings
+from toolbench.environments.mcp_tools import recorded_server_tools
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
 from toolbench.formats.format_registry import get_format
@@ -177,6 +178,8 @@ def rescore_run(
         scenarios = recorded_scenarios(info, "rescore")
     if scenarios is None:  # a run from before the files were recorded
         scenarios = load_scenarios()
+    cassettes = Path(info.cassette_dir) if info is not None and info.cassette_dir else None
+    scenarios = recorded_server_tools(scenarios, cassettes)  # MCP servers' tools/list
     by_id = {s.id: s for s in scenarios}
     markers = run_markers(info)
     full = default_scorer() if scorer is None else None
