@@ -196,14 +196,33 @@ def find_shapes(text: str) -> list[Shape]:
             value = m.group("v")
             if not is_placeholder(value):
                 found.append(Shape(kind, value))
-    for shape in dict.fromkeys(_detect_secrets(text)):  # windows overlap: each once
-        found.extend(_whole_jwts(text, shape) if shape.kind == "json web token" else [shape])
+    plugins = list(dict.fromkeys(_detect_secrets(text)))  # windows overlap: each once
+    jwts = [s for s in plugins if s.kind == "json web token"]
+    found.extend(s for s in plugins if s.kind != "json web token")
+    found.extend(_whole_jwts(text, jwts) if jwts else [])
     return found
 
 
-def _whole_jwts(text: str, shape: Shape) -> list[Shape]:
-    """detect-secrets' JWT finding (``header.payload.``, its pattern stops before the
-    signature, and a window may cut it) extended over the signature wherever it stands."""
-    rest = _JWT_TAIL if shape.value.endswith(".") else rf"[A-Za-z0-9_-]*(?:\.{_JWT_TAIL})?"
-    pattern = re.compile(re.escape(shape.value) + rest)
-    return [Shape(shape.kind, m.group()) for m in pattern.finditer(text)] or [shape]
+_SIGNATURE = re.compile(_JWT_TAIL)
+_PAYLOAD_REST = re.compile(rf"[A-Za-z0-9_-]*(?:\.{_JWT_TAIL})?")
+
+
+def _whole_jwts(text: str, jwts: list[Shape]) -> list[Shape]:
+    """detect-secrets' JWT findings (``header.payload.``: its pattern stops before the
+    signature, and a window may cut the payload) extended over the rest of the token
+    wherever they stand. One pass over the places ``eyJ`` stands, each looked up by its
+    first characters, so many findings in a long text do not each search all of it."""
+    width = min(16, *(len(s.value) for s in jwts))
+    by_start: dict[str, list[str]] = {}
+    for s in jwts:
+        by_start.setdefault(s.value[:width], []).append(s.value)
+    out: list[Shape] = []
+    at = text.find("eyJ")
+    while at >= 0:
+        for value in by_start.get(text[at : at + width], ()):
+            if text.startswith(value, at):
+                rest = _SIGNATURE if value.endswith(".") else _PAYLOAD_REST
+                end = rest.match(text, at + len(value))
+                out.append(Shape("json web token", text[at : end.end() if end else at]))
+        at = text.find("eyJ", at + 1)
+    return out or jwts
