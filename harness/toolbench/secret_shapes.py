@@ -6,8 +6,10 @@ PyPI, ...): its plugins are run directly on a string (``analyze_string``), witho
 file and baseline machinery, so checking one line is cheap (a few are left out, see
 :data:`_SKIPPED_PLUGINS`; long texts are cut into overlapping windows). Toolbench adds the shapes
 detect-secrets lacks or matches too narrowly (``sk-``/``sk-ant-`` keys of any length,
-``AIza``, ``hf_``, ``gh*_``, bearer/basic credentials, secret query parameters) and a
-filter for the placeholders models write (``api_key=YOUR_API_KEY``).
+``AIza``, ``hf_``, ``gh*_``, bearer/basic credentials, secret query parameters, a JWT
+with its signature, a URL's password after one slash as after two) and a filter for the
+placeholders models write (``api_key=YOUR_API_KEY``). A finding is the secret and no
+more: a ``password=`` value ends before a bracket it never opened.
 
 Used by ``cassettes audit`` (detection) and by :func:`toolbench.redaction.redact_error`
 (error texts echoed by servers).
