@@ -80,14 +80,20 @@ def prompt_of(request: dict[str, object]) -> str:
     return json.dumps(request.get("messages"))
 
 
-@pytest.mark.parametrize("formats", ["prompt-json", "prompt-json:stream"])
+@pytest.mark.parametrize(
+    ("how", "formats"),
+    [("stdio", "prompt-json"), ("stdio", "prompt-json:stream"), ("http", "prompt-json")],
+)
 def test_the_servers_tools_are_the_scenarios_recorded_then_replayed_without_a_process(
-    formats: str, fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    how: str, formats: str, fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     scen = tmp_path / "listed.yaml"
     scen.write_text(LISTED + OWN)
-    pids = configure(tmp_path)
+    if how == "http":
+        pids = configure(tmp_path, "--http", "{port}", url="http://127.0.0.1:{port}/mcp")
+    else:
+        pids = configure(tmp_path)
     assert run_fake(fake, tmp_path, scen, out="first", formats=formats) == 0
     # one server listed the tools before the trials, one served each trial
     assert len(started(pids)) == 3 and all_stopped(pids)
