@@ -34,7 +34,7 @@ from toolbench.environments.env_registry import get_environment
 from toolbench.environments.mcp_kind import McpKind
 from toolbench.environments.mcp_listing import FAILED, checked
 from toolbench.environments.toml_envs import register_configured
-from toolbench.errors import UserError
+from toolbench.errors import ToolbenchError, UserError
 from toolbench.scenarios.model import Scenario
 from toolbench.scenarios.toolschema import schema_problem
 from toolbench.tools import ToolDef
@@ -88,9 +88,9 @@ def recorded_listing(
     server: str, scenario_ids: Iterable[str], cassette_dir: Path
 ) -> list[dict[str, Any]] | None:
     """The first ``tools/list`` of ``server`` recorded in the cassettes of these scenarios
-    (``<dir>/<model>/<format>/<id>[__sN].json``); None: none is."""
+    (``<dir>/<model>/<format>/<id>[__sN].json``: an id too long to name its cassette
+    as it is, which the runner shortens, is not found); None: none is."""
     from toolbench.cassettes.recording import load_if_present  # heavy: the cassette layer
-    from toolbench.errors import ToolbenchError
 
     for sid in scenario_ids:
         root = glob.escape(str(cassette_dir))
