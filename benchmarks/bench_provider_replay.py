@@ -50,12 +50,10 @@ print("litellm" in sys.modules, rc)
 STREAM = """
 import asyncio, sys
 from pathlib import Path
-from toolbench.cassettes import boundary
 from tests.providers.test_call_round_trips import WIRES, _two_turns
-boundary.set_replay_mode(sys.argv[3])
 wire = next(w for w in WIRES if w.id == sys.argv[1])
 asyncio.run(_two_turns(wire, "http://127.0.0.1:9", True, Path(sys.argv[2]), record="none",
-                       live=False))
+                       live=False, replay=sys.argv[3]))
 print("litellm" in sys.modules, 0)
 """
 

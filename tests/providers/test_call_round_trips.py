@@ -23,6 +23,7 @@ import pytest
 
 from tests.providers.servers.base import FakeServer, Request, Response
 from toolbench.cassettes import RecordOption
+from toolbench.cassettes.boundary import ReplayMode
 from toolbench.cassettes.route import router
 from toolbench.cassettes.use import use_cassette
 from toolbench.eventstream import Frame
@@ -627,7 +628,7 @@ def _call_args(reply: Any) -> Body:
 
 async def _two_turns(
     wire: Wire, base: str, streamed: bool, tmp: Path, attempts: list[Attempt] | None = None,
-    record: RecordOption = "all", live: bool = True,
+    record: RecordOption = "all", live: bool = True, replay: ReplayMode = "boundary",
 ) -> list[Completion]:  # fmt: skip
     api = LiteLLMAPI(ProviderSettings(api_base=base))
     endpoint = await api.endpoint(wire.model, get_format("native"), live=live)
@@ -636,7 +637,7 @@ async def _two_turns(
     done: list[Completion] = []
     # The cassette layer sees every byte of a streamed turn (its framing, its events and
     # their offsets), as in a run.
-    with router(), use_cassette(tmp / "trial.sse.json", record, streamed=True) as tc:
+    with router(), use_cassette(tmp / "trial.sse.json", record, True, replay) as tc:
         for turn in (0, 1):
             rendered = RenderedRequest(messages=list(messages), tools=TOOLS)
             req = CompletionRequest(endpoint, rendered, 7, tc if streamed else None,

@@ -25,7 +25,6 @@ from tests.providers.test_call_round_trips import WIRES, Scripted, Wire, _two_tu
 from tests.providers.test_call_round_trips import _quiet_env as _quiet_env  # autouse here too
 from tests.runner.conftest import SCENARIO, run_fake
 from tests.runner.test_decoded_secrets import KEYS, _assert_nowhere, _chat_body, _escaped
-from toolbench.cassettes import boundary
 from toolbench.cli.app import run_cli
 from toolbench.providers import call, litellm_api
 from toolbench.providers.fake import FakeServer, Fault, by_last_user
@@ -218,11 +217,7 @@ def test_a_streamed_recording_replays_from_what_was_kept_as_full_reads_it(
     offline = "http://127.0.0.1:9"  # nothing listens: the cassette answers
     got = asyncio.run(_two_turns(wire, offline, True, tmp_path, record="none"))
     assert counted == {"sent": sent, "kept": 2}
-    token = boundary.set_replay_mode("full")
-    try:
-        full = asyncio.run(_two_turns(wire, offline, True, tmp_path, record="none"))
-    finally:
-        boundary.reset_replay_mode(token)
+    full = asyncio.run(_two_turns(wire, offline, True, tmp_path, record="none", replay="full"))
     assert counted == {"sent": sent + 2, "kept": 2}
     for a, b, c in zip(got, full, live, strict=True):
         assert _same(a) == _same(b) == _same(c)

@@ -5,15 +5,15 @@ A plain exchange is found by toolbench's own key of the request (:func:`request_
 recorded on each exchange) or, in a cassette without keys, by the HTTP request the OpenAI
 SDK would send (:func:`wire_request`, matched as the HTTP matcher matches); a streamed one
 by that predicted request, and its recorded chunks are read through the same event guard
-as on the wire. The mode (:func:`replay_mode`) says whether the boundary answers at all:
-``full`` sends every replayed request through LiteLLM and the HTTP cassette instead,
-re-deriving each reply from the recorded bytes (for checking a LiteLLM upgrade); both
-modes give the same results (``tests/runner/test_replay_modes.py``).
+as on the wire. The run's mode (:data:`ReplayMode`, ``--replay``, carried by each trial's
+cassette) says whether the boundary answers at all: ``full`` sends every replayed request
+through LiteLLM and the HTTP cassette instead, re-deriving each reply from the recorded
+bytes (for checking a LiteLLM upgrade); both modes give the same results
+(``tests/runner/test_replay_modes.py``).
 """
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
 from dataclasses import dataclass
@@ -28,10 +28,6 @@ from toolbench.redaction import json_may_hold, redact_data, secret_values
 ReplayMode = Literal["boundary", "full"]
 REPLAY_MODES: tuple[ReplayMode, ...] = ("boundary", "full")
 
-_mode: contextvars.ContextVar[ReplayMode] = contextvars.ContextVar(
-    "toolbench_replay_mode", default="boundary"
-)
-
 
 @lru_cache(maxsize=256)
 def url_path(uri: str) -> str:
@@ -39,20 +35,6 @@ def url_path(uri: str) -> str:
     wire), remembered: parsing a URL is not free in httpx, and a replayed stream asked for
     the path of its request and of each recorded one, the same few URIs all run long."""
     return httpx.URL(uri).path
-
-
-def replay_mode() -> ReplayMode:
-    return _mode.get()
-
-
-def set_replay_mode(mode: ReplayMode) -> contextvars.Token[ReplayMode]:
-    """Replay at the boundary (the default) or through LiteLLM in full, for this task
-    and the tasks it starts."""
-    return _mode.set(mode)
-
-
-def reset_replay_mode(token: contextvars.Token[ReplayMode]) -> None:
-    _mode.reset(token)
 
 
 def request_key(request: dict[str, Any]) -> str:

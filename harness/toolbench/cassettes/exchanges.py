@@ -18,7 +18,7 @@ from typing import Any, Literal
 import httpx
 
 import toolbench.cassettes.recording as rec
-from toolbench.cassettes.boundary import url_path
+from toolbench.cassettes.boundary import ReplayMode, url_path
 from toolbench.cassettes.match import same_body
 from toolbench.cassettes.scrub import scrub_body_data
 from toolbench.cassettes.stream_bytes import RecordingStream
@@ -44,8 +44,15 @@ class TrialExchanges:
     def __init__(
         self, path: Path, record: RecordOption, data: rec.Recording, values: list[str],
         streamed: bool = False, reload: Callable[[], rec.Recording] | None = None,
+        replay: ReplayMode = "boundary", live: bool | None = None,
     ) -> None:  # fmt: skip
         self.path, self.record, self.data, self.streamed = path, record, data, streamed
+        self.replay_mode: ReplayMode = replay
+        """The run's ``--replay``: whether this cassette answers at the provider boundary."""
+        self.live = record != "none" if live is None else live
+        """Whether a request the recording cannot answer goes live now (and is recorded);
+        False: it is a gap (:meth:`gap`) until :meth:`go_live`, which only a cassette
+        opened to record may be turned."""
         self._reload = reload
         """The recording read again from the file's text (a replay-only cassette's): what
         a repeated play hands out, the first having been handed out uncopied."""
@@ -91,6 +98,18 @@ class TrialExchanges:
         return CassetteMissingError(
             f"cassette {self.path} has no recorded response for this request"
         )
+
+    def go_live(self) -> None:
+        """From now on a request the recording cannot answer goes live and is recorded
+        (a ``replay_then_live`` trial whose cassette fell short). What a replay-only
+        play handed out uncopied is read again from the file: the recording may now be
+        saved, and a reader may have changed what it was handed."""
+        if self.record == "none":
+            raise ValueError("a replay-only cassette never goes live")
+        self.live = True
+        self.unmatched.clear()
+        if self._reload is not None:
+            self.data, self._reload = self._reload(), None
 
     def latency(self, index: int, measured: float, replayed: bool) -> float | None:
         """The model's latency for the ``index``-th turn of this trial. Live: the measured
@@ -218,11 +237,12 @@ class TrialExchanges:
         return self._reload().exchanges[index]
 
     def _copied(self) -> bool:
-        """Whether a play hands out a copy: in a cassette that may be saved
-        (what a reader changes must not reach the file) or has no file text to read
-        again. A replay-only cassette hands each exchange out as it is, a repeat read
-        anew (:meth:`_pristine`): a copy a turn is a real share of a replayed trial."""
-        return self.record != "none" or self._reload is None
+        """Whether a play hands out a copy: in a cassette that may be saved (one that
+        records now: what a reader changes must not reach the file) or has no file text
+        to read again. A cassette that only replays (so far) hands each exchange out as it
+        is, a repeat read anew (:meth:`_pristine`): a copy a turn is a real share of a
+        replayed trial."""
+        return self.live or self._reload is None
 
     def play(self, index: int) -> None:
         """Count the exchange ``index`` as replayed (answered from what it kept)."""

@@ -63,7 +63,7 @@ class TrialCassette(TrialExchanges):
         """The recorded response to ``request`` (None: none recorded, and it may go live)."""
         found = None if self.record == "all" else self._find(request.method, request.url.path, body)
         if found is None:
-            if self.record == "none":
+            if not self.live:
                 raise self.gap(request)
             return None
         response = self._pristine(found).response

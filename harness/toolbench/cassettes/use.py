@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import toolbench.cassettes.recording as rec
+from toolbench.cassettes.boundary import ReplayMode
 from toolbench.cassettes.faults import answered
 from toolbench.cassettes.persist import CASSETTE_MODE, move_aside, read_cassette, write_atomically
 from toolbench.cassettes.route import reset_route, set_route
@@ -70,7 +71,11 @@ def _param_text(value: Any) -> str:
 
 @contextmanager
 def use_cassette(
-    path: Path, record: RecordOption, streamed: bool = False
+    path: Path,
+    record: RecordOption,
+    streamed: bool = False,
+    replay: ReplayMode = "boundary",
+    live: bool | None = None,
 ) -> Iterator[TrialCassette]:
     """Route this task's HTTP through the trial's cassette at ``path``.
 
@@ -79,8 +84,13 @@ def use_cassette(
     record what is missing (an unreadable file is moved aside and recorded again);
     ``all``: record again (the old file is replaced only when the new one is saved).
     ``streamed``: the trial's live exchanges are streams, recorded chunk by chunk. Only
-    complete replies are recorded (:mod:`.trial`); saves are atomic.
+    complete replies are recorded (:mod:`.trial`); saves are atomic. ``replay``: the
+    run's ``--replay`` mode, carried by the cassette to the provider boundary. ``live``
+    False (``new`` only): replay until the trial turns the cassette live
+    (:meth:`~.exchanges.TrialExchanges.go_live`); a request it cannot answer before
+    then is a gap, as under ``none``.
     """
+    live = record != "none" if live is None else live
     data, reload = rec.Recording(), None
     notes: list[str] = []
     if record != "all":
@@ -101,9 +111,9 @@ def use_cassette(
                     raise CassetteMissingError(f"no cassette {path}")
             else:
                 data = answered(found)  # a recorded provider error is never played
-                if record == "none" and raw is not None:
+                if not live and raw is not None:
                     reload = partial(_reread, raw, path)
-    tc = TrialCassette(path, record, data, secret_values(), streamed, reload)
+    tc = TrialCassette(path, record, data, secret_values(), streamed, reload, replay, live)
     tc.notes.extend(notes)
     token = set_route(tc)
     try:

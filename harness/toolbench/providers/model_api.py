@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from toolbench.cassettes.boundary import ReplayMode
 from toolbench.cassettes.boundary import WireRequest as WireRequest
 from toolbench.cassettes.recording import ReadReply
 from toolbench.formats.base import Format, ModelReply, RenderedRequest
@@ -103,6 +104,9 @@ class CassetteView(Protocol):
     implementation: :class:`toolbench.cassettes.trial.TrialCassette`): what it saw of the
     last HTTP exchange, how it answers a request at the boundary, and what it keeps."""
 
+    replay_mode: ReplayMode
+    """The run's ``--replay``: ``full`` answers nothing at the boundary (every recorded
+    reply is re-derived through the kind and the HTTP cassette)."""
     unmatched: list[str]
     last_fault: str | None
     last_replayed: bool

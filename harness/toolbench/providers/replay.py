@@ -62,9 +62,10 @@ def replay_key(request: dict[str, Any]) -> str:
     return boundary.request_key(request)
 
 
-def at_boundary() -> bool:
-    """Whether the run replays at the boundary (not ``--replay full``)."""
-    return boundary.replay_mode() == "boundary"
+def at_boundary(tc: CassetteView) -> bool:
+    """Whether the trial's cassette answers at the boundary (the run's ``--replay`` is
+    not ``full``)."""
+    return tc.replay_mode == "boundary"
 
 
 # ---------------------------------------------------------------- the recorded body
@@ -87,7 +88,7 @@ def replay_plain(
     """The plain reply the trial's cassette holds for ``request`` (``asked``'s turn as
     built), read by its wire; None when it cannot answer it here (the full path runs)."""
     exchange, endpoint = asked.exchange, asked.endpoint
-    if exchange is None or not exchange.may_replay() or not at_boundary():
+    if exchange is None or not exchange.may_replay() or not at_boundary(exchange):
         return None
     key = replay_key(request)
     if is_responses(request):  # found by its key only
@@ -143,7 +144,7 @@ def replays_stream(
     """Whether the trial's cassette answered this streamed request at the boundary (its
     ``replay_stream``: the recorded chunks through the same event guard, no HTTP, no
     sender's stream wrapper), for providers whose HTTP request is predicted."""
-    if not at_boundary():
+    if not at_boundary(tc):
         return False
     wire = wire_request(endpoint, request, own_server)
     if wire is None:
@@ -176,7 +177,7 @@ def kept_capabilities(exchange: CassetteView | None) -> Capabilities | None:
     """The capabilities the trial's cassette kept, for a replay at the boundary; None
     when it kept none (recorded before they were kept, ``--record all``, ``--replay
     full``): the kind is asked."""
-    if exchange is None or not at_boundary():
+    if exchange is None or not at_boundary(exchange):
         return None
     found = exchange.kept_capabilities()
     if found is None:

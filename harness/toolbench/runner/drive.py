@@ -29,6 +29,7 @@ from toolbench.cassettes import (
     record_command,
     use_cassette,
 )
+from toolbench.cassettes.boundary import ReplayMode
 from toolbench.engine import TurnReply, converse, effective_settings
 from toolbench.environments import EnvironmentFault
 from toolbench.errors import (
@@ -111,10 +112,14 @@ class TrialSpec:
     model_params: dict[str, Any] = field(default_factory=dict)
     """The model's (a variant's) own parameters (likewise: the command must send the
     same request)."""
+    replay: ReplayMode = "boundary"
+    """The run's ``--replay``: carried by the trial's cassette to the provider boundary."""
 
 
 EndpointFor = Callable[[str, Format], Awaitable[tuple[ModelAPI, Endpoint]]]
-"""The provider kind serving a (model, format) and the endpoint it calls."""
+"""The provider kind serving a (model, format) and the endpoint it calls. As ``go_live``
+(:func:`run_trial`): the live one, asked once, when a replayed trial's cassette cannot
+answer a request and the run may record it."""
 
 OnLoop = Callable[[Sequence[TurnRecord]], bool]
 """Asked with a trial's turns when it is to be scored: True scores it on the event loop
@@ -155,18 +160,22 @@ def _status(base: TrialResult, status: str, code: str, message: str) -> TrialRes
 
 
 async def run_trial(
-    spec: TrialSpec, endpoint_for: EndpointFor, inline: OnLoop | None = None
-) -> TrialResult:
+    spec: TrialSpec, endpoint_for: EndpointFor, inline: OnLoop | None = None,
+    go_live: EndpointFor | None = None,
+) -> TrialResult:  # fmt: skip
     """Run and score one trial (:func:`_run_trial`), timing the provider apart from the
     harness: ``provider_s`` sums the attempts' provider times, ``harness_s`` is the rest
     of the trial's wall time (the caller holds its concurrency slot already, so no
     queueing is in it).
 
     ``inline``: asked, with the trial's turns, when it is to be scored; True scores it on
-    the event loop instead of in a worker thread (see :func:`_score`)."""
+    the event loop instead of in a worker thread (see :func:`_score`). ``go_live``
+    (``--record new`` over a cassette): the trial is replayed through ``endpoint_for``'s
+    endpoint until its cassette cannot answer a request; that request, and every one
+    after it, goes to ``go_live``'s and what is missing is recorded (one drive)."""
     t0 = time.perf_counter()
     recorded: list[float] = []
-    result = await _run_trial(spec, endpoint_for, recorded, inline)
+    result = await _run_trial(spec, (endpoint_for, go_live), recorded, inline)
     wall = time.perf_counter() - t0
     times = [a.provider_s for a in result.attempts]
     known = [t for t in times if t is not None]
@@ -184,7 +193,7 @@ def _conversation_options(spec: TrialSpec) -> list[str]:
 
 
 async def _run_trial(
-    spec: TrialSpec, endpoint_for: EndpointFor, recorded: list[float],
+    spec: TrialSpec, reach: tuple[EndpointFor, EndpointFor | None], recorded: list[float],
     inline: OnLoop | None = None,
 ) -> TrialResult:  # fmt: skip
     """Run and score one trial. Never raises (short of cancellation): whatever goes wrong
@@ -197,7 +206,7 @@ async def _run_trial(
     base = _blank(spec)
     notes: list[str] = []
     try:
-        turns = await _drive(spec, endpoint_for, base, notes, recorded)
+        turns = await _drive(spec, reach, base, notes, recorded)
     except CassetteMissingError:
         what = (
             f"cassette {spec.cassette} has no recorded response for this request"
@@ -242,27 +251,58 @@ async def _run_trial(
     return base
 
 
-def _cassette(spec: TrialSpec) -> AbstractContextManager[TrialCassette]:
+def _cassette(spec: TrialSpec, replay_first: bool) -> AbstractContextManager[TrialCassette]:
     """The trial's cassette: one recording, its exchanges plain or streamed (a streamed
-    format's live exchanges recorded as streams)."""
-    return use_cassette(spec.cassette, spec.record, streamed=is_streamed(spec.fmt))
+    format's live exchanges recorded as streams); ``replay_first``: it answers only what
+    it holds until the trial goes live (:class:`_Reach`)."""
+    return use_cassette(spec.cassette, spec.record, streamed=is_streamed(spec.fmt),
+                        replay=spec.replay, live=False if replay_first else None)  # fmt: skip
+
+
+_Ask = Callable[[Endpoint], CompletionRequest]
+"""A turn's request, made for the endpoint it is sent to."""
+
+
+@dataclass
+class _Reach:
+    """How the trial reaches its model: its kind and endpoint, and ``go_live`` (None: the
+    endpoint is the trial's throughout), which gives the live ones once the cassette
+    cannot answer."""
+
+    api: ModelAPI
+    endpoint: Endpoint
+    go_live: EndpointFor | None
+
+    async def call(self, tc: TrialCassette, spec: TrialSpec, ask: _Ask) -> Completion:
+        """One turn sent by the shared call; a request the cassette cannot answer, under
+        a policy that records, is sent again live, outside any attempt's deadline (going
+        live may start a server), and the cassette records from then on."""
+        try:
+            return await call(self.api, ask(self.endpoint), stream=is_streamed(spec.fmt))
+        except CassetteMissingError:
+            if tc.live or self.go_live is None:
+                raise
+        self.api, self.endpoint = await self.go_live(spec.model, spec.fmt)
+        tc.go_live()
+        return await call(self.api, ask(self.endpoint), stream=is_streamed(spec.fmt))
 
 
 async def _drive(
-    spec: TrialSpec, endpoint_for: EndpointFor, base: TrialResult, notes: list[str],
-    recorded: list[float],
+    spec: TrialSpec, ways: tuple[EndpointFor, EndpointFor | None], base: TrialResult,
+    notes: list[str], recorded: list[float],
 ) -> list[TurnRecord]:  # fmt: skip
     """The trial's conversation through its cassette, each turn sent by the shared call
     (streamed for a streamed format: the turn keeps its stream record)."""
     seed, streamed = BASE_SEED + spec.sample, is_streamed(spec.fmt)
-    with _cassette(spec) as tc:
+    endpoint_for, go_live = ways
+    with _cassette(spec, go_live is not None) as tc:
         notes.extend(tc.notes)
-        api, endpoint = await endpoint_for(spec.model, spec.fmt)
+        reach = _Reach(*await endpoint_for(spec.model, spec.fmt), go_live)
 
         async def send(req: RenderedRequest, turn: int) -> TurnReply:
             before = tc.played()
-            request = CompletionRequest(endpoint, req, seed, tc, base.attempts, turn)
-            done = await call(api, request, stream=streamed)
+            done = await reach.call(tc, spec, lambda at: CompletionRequest(
+                at, req, seed, tc, base.attempts, turn))  # fmt: skip
             merge_params(base, done.params)
             note_adaptations(base, done)
             replayed = tc.played() > before

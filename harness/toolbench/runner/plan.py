@@ -151,7 +151,7 @@ def _spec(
         cassette=cassette_path(opts.cassette_dir, model, fmt.spec, sc.id, sample),
         markers=markers, api_base=own.get(model, opts.api_base),
         cassette_dir=opts.cassette_dir, display=opts.display,
-        model_params=dict(params.get(model, {})),
+        model_params=dict(params.get(model, {})), replay=opts.replay,
     )  # fmt: skip
 
 

@@ -5,11 +5,14 @@ The scheduler owns what the trials share while they run:
 
 - concurrency: ``--concurrency`` trials at once per model (a variant shares its model's
   limit); a kind with a width of its own (the embedded models share this machine's
-  cores) shares that width across its models, except in a replay, which calls no server;
+  cores) shares that width across its models' live trials (a replay calls no server; a
+  replayed trial that goes live takes its place in that width then);
 - the budget: once ``--budget`` is used up no trial starts (those in flight finish; the
   rest are left for ``--resume``);
-- the replay policy the plan decided for each trial (:data:`~.plan.ReplayPolicy`) and the
-  replay mode (``--replay``), set once for the run's tasks;
+- the replay policy the plan decided for each trial (:data:`~.plan.ReplayPolicy`): a
+  trial is driven once; under ``replay_then_live`` it is replayed, and goes live (its
+  endpoint made live, which may start a server) at the first request its cassette
+  cannot answer, recording what is missing;
 - where a trial is scored: on the event loop while no trial waits on a server (nothing
   to stall), else in a worker thread unless its scoring is known to be quick;
 - the first storage fault, which stops the run (:mod:`.halt`).
@@ -21,12 +24,11 @@ fault into a status, and whatever escapes it still writes the trial's line.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AsyncExitStack, contextmanager
 
 from toolbench.cassettes import register_api_base, router
-from toolbench.cassettes.boundary import reset_replay_mode, set_replay_mode
 from toolbench.errors import StorageError
 from toolbench.formats.base import Format
 from toolbench.providers.kind_registry import Providers
@@ -43,10 +45,6 @@ from toolbench.scoring.quick import replies_are_short, scenario_scores_quickly
 from toolbench.store import ResultsAppender, results_path
 
 ProgressHook = Callable[[TrialResult], None]
-
-REPLAY_FELL_SHORT = ("cassette_missing", "cassette_unreadable")
-"""Statuses of a replay whose cassette could not answer the trial: under
-``replay_then_live`` the trial is recorded live instead."""
 
 
 def run_schedule(plan: Plan, on_result: ProgressHook) -> int:
@@ -77,8 +75,6 @@ class _Scheduler:
         """Whether a scenario scores quickly, by scenario (the plan holds each for the run)."""
 
     async def run(self) -> int:
-        # Set here, for this task and the trials it starts (the providers read it).
-        token = set_replay_mode(self.plan.options.replay)
         # Recorded and matched as a placeholder host: a replay finds its cassettes whatever
         # the port (and needs no server: a matched request never leaves the process).
         register_api_base(self.plan.options.api_base)
@@ -91,7 +87,6 @@ class _Scheduler:
                 outcomes = await asyncio.gather(*self.halt.tasks, return_exceptions=True)
         finally:
             self.providers.close()
-            reset_replay_mode(token)
         if self.halt.fault is not None:
             raise self.halt.fault
         # Every other trial has finished and been written; now report what could not be.
@@ -100,16 +95,23 @@ class _Scheduler:
                 raise outcome
         return self.not_run
 
-    def _limit(self, spec: TrialSpec) -> asyncio.Semaphore:
+    def _limit(self, trial: PlannedTrial) -> asyncio.Semaphore:
+        shared = self._width(trial.spec) if trial.policy == "live" else None
+        if shared is not None:
+            return shared
+        width = self.plan.options.concurrency  # variants share a model's limit
+        return self.limits.setdefault(bare_model(trial.spec.model), asyncio.Semaphore(width))
+
+    def _width(self, spec: TrialSpec) -> asyncio.Semaphore | None:
+        """The live trials of a kind with a width of its own (None: it has none)."""
         api = self.providers.for_model(bare_model(spec.model))
-        shared = api.width is not None and spec.record != "none"
-        key = api.name if shared else bare_model(spec.model)  # variants share a model's limit
-        width = (api.width if shared else None) or self.plan.options.concurrency
-        return self.limits.setdefault(key, asyncio.Semaphore(width))
+        if api.width is None:
+            return None
+        return self.limits.setdefault(api.name, asyncio.Semaphore(api.width))
 
     async def one(self, trial: PlannedTrial) -> None:
         spec = trial.spec
-        async with self._limit(spec):
+        async with self._limit(trial):
             if self.halt.stopped or (
                 self.deadline is not None and time.monotonic() >= self.deadline
             ):
@@ -129,23 +131,33 @@ class _Scheduler:
         self.halt.check(result)
 
     async def drive(self, trial: PlannedTrial) -> TrialResult:
-        """The trial under its replay policy. ``replay_then_live`` replays without a
-        server; only when the cassette cannot answer the trial (a turn it never recorded,
-        a file it cannot read) is the trial driven again, live, recording what is missing:
-        the call path cannot yet turn a replay endpoint into a live one mid-trial."""
-        spec = trial.spec
+        """The trial under its replay policy, driven once. ``replay_then_live`` replays
+        without a server until its cassette cannot answer a request (a turn it never
+        recorded; a file it could not read, moved aside): from then on the trial is live
+        (counted so, within its kind's width) and records what is missing."""
+        spec, on_loop = trial.spec, self._on_loop(trial.spec)
         if trial.policy == "live":
-            return await self._live(spec)
-        replayed = dataclasses.replace(spec, record="none")
-        result = await run_trial(replayed, self._endpoint_for(False), self._on_loop(spec))
-        if trial.policy == "replay_then_live" and result.status in REPLAY_FELL_SHORT:
-            result = await self._live(spec)
-        return result
+            with self._counted_live():
+                return await run_trial(spec, self._endpoint_for(True), on_loop)
+        if trial.policy == "replay":
+            return await run_trial(spec, self._endpoint_for(False), on_loop)
+        async with AsyncExitStack() as held:
 
-    async def _live(self, spec: TrialSpec) -> TrialResult:
+            async def go_live(model: str, fmt: Format) -> tuple[ModelAPI, Endpoint]:
+                width = self._width(spec)
+                if width is not None:
+                    await held.enter_async_context(width)
+                held.enter_context(self._counted_live())
+                return await self._endpoint_for(True)(model, fmt)
+
+            return await run_trial(spec, self._endpoint_for(False), on_loop, go_live)
+
+    @contextmanager
+    def _counted_live(self) -> Iterator[None]:
+        """A trial talking to a server (decides where trials are scored)."""
         self.live += 1
         try:
-            return await run_trial(spec, self._endpoint_for(True), self._on_loop(spec))
+            yield
         finally:
             self.live -= 1
 
