@@ -64,7 +64,7 @@ def _cpu(code: str, *args: str) -> tuple[float, bool]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     got = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT,
-        check=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True, env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'harness'}"},
     )  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime

@@ -6,9 +6,10 @@ what is around the send, the same for every kind and for both modes, as stages w
 typed values between them: build the request once (:mod:`.request`, parameters filtered
 by the kind's capabilities: :class:`Built`) -> replay at the boundary or send
 (:class:`~toolbench.providers.attempts.Attempts`: retries, the deadline, a refused
-``stop`` dropped, the provider's time: :class:`~toolbench.providers.attempts.Sent`) ->
-read the reply (:mod:`.reply` whole, :mod:`.streamed` and :mod:`.wire` delta by
-delta) -> keep it as read in the cassette.
+``stop`` dropped, the provider's time, one :class:`KindSend` for both modes:
+:class:`~toolbench.providers.attempts.Sent`) -> read the reply (a plain reply is a stream
+of one event, read whole by :mod:`.reply`; a stream's events delta by delta by
+:mod:`.stream_read` and :mod:`.wire`) -> keep it as read in the cassette.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.errors import InfraError
 from toolbench.providers import finish as finish_signal
-from toolbench.providers.attempts import Attempts, Send, Sent
+from toolbench.providers.attempts import Attempts, Sent
 from toolbench.providers.capabilities import invents_call_ids
 from toolbench.providers.model_api import (
     Capabilities,
@@ -58,46 +59,48 @@ class Built:
 
 
 @dataclass
-class PlainSend:
-    """A plain request's transport: the kind's send under the total deadline."""
+class KindSend:
+    """One attempt's transport, plain or streamed: the kind's send under the deadline,
+    then its events read. A plain reply is a stream of one event, the whole completion
+    (read by :func:`~.reply.read_reply` in the read stage); a stream's events are read
+    delta by delta (:func:`~.stream_read.read_stream`), or, when the cassette answers it
+    at the boundary, its recorded events are played instead of any send.
+
+    ``streamed``: the trial's cassette for a streamed request (None: plain);
+    ``answered``: what it said before the first attempt (None: ask it)."""
 
     api: ModelAPI
     endpoint: Endpoint
-
-    async def __call__(self, request: dict[str, Any], deadline: float) -> Sent:
-        # httpx's own timeout answers a silent server first (the kind's timeout); the
-        # total deadline catches a server that drips bytes.
-        total = self.endpoint.timeout_s + DEADLINE_GRACE_S
-        return Sent(await asyncio.wait_for(self.api.send(self.endpoint, request), total))
-
-
-@dataclass
-class StreamSend:
-    """A streamed request's transport: the recorded events when the cassette answers at
-    the boundary, else the kind's stream; read delta by delta under the deadline.
-    ``answered``: what the cassette said before the first attempt (None: ask it)."""
-
-    api: ModelAPI
-    endpoint: Endpoint
-    tc: CassetteView
+    streamed: CassetteView | None
     own_server: bool
     answered: bool | None
 
     async def __call__(self, request: dict[str, Any], deadline: float) -> Sent:
+        tc = self.streamed
         answered, self.answered = self.answered, None  # a retry asks again
-        if answered is None:
-            answered = replays_stream(self.endpoint, self.tc, request, self.own_server)
-        if answered:
-            done = finish(self.tc)
+        if tc is not None and answered is None:
+            answered = replays_stream(self.endpoint, tc, request, self.own_server)
+        if tc is not None and answered:
+            done = finish(tc)
         else:
-            try:
-                chunks = await asyncio.wait_for(self.api.send(self.endpoint, request),
-                                                left(deadline))  # fmt: skip
-            except TimeoutError:
-                raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
-            done = await read_stream(chunks, self.tc, deadline, self.endpoint.timeout_s)
-        native = finish_signal.native_of_events(self.tc.clock.raw_events)
+            events = await self._send(request, deadline)
+            if tc is None:
+                return Sent(events)  # the one event: the whole completion
+            done = await read_stream(events, tc, deadline, self.endpoint.timeout_s)
+        native = finish_signal.native_of_events(tc.clock.raw_events)
         return Sent(as_completion(done, str(request.get("model"))), done, native)
+
+    async def _send(self, request: dict[str, Any], deadline: float) -> Any:
+        """What the kind's send returned: a completion, or a stream's async iterator."""
+        send = self.api.send(self.endpoint, request)
+        if self.streamed is None:
+            # httpx's own timeout answers a silent server first (the kind's timeout); the
+            # total deadline catches a server that drips bytes.
+            return await asyncio.wait_for(send, self.endpoint.timeout_s + DEADLINE_GRACE_S)
+        try:  # the stream's first event within the deadline; read_stream bounds the rest
+            return await asyncio.wait_for(send, left(deadline))
+        except TimeoutError:
+            raise Fault(codes.INFRA_TIMEOUT, "no response", True) from None
 
 
 async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) -> Completion:
@@ -120,9 +123,8 @@ async def call(api: ModelAPI, request: CompletionRequest, stream: bool = False) 
         if done is not None:
             return _settled(done, None)
     answered = _answers(built, request.endpoint, exchange) if stream else None
-    send: Send = PlainSend(api, endpoint)
-    if stream and exchange is not None:
-        send = StreamSend(api, endpoint, exchange, built.caps.own_server, answered)
+    streamed = exchange if stream else None
+    send = KindSend(api, endpoint, streamed, built.caps.own_server, answered)
     attempts = Attempts(api, endpoint, exchange, log, request.turn, built.request, built.params)
     try:  # a stream the cassette answers is read once: a replay answers the same again
         sent = await attempts.run(send, retry=answered is not True)
