@@ -9,8 +9,9 @@ set). Building it sends nothing and writes nothing, so a plan can be made, looke
 Each trial's replay policy is decided here, once, from the record mode and its cassette
 on disk: ``replay`` (``--record none``), ``live`` (``--record all``, or no cassette yet),
 or ``replay_then_live`` (``--record new`` over a cassette: replayed, and live, recording
-what is missing, from the first request the cassette cannot answer). The same decision says which models the run may
-call, so their provider kinds are asked to be ready before the first trial.
+what is missing, from the first request the cassette cannot answer). The same decision
+says which models the run may call, so their provider kinds are asked to be ready before
+the first trial.
 """
 
 from __future__ import annotations
