@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from toolbench import registry as toolbench_registry
 from toolbench.errors import UserError
 from toolbench.metrics import Metric, flag_rate, get_metric, metric_names, view
 from toolbench.metrics import metric_registry as registry
@@ -38,7 +39,7 @@ def test_built_ins_are_listed_once_and_installed() -> None:
     ours = {
         ep.name: ep.value
         for ep in entry_points(group=registry.ENTRY_POINT_GROUP)
-        if ep.dist is not None and ep.dist.name == "toolbench"
+        if toolbench_registry.ours(ep)
     }
     assert ours == declared, "stale installed metadata: run `pip install -e .`"
 

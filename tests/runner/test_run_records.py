@@ -63,7 +63,12 @@ def test_run_json_holds_the_matrix_files_params_and_api_base(
     info = _info(tmp_path)
     assert info["schema_version"] == RESULTS_SCHEMA_VERSION and "scenario_hashes" not in info
     assert info["cells"] == {"openai/fake": ["prompt-json"]}
-    assert info["format_options"] == {"prompt-json": {"shots": 0, "constrained": False}}
+    assert info["format_options"] == {
+        "prompt-json": {
+            "shots": 0, "doc": "text", "markup": "plain", "style": "own", "tag": "off",
+            "constrained": False,
+        }
+    }  # fmt: skip
     digest = hashlib.sha256(scenario_file.read_bytes()).hexdigest()
     assert info["scenario_files"] == [
         {"path": str(scenario_file.resolve()), "sha256": digest, "ids": ["weather", "chat"]}
