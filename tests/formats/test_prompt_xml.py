@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stream_corpus import read_all
 
-from toolbench import codes
+from toolbench import codes, grid_axes
 from toolbench.formats.base import ModelReply, Requirements, ToolCall
 from toolbench.formats.bfcl_xml_reader import MAX_PARAMS
 from toolbench.formats.format_registry import get_format
@@ -175,6 +175,10 @@ def test_a_grid_over_the_form_is_one_base() -> None:
     assert axes_of("prompt-xml:form=concise")["form"] == "concise"
     assert axes_of("prompt-xml")["form"] == "verbose"
     assert "form" not in axes_of("prompt-json")
+    # The report groups the stored specs the same way, and names form as an axis.
+    assert {grid_axes.grid_base(c) for c in cells} == {"prompt-xml"}
+    assert grid_axes.grid_point("prompt-xml:form=concise")["form"] == "concise"
+    assert grid_axes.writes_axes("prompt-xml:form=concise")
 
 
 def test_calls_past_the_bounds_are_not_read() -> None:
