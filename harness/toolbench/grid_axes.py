@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from toolbench.stream_option import split_stream
 
-AXIS_NAMES: tuple[str, ...] = ("doc", "markup", "style", "tag")
+AXIS_NAMES: tuple[str, ...] = ("doc", "form", "markup", "style", "tag")
 """The prompt axes a grid varies (BFCL's format-sensitivity axes, issue 37)."""
 DEFAULT = "default"
 """The value of an axis a spec does not write."""

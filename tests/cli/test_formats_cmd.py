@@ -108,7 +108,8 @@ def test_show_with_options(sdir: Path, capsys: pytest.CaptureFixture[str]) -> No
             ["formats", "show", "xmll", "--scenario", "weather-one"],
             "error: unknown format 'xmll'. Did you mean 'xml'? "
             "Available: claude-xml, deepseek, harmony, kimi-k2, llama3-json, mistral, native, "
-            "nl-tools, prompt-json, pythonic, qwen3-coder, react, reason-then-call, xml",
+            "nl-tools, prompt-json, prompt-xml, pythonic, qwen3-coder, react, reason-then-call, "
+            "xml",
         ),
         (
             ["formats", "show", "xml", "--scenario", "weather-on"],

@@ -64,7 +64,8 @@ def test_parse_native_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]
             ["parse", "--format", "xmll", "-"],
             "error: unknown format 'xmll'. Did you mean 'xml'? "
             "Available: claude-xml, deepseek, harmony, kimi-k2, llama3-json, mistral, native, "
-            "nl-tools, prompt-json, pythonic, qwen3-coder, react, reason-then-call, xml",
+            "nl-tools, prompt-json, prompt-xml, pythonic, qwen3-coder, react, reason-then-call, "
+            "xml",
         ),
         (["parse", "--format", "xml", "{dir}/nope.txt"], "error: {dir}/nope.txt: no such file"),
         (

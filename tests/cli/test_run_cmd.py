@@ -29,7 +29,8 @@ def scen(tmp_path: Path) -> Path:
             ["--formats", "xmll"],
             "error: unknown format 'xmll'. Did you mean 'xml'? "
             "Available: claude-xml, deepseek, harmony, kimi-k2, llama3-json, mistral, native, "
-            "nl-tools, prompt-json, pythonic, qwen3-coder, react, reason-then-call, xml",
+            "nl-tools, prompt-json, prompt-xml, pythonic, qwen3-coder, react, reason-then-call, "
+            "xml",
         ),
         (["--formats", "prompt-json:shots=x"],
          "error: format 'prompt-json:shots=x': option shots: "

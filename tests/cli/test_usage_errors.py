@@ -212,8 +212,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     "unknown-name": (
         ["formats", "show", "nope", "--scenario", "weather-paris"],
         "error: unknown format 'nope'. Available: claude-xml, deepseek, harmony, kimi-k2, "
-        "llama3-json, mistral, native, nl-tools, prompt-json, pythonic, qwen3-coder, react, "
-        "reason-then-call, xml",
+        "llama3-json, mistral, native, nl-tools, prompt-json, prompt-xml, pythonic, qwen3-coder, "
+        "react, reason-then-call, xml",
     ),
     # issue 11: auto, --formats-from, fallback compositions, formats detect
     "formats-from-newer-version": (
@@ -232,8 +232,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     "fallback-unknown-part": (
         ["run", "--formats", "native|nope"],
         "error: unknown format 'nope'. Available: claude-xml, deepseek, harmony, kimi-k2, "
-        "llama3-json, mistral, native, nl-tools, prompt-json, pythonic, qwen3-coder, react, "
-        "reason-then-call, xml",
+        "llama3-json, mistral, native, nl-tools, prompt-json, prompt-xml, pythonic, qwen3-coder, "
+        "react, reason-then-call, xml",
     ),
     "fallback-empty-part": (
         ["run", "--formats", "native|"],
@@ -285,8 +285,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     "parse-short-f-unknown": (
         ["parse", "-f", "xmll", "-"],
         "error: unknown format 'xmll'. Did you mean 'xml'? Available: claude-xml, deepseek,"
-        " harmony, kimi-k2, llama3-json, mistral, native, nl-tools, prompt-json, pythonic,"
-        " qwen3-coder, react, reason-then-call, xml",
+        " harmony, kimi-k2, llama3-json, mistral, native, nl-tools, prompt-json, prompt-xml,"
+        " pythonic, qwen3-coder, react, reason-then-call, xml",
     ),
     "run-record-unknown": (
         ["run", "--record", "sometimes"],

@@ -21,7 +21,9 @@ from toolbench.tools import ToolDef
 AXIS_FORMATS = ("prompt-json", "pythonic", "react")
 TAGGED = ("prompt-json", "pythonic")
 """The formats that take ``tag`` (ReAct's labels are delimiters of their own)."""
-POINTS = [(f, a.name, v) for f in AXIS_FORMATS for a in AXES for v in a.values
+SHARED = [a for a in AXES if a.name != "form"]
+"""The axes these formats share (``form`` is prompt-xml's: tests/formats/test_prompt_xml.py)."""
+POINTS = [(f, a.name, v) for f in AXIS_FORMATS for a in SHARED for v in a.values
           if a.name != "tag" or f in TAGGED]  # fmt: skip
 PARIS = ("get_weather", {"city": "Paris", "days": 3})
 
@@ -42,7 +44,7 @@ def test_every_axis_value_is_an_option_and_its_default_renders_as_without_it(nam
     options = fmt(name).options
     assert isinstance(options, StyleOptions)
     assert isinstance(options, AxisOptions) == (name in TAGGED)
-    for axis in AXES if name in TAGGED else [a for a in AXES if a.name != "tag"]:
+    for axis in SHARED if name in TAGGED else [a for a in SHARED if a.name != "tag"]:
         default = getattr(options, axis.name)
         assert default in axis.values
         assert fmt(f"{name}:{axis.name}={default}").spec == name

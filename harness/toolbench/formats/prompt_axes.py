@@ -10,7 +10,9 @@ Every axis's default renders the format's prompt exactly as it was before the ax
 existed (recorded cassettes match on the request body), so the default is not always
 BFCL's: ``doc=text`` is toolbench's own prose list of the tools and ``style=own`` the
 format's own wording. BFCL's fifth axis, the return format, is the format itself
-(``pythonic`` is BFCL's ``python``, ``prompt-json`` a JSON object per call).
+(``pythonic`` is BFCL's ``python``, ``prompt-json`` a JSON object per call), except for
+BFCL's two XML return formats: they are one format, ``prompt-xml``, whose ``form`` axis
+picks ``verbose`` or ``concise`` (so a grid over them pairs its cells on one base).
 docs/formats.md ("Format sensitivity") says where toolbench's prompts follow BFCL's
 templates (``bfcl_eval/constants/default_prompts.py``) and where they differ.
 """
@@ -33,6 +35,7 @@ DocFormat = Literal["text", "json", "python", "xml"]
 TagMode = Literal["off", "on"]
 Markup = Literal["plain", "markdown"]
 Style = Literal["own", "classic", "experimental"]
+XmlForm = Literal["verbose", "concise"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class Axis:
 AXES: tuple[Axis, ...] = (
     Axis("doc", ("text", "json", "python", "xml"), "func_doc_fmt",
          "how the tools are documented in the system prompt (text: toolbench's prose list)"),
+    Axis("form", ("verbose", "concise"), "ret_fmt",
+         "prompt-xml only: BFCL's verbose_xml (values in attributes) or concise_xml (as text)"),
     Axis("markup", ("plain", "markdown"), "prompt_fmt",
          "the system prompt as plain paragraphs or under Markdown headings"),
     Axis("style", ("own", "classic", "experimental"), "style",
@@ -316,16 +321,18 @@ def bfcl_parts(
     doc: DocFormat,
     listing: str,
     results_note: str,
+    param_types: str = "",
 ) -> PromptParts:
     """BFCL's wording around the format's call ``shape`` (unwrapped: BFCL's template
     writes the tag). ``results_note`` (how results come back, how to answer at the end)
-    follows BFCL's multi-turn paragraph: toolbench's scenarios feed results back."""
+    follows BFCL's multi-turn paragraph: toolbench's scenarios feed results back.
+    ``param_types`` is BFCL's ``PARAM_TYPE_MAPPING`` entry (empty but for the XML forms)."""
     w = _BFCL[style]
     template = w.with_tag if tag == "on" else w.no_tag
     return PromptParts(
         persona=w.persona,
         task=w.task,
-        call_format=template.format(output_format=shape, param_types=""),
+        call_format=template.format(output_format=shape, param_types=param_types),
         behaviour=f"{w.behaviour}\n\n{results_note}" if results_note else w.behaviour,
         tools=w.tools.format(format=doc, functions=listing),
     )

@@ -96,6 +96,8 @@ class PromptedFormat(Format):
     that takes the axes of :mod:`toolbench.formats.prompt_axes`."""
     results_note: ClassVar[str] = ""
     """How results come back and how to answer at the end, in the format's own words."""
+    param_types: ClassVar[str] = ""
+    """BFCL's sentence on the call's parameter types (``PARAM_TYPE_MAPPING``), if any."""
 
     @property
     def axes(self) -> StyleOptions | None:
@@ -116,9 +118,14 @@ class PromptedFormat(Format):
         axes = self.axes
         return tool_doc(tools, axes.doc if axes is not None else "text")
 
+    def output_format(self) -> str:
+        """The call shape as the prompt shows it, outside any tag (BFCL's
+        ``output_format``): :attr:`call_shape`, unless an option of the format picks it."""
+        return self.call_shape
+
     def shape(self) -> str:
         """The call shape as the prompt shows it, inside the tag when ``tag=on``."""
-        return wrap(self.call_shape, self.tag)
+        return wrap(self.output_format(), self.tag)
 
     def own_parts(self, tools: Sequence[ToolDef]) -> PromptParts:
         """The format's own wording in BFCL's five parts (``style=own`` under Markdown);
@@ -134,8 +141,9 @@ class PromptedFormat(Format):
             return self.instructions(tools)
         if axes.style == "own":
             return compose(self.own_parts(tools), axes.markup)
-        parts = bfcl_parts(axes.style, shape=self.call_shape, tag=self.tag, doc=axes.doc,
-                           listing=self.listing(tools), results_note=self.results_note)  # fmt: skip
+        parts = bfcl_parts(axes.style, shape=self.output_format(), tag=self.tag, doc=axes.doc,
+                           listing=self.listing(tools), results_note=self.results_note,
+                           param_types=self.param_types)  # fmt: skip
         return compose(parts, axes.markup)
 
     def shot_call_text(self, name: str, arguments: dict[str, Any]) -> str:
