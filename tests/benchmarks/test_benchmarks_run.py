@@ -88,6 +88,14 @@ BENCHES = (
         (r"^least  of +\d+ rounds : environment [\d.]+ ms, scripted [\d.]+ ms CPU a trial",),
     ),
     Bench(
+        "bench_mcp_start.py",
+        (
+            r"^least  a cycle +: start \d+ ms, call [\d.]+ ms, stop \d+ ms wall",
+            r"^servers started +: [1-9]\d* recording 2 MCP trials, 0 replaying$",
+            r"^least  of +\d+ rounds : MCP [\d.]+ ms, todo [\d.]+ ms CPU a replayed trial",
+        ),
+    ),
+    Bench(
         "bench_first_run.py",
         (r"^toolbench run \(--scenarios calculate-product\): [1-9]\d* trials, 0 not ok$",),
     ),

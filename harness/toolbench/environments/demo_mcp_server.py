@@ -1,0 +1,63 @@
+"""A small MCP server with state, shipped so the embedded default can show an MCP loop.
+
+A shop's stock: items listed, added and removed. Each process starts from the same
+stock (toolbench starts one per trial), so every trial begins from the same state.
+It is the ``inventory`` server of the repository's ``toolbench.toml``; run it as
+``python -m toolbench.environments.demo_mcp_server`` (stdio). ``DEMO_MCP_TOKEN`` in its
+environment adds a ``whoami`` tool that hands it back: a stand-in for a key a real
+server is given, which toolbench must never write (without it the tool is not listed).
+"""
+
+from __future__ import annotations
+
+import os
+
+from mcp.server.mcpserver import MCPServer
+
+START_STOCK: dict[str, int] = {"hammer": 4, "screwdriver": 7, "nails": 120}
+"""What every process starts with."""
+
+server = MCPServer("inventory")
+stock: dict[str, int] = dict(START_STOCK)
+
+
+@server.tool()
+def list_items() -> dict[str, int]:
+    """Every item in stock with its quantity."""
+    return dict(stock)
+
+
+@server.tool()
+def add_item(name: str, quantity: int) -> dict[str, int]:
+    """Add ``quantity`` of item ``name`` to the stock; the item's new quantity."""
+    if quantity <= 0:
+        raise ValueError("quantity must be positive")
+    stock[name] = stock.get(name, 0) + quantity
+    return {name: stock[name]}
+
+
+@server.tool()
+def remove_item(name: str, quantity: int) -> dict[str, int]:
+    """Take ``quantity`` of item ``name`` out of the stock (sold or used); its new quantity."""
+    if name not in stock:
+        raise ValueError(f"no item {name!r} in stock")
+    if not 0 < quantity <= stock[name]:
+        raise ValueError(f"cannot remove {quantity} {name}: {stock[name]} in stock")
+    stock[name] -= quantity
+    return {name: stock[name]}
+
+
+def whoami() -> str:
+    """The account the server acts for (its token, which must never be recorded)."""
+    return f"token {os.environ.get('DEMO_MCP_TOKEN', '')}"
+
+
+def main() -> None:
+    """Serve over stdio until the client closes it."""
+    if os.environ.get("DEMO_MCP_TOKEN"):
+        server.tool()(whoami)
+    server.run("stdio")
+
+
+if __name__ == "__main__":
+    main()
