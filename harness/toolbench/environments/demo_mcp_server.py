@@ -13,12 +13,16 @@ from __future__ import annotations
 import os
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 START_STOCK: dict[str, int] = {"hammer": 4, "screwdriver": 7, "nails": 120}
 """What every process starts with."""
 
 server = MCPServer("inventory")
 stock: dict[str, int] = dict(START_STOCK)
+
+
+# ToolError: the model is told why (any other exception only that the tool failed)
 
 
 @server.tool()
@@ -31,7 +35,7 @@ def list_items() -> dict[str, int]:
 def add_item(name: str, quantity: int) -> dict[str, int]:
     """Add ``quantity`` of item ``name`` to the stock; the item's new quantity."""
     if quantity <= 0:
-        raise ValueError("quantity must be positive")
+        raise ToolError("quantity must be positive")
     stock[name] = stock.get(name, 0) + quantity
     return {name: stock[name]}
 
@@ -40,9 +44,9 @@ def add_item(name: str, quantity: int) -> dict[str, int]:
 def remove_item(name: str, quantity: int) -> dict[str, int]:
     """Take ``quantity`` of item ``name`` out of the stock (sold or used); its new quantity."""
     if name not in stock:
-        raise ValueError(f"no item {name!r} in stock")
+        raise ToolError(f"no item {name!r} in stock")
     if not 0 < quantity <= stock[name]:
-        raise ValueError(f"cannot remove {quantity} {name}: {stock[name]} in stock")
+        raise ToolError(f"cannot remove {quantity} {name}: {stock[name]} in stock")
     stock[name] -= quantity
     return {name: stock[name]}
 
