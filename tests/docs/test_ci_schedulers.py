@@ -119,7 +119,7 @@ def test_every_part_run_by_the_scheduler_merges_into_the_whole_replay(
 ) -> None:
     work = tmp_path / "toolbench"
     work.mkdir()
-    for name in ("scenarios", "cassettes"):
+    for name in ("scenarios", "cassettes", "toolbench.toml"):  # a checkout: its MCP servers
         (work / name).symlink_to(ROOT / name)
     base = {k: v for k, v in os.environ.items() if not k.startswith(SCHEDULER_VARS)}
     base["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{base.get('PATH', '')}"

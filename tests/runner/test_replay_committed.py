@@ -41,7 +41,7 @@ def test_committed_cassettes_replay_to_expected_results(
     monkeypatch.chdir(ROOT)
     results = _replay(tmp_path)
     # Every trial of the recording finished (none hung), so every one replays.
-    assert len(results) == 48 * 2 * 5 * 2 + 48 * 2
+    assert len(results) == 50 * 2 * 5 * 2 + 50 * 2
     assert_replays_to(results, EXPECTED)
 
 

@@ -7,20 +7,25 @@ write them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.scenarios.suite_samples import regex_sample, sample_round
 
 from toolbench.engine import Conversation, TurnReply, effective_settings
+from toolbench.environments.mcp_tools import recorded_server_tools
 from toolbench.formats import ModelReply, get_format
 from toolbench.formats.base import ToolCall
 from toolbench.scenarios.loader import bundled_dir, load_scenarios
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring import score_trial
 
-SUITE = load_scenarios([bundled_dir()])
+ROOT = Path(__file__).resolve().parents[2]
+with contextlib.chdir(ROOT):  # its toolbench.toml names the MCP servers (mcp.yaml)
+    SUITE = recorded_server_tools(load_scenarios([bundled_dir()]), ROOT / "cassettes")
 
 
 def _xml(calls: list[ToolCall]) -> str:

@@ -3,6 +3,7 @@ what it says, and every expectation can be met by some reply (no contradictions)
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from tests.scenarios.suite_samples import regex_sample, sample_call, sample_round
 
+from toolbench.environments.mcp_tools import recorded_server_tools
 from toolbench.scenarios.loader import bundled_dir, load_scenarios, tag_counts
 from toolbench.scenarios.model import ArgMatcher, Scenario
 from toolbench.scenarios.script import tool_results
@@ -19,7 +21,8 @@ from toolbench.scoring.call_match import match_round
 from toolbench.scoring.matchers import may_be_missing
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITE = load_scenarios([bundled_dir()])
+with contextlib.chdir(ROOT):  # its toolbench.toml names the MCP servers (mcp.yaml)
+    SUITE = recorded_server_tools(load_scenarios([bundled_dir()]), ROOT / "cassettes")
 EXPECTED_REPLAY = ROOT / "tests" / "data" / "expected_replay.json"
 
 
