@@ -14,7 +14,6 @@ table and the field, or the option (exit 2).
 from __future__ import annotations
 
 import importlib
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from toolbench.environments.mcp_config import McpServer, parse_option, servers_o
 from toolbench.environments.mcp_kind import McpKind, mcp_kind
 from toolbench.errors import UserError
 from toolbench.redaction import register_secret
+from toolbench.toml_file import read_toml
 
 CONFIG_FILE = Path("toolbench.toml")
 """Read from the working directory, as the model parameters and ``gate`` read theirs."""
@@ -48,20 +48,6 @@ def give_mcp_options(values: Sequence[str]) -> None:
     for text in values:
         name, server = parse_option(text)
         _given[name] = server
-
-
-def read_table(path: Path) -> dict[str, Any]:
-    """The TOML file's data (empty when it is absent)."""
-    if not path.is_file():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: cannot read: not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
 
 
 def class_kind(where: str, name: str, table: Any) -> EnvironmentKind:
@@ -91,7 +77,7 @@ def class_kind(where: str, name: str, table: Any) -> EnvironmentKind:
 
 def configured(path: Path = CONFIG_FILE) -> list[EnvironmentKind]:
     """The environments ``path`` and the ``--mcp`` options name (options over the file)."""
-    data = read_table(path)
+    data = read_toml(path)
     where = str(path)
     tables = data.get("environments", {})
     if not isinstance(tables, dict):

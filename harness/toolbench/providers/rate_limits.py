@@ -33,7 +33,6 @@ import getpass
 import json
 import re
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from toolbench.errors import UserError
 from toolbench.providers.model_api import Endpoint, Fault
 from toolbench.providers.provider_prefixes import PROVIDER_LIST
 from toolbench.providers.rate_store import RateStore, SqliteRateStore, StoreUnusable
+from toolbench.toml_file import read_toml
 
 TABLE = "rate_limits"
 KEYS = ("rpm", "tpm")
@@ -120,15 +120,7 @@ def read_rate_limits(path: Path) -> RateLimits:
     """The ``[rate_limits]`` of ``path`` (none when the file is absent)."""
     if not path.is_file():
         return RateLimits()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: cannot read: not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
-    return parse_rate_limits(data, str(path))
+    return parse_rate_limits(read_toml(path), str(path))
 
 
 class Limiter:

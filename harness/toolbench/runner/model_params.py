@@ -18,7 +18,6 @@ error line shows them.
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from toolbench.runner.param_values import (
     why_not,
 )
 from toolbench.runner.variants import bare_model, split_variant
+from toolbench.toml_file import read_toml
 
 OPTION = "--model-param"
 CONFIG_FILE = Path("toolbench.toml")
@@ -81,16 +81,7 @@ def parse_model_param(text: str) -> tuple[str, str, Any]:
 
 def read_config(path: Path) -> ModelParams:
     """The ``[models."MODEL"]`` tables of a TOML file (none when the file is absent)."""
-    if not path.is_file():
-        return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: cannot read: not UTF-8 text") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path)
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise UserError(f"{path}: models: expected a table of models")
