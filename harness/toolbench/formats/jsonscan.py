@@ -55,7 +55,8 @@ TOKEN_BUDGET = 8_192
 
 A valid JSON object goes through the C decoder and costs one unit; a real reply, even
 one with many kilobytes of nested arguments, spends a few dozen. Sized so that the
-densest hostile text measured (``{]`` repeated) stays well under 100 ms a megabyte."""
+densest hostile text (``{]`` repeated) stays linear and cheap; ``bench_parsers.py``
+measures it (figures in docs/benchmarks.md)."""
 
 REPAIR_LIMIT = 200_000
 """Spans longer than this are not handed to the (pure Python) repair library."""
