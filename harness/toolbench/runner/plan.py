@@ -34,6 +34,7 @@ from toolbench.providers.local_models import report_notes
 from toolbench.providers.model_api import ProviderSettings
 from toolbench.redaction import redact_uri
 from toolbench.results import RunInfo, Shard
+from toolbench.runner.batch.batch_retry import submit_again
 from toolbench.runner.drive import TrialSpec, cassette_path
 from toolbench.runner.halt import not_kept
 from toolbench.runner.lock import RunLock
@@ -115,7 +116,8 @@ def build_plan(opts: RunOptions, matrix: Matrix, run_dir: Path) -> Plan:
         # A run.json of a newer toolbench is refused before any trial.
         shard = _resumed_shard(run_dir, opts.shard, read_info(run_dir))
         for r in iter_results(run_dir):  # a trial whose cassette was not kept runs again
-            (redo if not_kept(r) else done).add(r.key)
+            again = not_kept(r) or (opts.batch and submit_again(r))  # runner/batch/batch_retry
+            (redo if again else done).add(r.key)
     markers = planned_markers(run_dir, opts.resume)
     own = matrix.api_bases
     trials: list[PlannedTrial] = []

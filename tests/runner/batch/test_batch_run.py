@@ -19,7 +19,7 @@ from toolbench.errors import EXIT_STORAGE
 from toolbench.formats.base import ModelReply
 from toolbench.providers.fake import Fault, by_last_user
 from toolbench.providers.model_api import Completion, Endpoint
-from toolbench.runner.batch import answer_cassette, batch_apis, phase
+from toolbench.runner.batch import answer_cassette, batch_apis, batch_wait
 from toolbench.store import load_results
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -29,8 +29,8 @@ REPLIES = by_last_user({"Paris": GOOD_CALL, "joke": "Why did the chicken cross t
 
 @pytest.fixture(autouse=True)
 def _fast_polls(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(phase, "POLL_S", 0.05)
-    monkeypatch.setattr(phase, "CANCEL_GRACE_S", 1.0)
+    monkeypatch.setattr(batch_wait, "POLL_S", 0.05)
+    monkeypatch.setattr(batch_wait, "CANCEL_GRACE_S", 1.0)
 
 
 def _scores(run: Path) -> dict[str, tuple[str, object]]:

@@ -83,7 +83,8 @@ async def write_answer(
     installed); a :class:`Failed` when the body is no complete reply."""
     ex = exchange_of(captured, body)
     if ex is None:
-        return Failed(codes.INFRA_BAD_REPLY, "the batch's answer is not a complete reply")
+        return Failed(codes.INFRA_BATCH_FAILED, "the batch's answer is not a complete reply",
+                      codes.INFRA_BAD_REPLY)  # fmt: skip
     path = captured.spec.cassette
     recording = rec.Recording(exchanges=[ex])
     write_atomically(path, rec.dump(recording), CASSETTE_MODE)

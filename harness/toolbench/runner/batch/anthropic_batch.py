@@ -28,11 +28,20 @@ from toolbench.runner.batch.batch_api import (
     State,
     error_text,
     failed_status,
+    get_object,
     key_headers,
+    live_code,
     refusal,
 )
 
 ENDPOINT = "/messages"
+ERROR_STATUS = {
+    "invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
+    "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
+    "rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529,
+}  # fmt: skip
+"""Anthropic's error types by the HTTP status the live API answers them with
+(https://docs.anthropic.com/en/api/errors): an errored batch request carries the type only."""
 
 
 class AnthropicBatch:
@@ -60,11 +69,8 @@ class AnthropicBatch:
         return batch_id
 
     async def _get(self, batch_id: str) -> dict[str, Any]:
-        got = await self.client.get(f"{self.base}/messages/batches/{batch_id}",
-                                    headers=self.headers)  # fmt: skip
-        got.raise_for_status()
-        data = got.json()
-        return data if isinstance(data, dict) else {}
+        url = f"{self.base}/messages/batches/{batch_id}"
+        return await get_object(self.client, url, self.headers)
 
     async def state(self, batch_id: str) -> State:
         data = await self._get(batch_id)
@@ -78,18 +84,12 @@ class AnthropicBatch:
         await self.client.post(f"{self.base}/messages/batches/{batch_id}/cancel",
                                headers=self.headers)  # fmt: skip
 
-    async def results(self, batch_id: str) -> dict[str, Outcome]:
+    async def result_files(self, batch_id: str) -> list[str]:
         url = (await self._get(batch_id)).get("results_url")
-        if not isinstance(url, str) or not url:
-            return {}
-        got = await self.client.get(url, headers=self.headers)
-        got.raise_for_status()
-        out: dict[str, Outcome] = {}
-        for line in got.text.splitlines():
-            found = _line(line)
-            if found is not None:
-                out[found[0]] = found[1]
-        return out
+        return [url] if isinstance(url, str) and url else []
+
+    def outcome(self, line: str) -> tuple[str, Outcome] | None:
+        return _line(line)
 
 
 def _line(text: str) -> tuple[str, Outcome] | None:
@@ -108,4 +108,13 @@ def _line(text: str) -> tuple[str, Outcome] | None:
             codes.INFRA_BATCH_EXPIRED, f"the batch {kind} the request before answering it"
         )
     error = result.get("error") if isinstance(result, dict) else None
-    return data["custom_id"], failed_status(None, error_text(json.dumps({"error": error})))
+    text = error_text(json.dumps({"error": error}))
+    return data["custom_id"], failed_status(None, text, live_code(_status_of(error)))
+
+
+def _status_of(error: Any) -> int | None:
+    """The HTTP status of an errored request's error type (the body of
+    ``{"type": "error", "error": {"type": ...}}``), as the live Messages API gives it."""
+    inner = error.get("error") if isinstance(error, dict) else None
+    kind = inner.get("type") if isinstance(inner, dict) else None
+    return ERROR_STATUS.get(kind) if isinstance(kind, str) else None

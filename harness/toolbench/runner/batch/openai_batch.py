@@ -30,6 +30,7 @@ from toolbench.runner.batch.batch_api import (
     State,
     error_text,
     failed_status,
+    get_object,
     key_headers,
     refusal,
 )
@@ -78,10 +79,7 @@ class OpenAIBatch:
         return _field(created, "id")
 
     async def _get(self, batch_id: str) -> dict[str, Any]:
-        got = await self.client.get(f"{self.base}/batches/{batch_id}", headers=self.headers)
-        got.raise_for_status()
-        data = got.json()
-        return data if isinstance(data, dict) else {}
+        return await get_object(self.client, f"{self.base}/batches/{batch_id}", self.headers)
 
     async def state(self, batch_id: str) -> State:
         data = await self._get(batch_id)
@@ -98,21 +96,13 @@ class OpenAIBatch:
     async def cancel(self, batch_id: str) -> None:
         await self.client.post(f"{self.base}/batches/{batch_id}/cancel", headers=self.headers)
 
-    async def results(self, batch_id: str) -> dict[str, Outcome]:
+    async def result_files(self, batch_id: str) -> list[str]:
         data = await self._get(batch_id)
-        out: dict[str, Outcome] = {}
-        for key in ("error_file_id", "output_file_id"):  # an answer wins over an error
-            file_id = data.get(key)
-            if not file_id:
-                continue
-            got = await self.client.get(f"{self.base}/files/{file_id}/content",
-                                        headers=self.headers)  # fmt: skip
-            got.raise_for_status()
-            for line in got.text.splitlines():
-                found = _line(line)
-                if found is not None:
-                    out[found[0]] = found[1]
-        return out
+        return [f"{self.base}/files/{data[key]}/content"  # an answer wins over an error
+                for key in ("error_file_id", "output_file_id") if data.get(key)]  # fmt: skip
+
+    def outcome(self, line: str) -> tuple[str, Outcome] | None:
+        return _line(line)
 
 
 def _field(response: httpx.Response, name: str) -> str:

@@ -4,21 +4,26 @@ the providers' batch APIs and leaves their cassettes as if they had been recorde
 For each planned trial that would go live and is one model request
 (:func:`~.first_request.single_turn`), the request is captured as the live call would
 send it (:mod:`.first_request`); the requests are grouped by provider, address and key,
-and each group is one batch (:mod:`.batch_apis`): submitted, asked after every
-:data:`POLL_S` seconds with a progress line, and fetched once it ended. Each answer
-becomes the trial's cassette (:mod:`.answer_cassette`) and the trial is then replayed by
-the run like any recorded one. What the batch did not answer is a typed code on its
-trial, written at once (the run goes on): a batch refused at creation or validation
+and each group is one batch (:mod:`.batch_apis`): submitted, waited for with a progress
+line and fetched once it ended (:mod:`.batch_wait`). Each answer becomes the trial's
+cassette (:mod:`.answer_cassette`) and the trial is then replayed by the run like any
+recorded one. What the batch did not answer is a typed code on its trial, written at
+once (the run goes on): a batch refused at creation or validation
 (``infra.batch_rejected``), a request it answered with an error
 (``infra.batch_failed``), one it left unanswered when it expired or when ``--timeout``
-ran out (``infra.batch_expired``: the batch is cancelled, what it answered before is
-kept), one it ended without a result for (``infra.batch_missing``).
+or ``--budget`` ran out (``infra.batch_expired``: the batch is cancelled, what it
+answered before is kept), one it ended without a result for (``infra.batch_missing``).
+``--resume --batch`` submits again those a live call would have asked again
+(:mod:`.batch_retry`).
+
+``--budget`` counts from the phase's start: once it is used up no request is captured
+and no batch submitted (those trials are left unstarted, for ``--resume``), a batch
+still running is cancelled, and the run that follows gets what is left of it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
@@ -41,27 +46,25 @@ from toolbench.runner.batch.batch_api import (
     BatchWire,
     Failed,
     Item,
-    Outcome,
     key_headers,
+    transport_code,
 )
 from toolbench.runner.batch.batch_options import batch_provider
+from toolbench.runner.batch.batch_retry import failed_attempt
+from toolbench.runner.batch.batch_wait import Deadline, Settled, settle
+from toolbench.runner.batch.batch_wait import Say as Say  # run.py names it from here
 from toolbench.runner.batch.first_request import Captured, capture, live_endpoint, single_turn
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import TrialSpec, harness_result
 from toolbench.runner.plan import Plan, PlannedTrial
 from toolbench.store import ResultsAppender, results_path
 
-POLL_S = 10.0
-"""Seconds between two asks of a batch's state."""
-CANCEL_GRACE_S = 60.0
-"""How long a batch cancelled at ``--timeout`` is waited for, for what it answered."""
 WINDOW_S = 24 * 3600.0
 """The longest wait without ``--timeout``: the batches' completion window (24 h)."""
 HTTP_TIMEOUT_S = 120.0
 CAPTURE_WIDTH = 16
 """Requests captured at once (each waits on LiteLLM's handling of the refusal)."""
 
-Say = Callable[[str], None]
 OnResult = Callable[[TrialResult], None]
 
 
@@ -93,6 +96,8 @@ class _Phase:
             max_tokens=opts.max_tokens, log_dir=str(plan.run_dir / "logs"),
         ))  # fmt: skip
         self.wait_s = opts.timeout_s if opts.timeout_s is not None else WINDOW_S
+        self.budget = (None if opts.budget_s is None
+                       else Deadline(time.monotonic() + opts.budget_s, "--budget"))  # fmt: skip
         self.failed: dict[int, Failed] = {}
         self.answered: set[int] = set()
 
@@ -115,6 +120,8 @@ class _Phase:
         """Trial ``i``'s first request as live, with its batch provider (None: it stays
         live: its model has no batch API, or its kind sent nothing)."""
         async with width:
+            if self.budget is not None and time.monotonic() >= self.budget.at:
+                return None  # left unstarted, for --resume
             api, endpoint = await live_endpoint(self.providers, self.plan.matrix, spec)
             provider = batch_provider(spec.model, endpoint.api_base)
             got = None if provider is None else await capture(spec, api, endpoint)
@@ -141,9 +148,9 @@ class _Phase:
             group.trials.append((f"t{i}", got, api, endpoint))
         return batches
 
-    def _fail_all(self, group: _Group, code: str, message: str) -> None:
+    def _fail_all(self, group: _Group, failed: Failed) -> None:
         for cid, _got, _api, _endpoint in group.trials:
-            self.failed[int(cid[1:])] = Failed(code, message)
+            self.failed[int(cid[1:])] = failed
 
     async def _one(self, client: httpx.AsyncClient, group: _Group) -> None:
         """One batch; whatever goes wrong in it fails its trials (typed), never the run,
@@ -153,13 +160,18 @@ class _Phase:
         except CassetteWriteError as exc:
             raise StorageError(str(exc)) from None
         except Exception as exc:  # a toolbench bug: this batch's trials only
-            why = f"{type(exc).__name__}: {redact(str(exc))}"[:2000]
+            why = Failed(codes.HARNESS_ERROR, f"{type(exc).__name__}: {redact(str(exc))}"[:2000])
             for cid, _got, _api, _endpoint in group.trials:
-                self.failed.setdefault(int(cid[1:]), Failed(codes.HARNESS_ERROR, why))
+                self.failed.setdefault(int(cid[1:]), why)
 
     async def _batch(self, client: httpx.AsyncClient, group: _Group) -> None:
-        """Submit one batch, wait for it, and take what it answered."""
+        """Submit one batch, wait for it (:mod:`.batch_wait`), and take what it answered.
+        Once ``--budget`` is used up nothing is submitted: the group's trials are left
+        unstarted, for ``--resume``."""
         label = f"batch {group.provider} ({len(group.trials)} requests)"
+        if self.budget is not None and time.monotonic() >= self.budget.at:
+            self.say(f"{label}: not submitted, --budget used up")
+            return
         try:
             wire: BatchWire = batch_apis.WIRES[group.provider](client, group.url, group.headers)
             items = [Item(cid, got.http.url.path, got.body) for cid, got, _a, _e in group.trials]
@@ -168,62 +180,20 @@ class _Phase:
             why = redact(str(exc) or type(exc).__name__)
             self.say(f"{label}: refused: {why}")
             refused = f"the provider refused the batch: {why}"
-            self._fail_all(group, codes.INFRA_BATCH_REJECTED, refused)
+            self._fail_all(group, Failed(codes.INFRA_BATCH_REJECTED, refused, transport_code(exc)))
             return
-        left_code = await self._wait(wire, batch_id, label, group)
-        if left_code is None:
-            return
-        try:
-            outcomes = await wire.results(batch_id)
-        except (httpx.HTTPError, ValueError) as exc:
-            why = redact(str(exc) or type(exc).__name__)
-            self.say(f"{label}: {batch_id}: results not fetched: {why}")
-            self._fail_all(group, codes.INFRA_BATCH_MISSING,
-                           f"the batch's results could not be fetched: {why}")  # fmt: skip
-            return
-        await self._take(group, outcomes, left_code)
+        settled = await settle(client, wire, batch_id, self._deadline(), self.say, label)
+        await self._take(group, settled)
 
-    async def _wait(self, wire: BatchWire, batch_id: str, label: str, group: _Group) -> str | None:
-        """Poll until the batch ends; the code for a request it left without a result
-        (None: the batch was refused, its trials failed)."""
-        t0 = time.monotonic()
-        deadline, cancelled = t0 + self.wait_s, False
-        while True:
-            try:
-                state = await wire.state(batch_id)
-            except (httpx.HTTPError, ValueError) as exc:  # asked again at the next poll
-                self.say(f"{label}: {batch_id}: state not read: {redact(str(exc))}")
-                state = None
-            if state is not None:
-                self.say(f"{label}: {batch_id} {state.status}, {state.done}/{state.total}"
-                         f" answered, {time.monotonic() - t0:.0f}s")  # fmt: skip
-                if state.refused is not None:
-                    self._fail_all(group, codes.INFRA_BATCH_REJECTED,
-                                   f"the provider failed the batch: {state.refused}")  # fmt: skip
-                    return None
-                if state.ended:
-                    expired = cancelled or state.status in ("expired", "cancelled")
-                    return codes.INFRA_BATCH_EXPIRED if expired else codes.INFRA_BATCH_MISSING
-            now = time.monotonic()
-            if not cancelled and now >= deadline:
-                self.say(f"{label}: {batch_id} not ended within --timeout; cancelled")
-                cancelled = True
-                with contextlib.suppress(httpx.HTTPError):
-                    await wire.cancel(batch_id)
-                deadline = now + CANCEL_GRACE_S
-            elif cancelled and now >= deadline:
-                return codes.INFRA_BATCH_EXPIRED
-            await asyncio.sleep(min(POLL_S, max(0.0, deadline - now)))
+    def _deadline(self) -> Deadline:
+        """The wait's end: ``--timeout`` from now, or the ``--budget``'s end if sooner."""
+        own = Deadline(time.monotonic() + self.wait_s, "--timeout")
+        return own if self.budget is None or own.at <= self.budget.at else self.budget
 
-    async def _take(self, group: _Group, outcomes: dict[str, Outcome], left_code: str) -> None:
+    async def _take(self, group: _Group, settled: Settled) -> None:
         for cid, got, api, endpoint in group.trials:
             index = int(cid[1:])
-            outcome = outcomes.get(cid)
-            if outcome is None:
-                why = ("the batch expired or was cancelled at --timeout before answering it"
-                       if left_code == codes.INFRA_BATCH_EXPIRED
-                       else "the batch ended without a result for it")  # fmt: skip
-                outcome = Failed(left_code, why)
+            outcome = settled.outcomes.get(cid, settled.left)
             if isinstance(outcome, Answered):
                 bad = await write_answer(got, outcome.body, api, endpoint)
                 if bad is None:
@@ -245,13 +215,18 @@ class _Phase:
                     rest.append(dataclasses.replace(trial, policy="replay_then_live"))
                 else:
                     rest.append(trial)
-        return dataclasses.replace(self.plan, trials=rest)
+        opts = self.plan.options
+        if self.budget is not None:  # the run gets what is left of it
+            left = max(0.0, self.budget.at - time.monotonic())
+            opts = dataclasses.replace(opts, budget_s=left)
+        return dataclasses.replace(self.plan, trials=rest, options=opts)
 
 
 def failed_result(spec: TrialSpec, failed: Failed) -> TrialResult:
     """The line of a trial its batch did not answer: an infrastructure fault, typed (a
     ``harness.*`` code: toolbench's own fault, ``harness_error``)."""
     result = harness_result(spec, RuntimeError(failed.message))
+    result.attempts = [failed_attempt(failed)]
     if failed.code.startswith("harness."):  # toolbench's own fault, as a trial's would be
         result.error_code = failed.code
         return result
