@@ -72,6 +72,15 @@ ATP = importlib.util.find_spec("agent_tool_parser") is not None
 
 BENCHES = (
     Bench(
+        "bench_batch_phase.py",
+        (
+            r"^batch: capture\s+: +[\d.]+ ms CPU a trial",
+            r"^batch: whole command\s+: +[\d.]+ ms CPU a trial, [\d.]+ s wall, 8/8 ok$",
+            r"^live:  whole command\s+: +[\d.]+ ms CPU a trial, [\d.]+ s wall, 8/8 ok$",
+        ),
+        ("--dir",),
+    ),
+    Bench(
         "bench_bfcl_import.py",
         (
             r"^import\s+: .* for [1-9]\d* scenarios in \d+ files$",

@@ -62,8 +62,11 @@ from toolbench.store import ResultsAppender, results_path
 WINDOW_S = 24 * 3600.0
 """The longest wait without ``--timeout``: the batches' completion window (24 h)."""
 HTTP_TIMEOUT_S = 120.0
-CAPTURE_WIDTH = 16
-"""Requests captured at once (each waits on LiteLLM's handling of the refusal)."""
+CAPTURE_WIDTH = 1
+"""Requests captured at once. A capture never waits on the network (the route answers it
+in the process), so captures side by side only take turns at LiteLLM's executor thread
+and the interpreter: one at a time captures as much for the same CPU in less wall time
+(``benchmarks/bench_batch_phase.py --width``, docs/benchmarks.md)."""
 
 OnResult = Callable[[TrialResult], None]
 
