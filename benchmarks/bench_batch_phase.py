@@ -11,8 +11,9 @@ writing each answer into its trial's cassette (:mod:`toolbench.runner.batch.answ
 then the whole command's, batch and live. The best round of each is shown (the least CPU).
 
 Run: ``python benchmarks/bench_batch_phase.py [--trials 400] [--rounds 3] [--width N]
-[--dir DIR]`` (``--width``: requests captured at once, by default the phase's; ``--dir``: where the runs write, by default the repository's ``runs/``: the system's
-``/tmp`` costs more system CPU per file created); ``--tiny``: 8 trials, one round.
+[--dir DIR]`` (``--width``: requests captured at once, by default the phase's; ``--dir``:
+where the runs write, by default the repository's ``runs/``: the system's ``/tmp`` costs
+more system CPU per file created); ``--tiny``: 8 trials, one round.
 """
 
 from __future__ import annotations
