@@ -34,20 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SCENARIO = """\
-id: bench
-tools:
-  - name: get_weather
-    description: Get the weather for a city.
-    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
-messages:
-  - {role: user, content: "Weather in Paris?"}
-expect:
-  calls:
-    - name: get_weather
-      arguments: {city: Paris}
-"""
-CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+from benchmarks.bench_concurrency import CALL, SCENARIO  # noqa: E402  (the same matrix)
+
 MODEL = "openai/gpt-4o-mini"
 
 
