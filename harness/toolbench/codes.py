@@ -116,6 +116,9 @@ ENV_MCP_START = "environment.mcp_start"
 ENV_MCP_DIED = "environment.mcp_died"
 ENV_MCP_PROTOCOL = "environment.mcp_protocol"
 ENV_MCP_UNRECORDED = "environment.mcp_unrecorded"
+ENV_MCP_STATE_MISSING = "environment.mcp_state_missing"
+ENV_MCP_STATE_RAISED = "environment.mcp_state_raised"
+ENV_MCP_STATE_NOT_JSON = "environment.mcp_state_not_json"
 
 # a loop scenario judged turn by turn (toolbench.scoring.loop)
 LOOP_EMPTY_TURN = "loop.empty_turn"
@@ -226,6 +229,10 @@ DESCRIPTIONS: dict[str, str] = {
     "tool whose input schema is not a JSON object schema)",
     ENV_MCP_UNRECORDED: "a replayed MCP call is not in the trial's cassette (no server is "
     "started on replay: record it again with --record new)",
+    ENV_MCP_STATE_MISSING: "an MCP server's declared state_tool is not in its tools/list",
+    ENV_MCP_STATE_RAISED: "an MCP server's state_tool failed (an error, isError, no answer "
+    "in time): the state after the turn cannot be read",
+    ENV_MCP_STATE_NOT_JSON: "an MCP server's state_tool answered text that is not JSON",
     TOOL_UNKNOWN: "a call names a tool that is not offered at that turn (told to the model, "
     "not run)",
     TOOL_RAISED: "a tool raised; its error was fed back to the model in the format's shape",

@@ -128,8 +128,9 @@ def test_a_configured_server_or_class_validates_and_a_loop_on_a_server_is_refuse
     assert (done.returncode, done.stdout) == (0, "ok: 1 scenarios in 1 files\n")
     one_line_exit_2(
         toolbench(["scenarios", "validate", "loop.yaml"], tmp_path),
-        "error: loop.yaml: loop: environment[0].name: MCP server 'notes' cannot judge a loop "
-        "(expect.turns runs the ground truth on a server when scoring); give calls or rounds",
+        "error: loop.yaml: loop: environment[0].name: MCP server 'notes' has no state to judge "
+        'a loop (expect.turns) by: add state_tool = "TOOL" under [mcp.notes] in toolbench.toml '
+        "(a tool answering its state as JSON)",
     )
     (tmp_path / "toolbench.toml").write_text(
         '[environments.notes]\nclass = "toolbench.environments.todo:Todo"\n'

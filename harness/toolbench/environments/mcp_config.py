@@ -48,6 +48,10 @@ class McpServer(BaseModel):
     reset: str | None = None
     """A tool called with no arguments at the start of each trial (a server toolbench does
     not start, shared by the trials, offers one to return to its first state)."""
+    state_tool: str | None = Field(default=None, min_length=1)
+    """A tool called with no arguments after each user turn of a loop scenario, its JSON
+    result the server's state (:mod:`.mcp_state`); never offered to the model. Without
+    one a loop scenario (``expect.turns``) cannot name the server."""
     start_timeout_s: float = Field(default=20.0, gt=0, le=600)
     """Longest the server may take to start and answer ``initialize`` and ``tools/list``."""
     call_timeout_s: float = Field(default=8.0, gt=0, lt=TOOL_TIMEOUT_S)
@@ -66,6 +70,9 @@ class McpServer(BaseModel):
         port_in_command = self.command is not None and any(PORT in p for p in self.command)
         if self.command is not None and port_in_url and not port_in_command:
             raise ValueError("url: '{port}' in the url needs '{port}' in the command too")
+        if self.state_tool is not None and self.command is None and self.reset is None:
+            raise ValueError("state_tool: a server toolbench does not start needs 'reset' too "
+                             "(the ground truth runs on it first)")  # fmt: skip
         return self
 
     @property

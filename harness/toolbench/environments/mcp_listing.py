@@ -12,6 +12,7 @@ from typing import Any
 
 from toolbench.codes import ENV_MCP_PROTOCOL
 from toolbench.environments.env_faults import EnvironmentFault
+from toolbench.environments.mcp_config import McpServer
 
 FAILED: dict[str, EnvironmentFault] = {}
 """Per server name, why its tools could not be listed in this run (cleared per run)."""
@@ -30,3 +31,13 @@ def checked(name: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 ENV_MCP_PROTOCOL,
             )
     return tools
+
+
+def without_state_tool(
+    server: McpServer | None, tools: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The listed tools the model is offered: all but the server's ``state_tool``
+    (:mod:`.mcp_state`), which only toolbench calls."""
+    if server is None or server.state_tool is None:
+        return tools
+    return [t for t in tools if not (isinstance(t, dict) and t.get("name") == server.state_tool)]

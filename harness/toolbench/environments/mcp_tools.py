@@ -32,7 +32,7 @@ from toolbench.codes import ENV_MCP_PROTOCOL, ENV_MCP_UNRECORDED
 from toolbench.environments.env_faults import EnvironmentFault, UnknownEnvironmentError
 from toolbench.environments.env_registry import get_environment
 from toolbench.environments.mcp_kind import McpKind
-from toolbench.environments.mcp_listing import FAILED, checked
+from toolbench.environments.mcp_listing import FAILED, checked, without_state_tool
 from toolbench.environments.toml_envs import register_configured
 from toolbench.errors import ToolbenchError, UserError
 from toolbench.scenarios.model import Scenario
@@ -134,7 +134,7 @@ def server_tools(
                                    "cassettes of its scenarios, and a replay starts no server",
                                    ENV_MCP_UNRECORDED)  # fmt: skip
         listing = live_listing(kind)
-    return listed_tools(server, listing)
+    return listed_tools(server, without_state_tool(kind.server, listing))
 
 
 def with_server_tools(

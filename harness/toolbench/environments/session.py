@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from toolbench.environments.env_faults import ENV_UNKNOWN, EnvironmentFault, UnknownEnvironmentError
 from toolbench.environments.env_registry import get_environment
 from toolbench.environments.execute import Session
-from toolbench.environments.mcp_tools import unlisted_tools_problems
-from toolbench.environments.toml_envs import mcp_names, register_configured
+from toolbench.environments.ground_truth import open_loop_session, reads_server_state
+from toolbench.environments.mcp_tools import server_of, unlisted_tools_problems
+from toolbench.environments.toml_envs import register_configured
 from toolbench.scenarios.model import Scenario
 
 
@@ -25,6 +26,8 @@ def open_session(scenario: Scenario) -> Session | None:
     if not scenario.environment:
         return None
     try:
+        if reads_server_state(scenario):  # the ground truth runs in the trial, first
+            return open_loop_session(scenario)
         return Session.open((use.name, use.state) for use in scenario.environment)
     except UnknownEnvironmentError as exc:
         raise EnvironmentFault(str(exc), ENV_UNKNOWN) from None
@@ -37,7 +40,6 @@ def scenario_problems(scenarios: Iterable[Scenario]) -> list[str]:
     :class:`~toolbench.errors.UserError`); a state is checked by building it only when
     the trial runs, where its fault is a typed code on that trial."""
     register_configured()
-    servers = mcp_names()
     out = []
     for sc in scenarios:
         where = sc.source or sc.id
@@ -47,8 +49,14 @@ def scenario_problems(scenarios: Iterable[Scenario]) -> list[str]:
             except UnknownEnvironmentError as exc:
                 out.append(f"{where}: {sc.id}: environment[{i}].name: {exc}")
             else:
-                if use.name in servers and sc.expect.turns is not None:
+                server = server_of(use.name)
+                if (
+                    server is not None
+                    and sc.expect.turns is not None
+                    and (server.server is None or server.server.state_tool is None)
+                ):
                     out.append(f"{where}: {sc.id}: environment[{i}].name: MCP server "
-                               f"'{use.name}' cannot judge a loop (expect.turns runs the ground "
-                               "truth on a server when scoring); give calls or rounds")  # fmt: skip
+                               f"'{use.name}' has no state to judge a loop (expect.turns) by: "
+                               f'add state_tool = "TOOL" under [mcp.{use.name}] in '
+                               "toolbench.toml (a tool answering its state as JSON)")  # fmt: skip
     return out + unlisted_tools_problems(scenarios)

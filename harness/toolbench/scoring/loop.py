@@ -31,7 +31,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from toolbench.codes import (
     LOOP_EMPTY_TURN,
@@ -40,8 +40,8 @@ from toolbench.codes import (
     LOOP_STATE_MISMATCH,
     LOOP_STEP_LIMIT,
 )
-from toolbench.environments import open_session
-from toolbench.formats.base import ToolCall
+from toolbench.environments.ground_truth import GroundTruthError as GroundTruthError  # its home
+from toolbench.environments.ground_truth import Truth, run_truth, trial_truth
 from toolbench.results import TurnRecord
 from toolbench.scenarios.model import Scenario
 from toolbench.scoring.matchers import Problem
@@ -50,18 +50,6 @@ from toolbench.tool_runs import EnvironmentStep
 from toolbench.trial_scores import ScoreValue
 
 Verdict = Literal["pass", "fail", "skip"]
-
-
-class GroundTruthError(RuntimeError):
-    """The scenario's own ground truth does not run (a scenario bug, not the model's)."""
-
-
-@dataclass(frozen=True)
-class Truth:
-    """What the ground truth does, turn by turn, from the initial state."""
-
-    states: list[dict[str, Any]]
-    results: list[list[str]]
 
 
 @dataclass
@@ -86,7 +74,12 @@ TRUTHS_KEPT = 256
 
 def truth_of(scenario: Scenario) -> Truth:
     """:func:`ground_truth` of ``scenario``, run once per scenario object (the entry holds
-    the scenario, so its id cannot be reused while the entry lives)."""
+    the scenario, so its id cannot be reused while the entry lives); the one the trial
+    ran itself when it did (a loop on an MCP server,
+    :mod:`toolbench.environments.ground_truth`)."""
+    ran = trial_truth(scenario)
+    if ran is not None:
+        return ran
     with _TRUTHS_LOCK:
         hit = _TRUTHS.get(id(scenario))
     if hit is not None and hit[0] is scenario:
@@ -101,22 +94,7 @@ def truth_of(scenario: Scenario) -> Truth:
 
 def ground_truth(scenario: Scenario) -> Truth:
     """Run the scenario's ground-truth calls in fresh environments, turn by turn."""
-    session = open_session(scenario)
-    turns = scenario.expect.turns or []
-    if session is None:
-        raise GroundTruthError(f"{scenario.id}: a loop without an environment")
-    states, results = [], []
-    for n, turn in enumerate(turns):
-        ran = session.run([ToolCall(name=c.name, arguments=c.arguments) for c in turn.calls])
-        broken = [r for _, _, r in ran if r.error is not None]
-        if broken:
-            raise GroundTruthError(
-                f"{scenario.id}: ground truth of turn {n} does not run: {broken[0].name}: "
-                f"{broken[0].error} ({broken[0].result[:200]})"
-            )
-        results.append([text for _, text, _ in ran])
-        states.append(session.snapshot())
-    return Truth(states, results)
+    return run_truth(scenario)
 
 
 def steps_by_turn(turns: Sequence[TurnRecord], n_turns: int) -> list[list[EnvironmentStep]]:
