@@ -73,7 +73,9 @@ def test_each_process_starts_from_the_same_stock_and_keeps_its_state() -> None:
     first = McpClient("inventory", server, kept.append)
     first.start()
     try:
-        assert [t["name"] for t in first.tools] == ["list_items", "add_item", "remove_item"]
+        assert [t["name"] for t in first.tools] == [
+            "list_items", "add_item", "remove_item", "state"
+        ]  # fmt: skip
         assert "wrench" in json.dumps(first.call("add_item", {"name": "wrench", "quantity": 5}))
         assert json.dumps(first.call("remove_item", {"name": "hammer", "quantity": 3}))
         refused = first.call("remove_item", {"name": "hammer", "quantity": 2})

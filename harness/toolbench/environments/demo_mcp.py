@@ -18,4 +18,9 @@ from toolbench.environments.mcp_kind import McpKind, mcp_kind
 NAME = "inventory"
 MODULE = "toolbench.environments.demo_mcp_server"
 
-KIND: McpKind = mcp_kind(NAME, McpServer(command=[sys.executable, "-m", MODULE]))
+STATE_TOOL = "state"
+"""Its tool answering the whole stock (what a loop on it compares after each turn)."""
+
+KIND: McpKind = mcp_kind(
+    NAME, McpServer(command=[sys.executable, "-m", MODULE], state_tool=STATE_TOOL)
+)

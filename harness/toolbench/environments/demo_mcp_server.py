@@ -2,7 +2,9 @@
 
 A shop's stock: items listed, added and removed. Each process starts from the same
 stock (toolbench starts one per trial), so every trial begins from the same state.
-It is the ``inventory`` server of the repository's ``toolbench.toml``; run it as
+Its ``state`` tool answers the whole stock, so a loop scenario (``expect.turns``) can
+judge what a turn left (``state_tool = "state"``, :mod:`.mcp_state`). It is the
+``inventory`` server of the repository's ``toolbench.toml``; run it as
 ``python -m toolbench.environments.demo_mcp_server`` (stdio). ``DEMO_MCP_TOKEN`` in its
 environment adds a ``whoami`` tool that hands it back: a stand-in for a key a real
 server is given, which toolbench must never write (without it the tool is not listed).
@@ -49,6 +51,13 @@ def remove_item(name: str, quantity: int) -> dict[str, int]:
         raise ToolError(f"cannot remove {quantity} {name}: {stock[name]} in stock")
     stock[name] -= quantity
     return {name: stock[name]}
+
+
+@server.tool()
+def state() -> dict[str, int]:
+    """The whole stock: toolbench's ``state_tool``, read after each turn of a loop (not
+    offered to the model, which has ``list_items``)."""
+    return dict(stock)
 
 
 def whoami() -> str:
