@@ -364,6 +364,7 @@ class Scenario(BaseModel):
         known = set(names)
         if not self.tools and self.environment:  # an MCP server's tools/list (mcp_tools)
             known |= {c.name for r in self.expect.expected_rounds() for c in r.calls}
+            known |= {c.name for t in self.expect.turns or [] for c in t.calls}
         for rnd in self.expect.expected_rounds():
             for call in rnd.calls:
                 if call.name not in known:
