@@ -2,7 +2,7 @@
 scenarios (one whose model leaves the ground truth's state, one that does not) run
 against the real demo inventory server process, plain and streamed, recorded (state
 reads and the ground truth's own server included) then replayed with no server process
-to identical turns and scores."""
+to identical turns and scores, and rescored the same with no process either."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner.conftest import run_fake, trials_by_id
+from toolbench.cli.app import run_cli
 from toolbench.providers.fake import FakeServer, by_last_user
 
 MODULE = "toolbench.environments.demo_mcp_server"
@@ -155,6 +156,14 @@ def test_a_loop_on_the_demo_server_is_judged_by_its_state_then_replayed_without_
                 assert again[sid].turns == first[sid].turns
                 assert again[sid].scores == first[sid].scores
         assert len(fake.received) == served and len(started(pids)) == starts  # no process
+    # a rescore replays each trial's ground truth from its cassette: the same scores
+    assert (
+        run_cli(["rescore", str(tmp_path / "first-prompt-json"), "-o", str(tmp_path / "re")]) == 0
+    )
+    rescored, first = trials_by_id(tmp_path / "re"), trials_by_id(tmp_path / "first-prompt-json")
+    for sid in ("stock-pass", "stock-fail"):
+        assert rescored[sid].scores == first[sid].scores
+    assert len(started(pids)) == starts
 
 
 @pytest.mark.parametrize(
@@ -179,3 +188,25 @@ def test_a_state_tool_that_cannot_be_read_is_a_typed_code_on_the_trial(
         assert (trial.status, trial.error_code) == ("harness_error", code)
         assert state_tool in (trial.infra_error or "")
     assert all_stopped(pids)
+
+
+def test_a_replay_whose_cassette_lacks_the_truth_starts_no_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    pids = tmp_path / "pids"
+    configure(tmp_path, pids)
+    scen = tmp_path / "sold.yaml"
+    scen.write_text(SOLD)
+    with FakeServer(by_last_user(REPLIES, default="Done.")) as fake:
+        assert run_fake(fake, tmp_path, scen, out="first") == 0
+        assert trials_by_id(tmp_path / "first")["sold"].scores.get("loop_success") is True  # type: ignore[union-attr]
+        cassette = next((tmp_path / "cas").rglob("sold.json"))
+        data = json.loads(cassette.read_text())
+        data["tools"] = [x for x in data["tools"] if x["server"] != "inventory#truth"]
+        cassette.write_text(json.dumps(data))
+        starts = len(started(pids))
+        assert run_fake(fake, tmp_path, scen, "--record", "none", out="again") == 3
+    trial = trials_by_id(tmp_path / "again")["sold"]
+    assert (trial.status, trial.error_code) == ("harness_error", "environment.mcp_unrecorded")
+    assert len(started(pids)) == starts

@@ -9,8 +9,8 @@ starts: on an instance of its own (a second process, or the same server after it
 ``reset``), its exchanges recorded in the trial's cassette, so that a replay answers it
 from there and starts no process. The truth is kept for that trial's scoring in a
 context variable: the runner scores a trial in the trial's own context, after its
-conversation (outside it, as in ``rescore``, the truth is run again when scoring,
-starting the server).
+conversation; ``rescore`` replays it from each stored trial's cassette
+(:mod:`.recorded_truth`).
 """
 
 from __future__ import annotations
@@ -49,9 +49,12 @@ _TRIAL: contextvars.ContextVar[tuple[Scenario, Truth | GroundTruthError] | None]
 
 def reads_server_state(scenario: Scenario) -> bool:
     """A loop scenario naming an MCP server that declares a state tool."""
-    return scenario.expect.turns is not None and any(
-        _stateful(use.name) is not None for use in scenario.environment
-    )
+    if scenario.expect.turns is None:
+        return False
+    try:
+        return any(_stateful(use.name) is not None for use in scenario.environment)
+    except EnvironmentFault:  # a name nobody registered: opening it says so
+        return False
 
 
 def _stateful(name: str) -> McpKind | None:
@@ -118,13 +121,24 @@ def open_loop_session(scenario: Scenario) -> Session:
     """The trial's session of a loop on a server with a state tool, the ground truth run
     first (kept for :func:`trial_truth`; an environment that cannot serve it is the
     trial's fault, raised)."""
+    keep_trial_truth(scenario)
+    return _opened(scenario, truth=False)
+
+
+def keep_trial_truth(scenario: Scenario) -> None:
+    """Run the ground truth of ``scenario`` now and keep it for this context's scoring
+    (:func:`trial_truth`); an environment that cannot serve it raises its fault."""
     kept: Truth | GroundTruthError
     try:
         kept = run_truth(scenario)
     except GroundTruthError as exc:  # judged when scoring, as a Python environment's
         kept = exc
     _TRIAL.set((scenario, kept))
-    return _opened(scenario, truth=False)
+
+
+def forget_trial_truth() -> None:
+    """Keep no ground truth in this context (a later trial must not score by another's)."""
+    _TRIAL.set(None)
 
 
 def trial_truth(scenario: Scenario) -> Truth | None:

@@ -25,11 +25,17 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolbench.codes import ENV_MCP_STATE_MISSING, ENV_MCP_STATE_NOT_JSON, ENV_MCP_STATE_RAISED
+from toolbench.codes import (
+    ENV_MCP_STATE_MISSING,
+    ENV_MCP_STATE_NOT_JSON,
+    ENV_MCP_STATE_RAISED,
+    ENV_MCP_UNRECORDED,
+)
 from toolbench.environments.env_faults import EnvironmentFault
 from toolbench.environments.environment import JsonObject
 from toolbench.environments.mcp_config import McpServer
 from toolbench.environments.mcp_env import McpEnvironment, ToolError
+from toolbench.environments.mcp_tape import Tape, trial_cassette
 
 TRUTH = "#truth"
 """After a server's name, the instance the ground truth runs on (a configured name
@@ -64,6 +70,15 @@ class McpStateEnvironment(McpEnvironment):
         if server.state_tool is None:
             raise ValueError(f"MCP server '{name}' declares no state_tool")
         self.state_tool = server.state_tool
+        cassette = trial_cassette()
+        if (
+            cassette is not None
+            and cassette.record == "none"
+            and not Tape(name, cassette).replaying
+        ):
+            raise EnvironmentFault(f"MCP server '{name}': nothing of it is recorded in the "
+                                   "trial's cassette, and a replay starts no server",
+                                   ENV_MCP_UNRECORDED)  # fmt: skip
         super().__init__(name, server, state)
         if self.state_tool not in super().tool_names():
             self.close()

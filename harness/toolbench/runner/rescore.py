@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from toolbench.engine import effective_settings
+from toolbench.environments.ground_truth import reads_server_state
 from toolbench.environments.mcp_tools import recorded_server_tools
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
@@ -210,6 +211,11 @@ def rescore_run(
                     if scorer is not None
                     else _bound(cast("RunScorer", full), settings, markers)
                 )
+                if reads_server_state(scenario):  # a loop on an MCP server: its truth
+                    # as the trial recorded it (loads the cassette layer, heavy: only here)
+                    from toolbench.environments.recorded_truth import keep_recorded_truth
+
+                    keep_recorded_truth(scenario, trial.cassette)
                 new = rescore_trial(trial, scenario, fmt, score, display)
                 summary.rescored += 1
                 if new.scores != trial.scores:
