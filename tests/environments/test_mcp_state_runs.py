@@ -146,7 +146,9 @@ def test_a_loop_on_the_demo_server_is_judged_by_its_state_then_replayed_without_
                           if x["server"] == server and x["method"] == "tools/call"]  # fmt: skip
                 assert called == ["remove_item", "state", "add_item", "state"]
         served, starts = len(fake.received), len(started(pids))
-        assert starts >= 8  # per trial: the ground truth's server and the model's
+        # one to list the tools (the second run finds them in the first's cassettes), then
+        # per trial the ground truth's server and the model's (none when scoring)
+        assert starts == 1 + 2 * 2 * 2
         assert all_stopped(pids)  # none outlives its trial
         for formats in ("prompt-json", "prompt-json:stream"):
             out = f"again-{formats}"

@@ -3,18 +3,19 @@ the state and results each turn leaves (what :mod:`toolbench.scoring.loop` judge
 trial against).
 
 For Python environments it is run when the trial is scored. A loop on an MCP server
-that declares a ``state_tool`` (:mod:`.mcp_state`) runs it in the trial instead, when
-the trial's session opens (:func:`open_loop_session`) and before the model's server
-starts: on an instance of its own (a second process, or the same server after its
-``reset``), its exchanges recorded in the trial's cassette, so that a replay answers it
-from there and starts no process. The truth is kept for that trial's scoring in a
-context variable: the runner scores a trial in the trial's own context, after its
-conversation; ``rescore`` replays it from each stored trial's cassette
-(:mod:`.recorded_truth`).
+that declares a ``state_tool`` (:mod:`.mcp_state`) runs it in the trial instead
+(:func:`run_trial_truth`, which the runner calls in the trial's cassette context
+before the conversation, so before the model's server starts): on an instance of its
+own (a second process, or the same server after its ``reset``), its exchanges
+recorded in the trial's cassette, so that a replay answers it from there and starts
+no process. The truth is kept for that trial's scoring in a context variable set in
+the trial's own context (the runner scores a trial there, after its conversation);
+``rescore`` replays it from each stored trial's cassette (:mod:`.recorded_truth`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -117,23 +118,35 @@ def run_truth(scenario: Scenario) -> Truth:
     return Truth(states, results)
 
 
-def open_loop_session(scenario: Scenario) -> Session:
-    """The trial's session of a loop on a server with a state tool, the ground truth run
-    first (kept for :func:`trial_truth`; an environment that cannot serve it is the
-    trial's fault, raised)."""
-    keep_trial_truth(scenario)
+def open_stateful(scenario: Scenario) -> Session:
+    """The trial's session of a loop on a server with a state tool (read after each
+    user turn); the ground truth is not run here (:func:`run_trial_truth` ran it)."""
     return _opened(scenario, truth=False)
+
+
+async def run_trial_truth(scenario: Scenario) -> None:
+    """The runner's call in the trial's cassette context, before its conversation (so
+    before the model's server starts): for a loop on a server with a state tool, run its
+    ground truth, recorded in the trial's cassette (in a worker thread: it may start a
+    server), and keep it for the trial's scoring (:func:`trial_truth`); an environment
+    that cannot serve it raises its fault (the trial's typed code). Kept in the trial's
+    own context, not the thread's: the engine may open its session in another."""
+    forget_trial_truth()
+    if reads_server_state(scenario):
+        _TRIAL.set((scenario, await asyncio.to_thread(_truth_or_error, scenario)))
 
 
 def keep_trial_truth(scenario: Scenario) -> None:
     """Run the ground truth of ``scenario`` now and keep it for this context's scoring
     (:func:`trial_truth`); an environment that cannot serve it raises its fault."""
-    kept: Truth | GroundTruthError
+    _TRIAL.set((scenario, _truth_or_error(scenario)))
+
+
+def _truth_or_error(scenario: Scenario) -> Truth | GroundTruthError:
     try:
-        kept = run_truth(scenario)
+        return run_truth(scenario)
     except GroundTruthError as exc:  # judged when scoring, as a Python environment's
-        kept = exc
-    _TRIAL.set((scenario, kept))
+        return exc
 
 
 def forget_trial_truth() -> None:

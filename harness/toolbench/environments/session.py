@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from toolbench.environments.env_faults import ENV_UNKNOWN, EnvironmentFault, UnknownEnvironmentError
 from toolbench.environments.env_registry import get_environment
 from toolbench.environments.execute import Session
-from toolbench.environments.ground_truth import open_loop_session, reads_server_state
+from toolbench.environments.ground_truth import open_stateful, reads_server_state
 from toolbench.environments.mcp_tools import server_of, unlisted_tools_problems
 from toolbench.environments.toml_envs import register_configured
 from toolbench.scenarios.model import Scenario
@@ -26,8 +26,8 @@ def open_session(scenario: Scenario) -> Session | None:
     if not scenario.environment:
         return None
     try:
-        if reads_server_state(scenario):  # the ground truth runs in the trial, first
-            return open_loop_session(scenario)
+        if reads_server_state(scenario):  # a loop on a server: its state tool read
+            return open_stateful(scenario)
         return Session.open((use.name, use.state) for use in scenario.environment)
     except UnknownEnvironmentError as exc:
         raise EnvironmentFault(str(exc), ENV_UNKNOWN) from None

@@ -32,6 +32,7 @@ from toolbench.cassettes import (
 from toolbench.cassettes.boundary import ReplayMode
 from toolbench.engine import TurnReply, converse, effective_settings
 from toolbench.environments import EnvironmentFault
+from toolbench.environments.ground_truth import run_trial_truth
 from toolbench.errors import (
     CassetteLayoutError,
     CassetteMissingError,
@@ -316,6 +317,7 @@ async def _drive(
                 cost=done.cost, stream=done.stream,
             )  # fmt: skip
 
+        await run_trial_truth(spec.scenario)  # a loop on an MCP server: recorded here
         try:
             return await converse(spec.fmt, spec.scenario, settings_of(spec), send)
         finally:  # what the cassette noted during the trial (a secret redacted in a stream)
