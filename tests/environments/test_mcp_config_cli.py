@@ -137,3 +137,14 @@ def test_a_configured_server_or_class_validates_and_a_loop_on_a_server_is_refuse
     )
     done = toolbench(["scenarios", "validate", "s.yaml", "loop.yaml"], tmp_path)
     assert (done.returncode, done.stdout) == (0, "ok: 2 scenarios in 2 files\n")
+
+
+def test_a_configured_server_replaces_a_built_in_of_its_name_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    """``[mcp.inventory]`` (the name of the shipped demo server, as the checkout's own
+    toolbench.toml has it) is the user's word: no plugin warning on any command."""
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace("notes", "inventory"))
+    (tmp_path / "toolbench.toml").write_text('[mcp.inventory]\ncommand = ["never-started"]\n')
+    done = toolbench(["scenarios", "validate", "s.yaml"], tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok: 1 scenarios in 1 files\n", "")

@@ -95,8 +95,13 @@ def configured(path: Path = CONFIG_FILE) -> list[EnvironmentKind]:
 
 def register_configured(path: Path = CONFIG_FILE) -> None:
     """Register what :func:`configured` reads (again: a later command's file wins), over
-    any registered environment of the same name."""
+    any registered environment of the same name.
+
+    The installed plugins load first, so a configured name replaces a built-in's or a
+    plugin's quietly (the user's file is the later, deliberate word); loaded after, the
+    plugin would find its name taken and warn that it is left out."""
     kinds = configured(path)
+    ENVIRONMENTS.load()
     for name in _configured - {k.name for k in kinds}:
         ENVIRONMENTS.unregister(name)
     _configured.clear()
