@@ -26,7 +26,7 @@ from toolbench.trial_scores import Value as Value
 from toolbench.trial_scores import ValueKind as ValueKind
 from toolbench.trial_scores import named_value as named_value
 
-RESULTS_SCHEMA_VERSION = 7
+RESULTS_SCHEMA_VERSION = 8
 """The version of the stored run this toolbench writes (2: ``run.json`` got
 ``merged_from``; 3: ``run.json`` holds what resume, replay, rescore and merge need:
 cells, scenario files with hashes, model parameters, api base, cassette directory,
@@ -37,8 +37,9 @@ measurements move from ``TrialResult.stream`` into ``scores.values``, the named 
 the registered scorers; 6: the core checks (``parse_ok``, ``call_accuracy``, ...) move
 from fixed ``scores`` fields into ``scores.values`` too, given by the built-in scorers;
 7: ``run.json`` holds what the reports read of the run's inputs: ``scenario_tags`` and
-``model_notes``; a turn may hold ``environment``); older records are migrated on read,
-newer ones refused."""
+``model_notes``; a turn may hold ``environment``; 8: ``run.json`` records ``batch``,
+so ``--resume`` completes a batch run as one); older records are migrated on read, newer
+ones refused."""
 
 StopClass = Literal[
     "clean",
@@ -300,7 +301,7 @@ class RunInfo(SparseModel):
     """``runs/<id>/run.json``: the matrix and the environment of a run."""
 
     model_config = ConfigDict(extra="forbid")
-    omit_when_empty = ("auto_formats", "shard", "scenario_tags", "model_notes")
+    omit_when_empty = ("auto_formats", "shard", "scenario_tags", "model_notes", "batch")
 
     schema_version: int = RESULTS_SCHEMA_VERSION
     run_id: str
@@ -355,3 +356,8 @@ class RunInfo(SparseModel):
     model_notes: list[str] = Field(default_factory=list)
     """What the reports' header says about the run's models (the embedded models'
     descriptions); empty for other models and in runs before schema 7."""
+    batch: bool | None = None
+    """``--batch``: the run's single-turn trials go through provider batches, and
+    ``--resume`` completes it so (what a batch failed is submitted again). None in runs
+    before schema 8, which did not record it: read as a live run, ``--resume --batch``
+    then takes the command line's word."""

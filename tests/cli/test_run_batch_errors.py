@@ -53,3 +53,31 @@ def test_batch_refused_before_any_call(
         assert (rc, capsys.readouterr().err) == (2, message + "\n")
         assert server.live == [] and server.batches == {} and server.files == {}
     assert not (tmp_path / "r").exists()
+
+
+def test_resume_batch_of_a_live_run_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run.json records how the run's trials reached their models: a live run completed
+    by batches would hold trials priced and timed two ways. Nothing is sent, nothing of
+    the run changes."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
+    scen = tmp_path / "s.yaml"
+    scen.write_text(SCENARIO, encoding="utf-8")
+    run = tmp_path / "r"
+    with FakeBatchServer() as server:
+        argv = ["run", "--quiet", "--no-report", "--scenarios", str(scen),
+                "--api-base", server.base_url, "--out", str(run),
+                "--cassettes", str(tmp_path / "cas")]  # fmt: skip
+        assert run_cli([*argv, "--models", "openai/fake", "--formats", "prompt-json",
+                        "--budget", "0.000001"]) == 0  # fmt: skip
+        assert server.live == []  # nothing started: every trial is left for --resume
+        capsys.readouterr()
+        rc = run_cli([*argv, "--resume", "--batch"])
+        assert (rc, capsys.readouterr().err) == (
+            2,
+            f"error: --resume: --batch differs from the run in {run / 'run.json'}"
+            " (run: live; given: batch)\n",
+        )
+        assert server.live == [] and server.batches == {} and server.files == {}
+    assert (run / "results.jsonl").read_text(encoding="utf-8") == ""

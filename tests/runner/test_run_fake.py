@@ -132,7 +132,7 @@ def test_run_json_records_matrix(fake: FakeOpenAI, tmp_path: Path, scenario_file
     assert info["models"] == ["openai/fake"]
     assert info["formats"] == ["prompt-json"]
     assert sorted(info["scenarios"]) == ["chat", "weather"]
-    assert info["schema_version"] == RESULTS_SCHEMA_VERSION == 7
+    assert info["schema_version"] == RESULTS_SCHEMA_VERSION == 8
     assert "scenario_hashes" not in info  # schema 4: merge reads scenario_files
 
 

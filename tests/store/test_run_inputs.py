@@ -25,7 +25,7 @@ def _info(**fields: object) -> RunInfo:
 
 
 def test_a_schema_6_run_json_reads_with_no_tags_and_no_notes(tmp_path: Path) -> None:
-    assert SCHEMA_VERSION == 7
+    assert SCHEMA_VERSION == 8
     old = json.loads((V5 / "run.json").read_text(encoding="utf-8"))
     (tmp_path / "run.json").write_text(json.dumps({**old, "schema_version": 6}))
     info = read_info(tmp_path)

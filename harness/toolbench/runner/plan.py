@@ -207,7 +207,7 @@ def run_info(plan: Plan) -> RunInfo:
         max_turns=opts.max_turns, record=opts.record,
         retry_on_parse_error=opts.retry_on_parse_error,
         markers=marker_texts(plan.markers) if plan.markers else None,
-        auto_formats=matrix.auto, shard=plan.shard, display=opts.display,
+        auto_formats=matrix.auto, shard=plan.shard, display=opts.display, batch=opts.batch,
         cells={m: [f.spec for f in fmts] for m, fmts in matrix.by_model.items()},
         format_options={f.spec: f.options.model_dump() for f in matrix.formats},
         scenario_files=scenario_files(matrix.scenarios),

@@ -2,11 +2,15 @@
 
 A resume needs no other option: models, each model's formats, scenarios (read from the
 recorded files, refused when one changed), samples, model parameters, record mode,
-concurrency, timeout, api base and cassette directory are the run's. An option given
-again must agree with the run's matrix: one that differs is refused in one line naming
-it (exit 2), because completing a run with another matrix would mix two experiments in
-one results file. Settings that do not change what a trial measures (``--concurrency``,
-``--timeout``, ``--api-base``, ``--record``, ``--cassettes``) may be given anew.
+concurrency, timeout, api base, cassette directory and ``--batch`` are the run's. An
+option given again must agree with the run's matrix: one that differs is refused in one
+line naming it (exit 2), because completing a run with another matrix would mix two
+experiments in one results file. Settings that do not change what a trial measures
+(``--concurrency``, ``--timeout``, ``--api-base``, ``--record``, ``--cassettes``) may be
+given anew. ``--batch`` does change it (a batched trial has the batch price and no
+latency): a batch run resumes as a batch (what its batches failed submitted again,
+:mod:`.batch.batch_retry`), and ``--batch`` given to resume a live run is refused, since
+one results file would hold the run's trials priced and timed two ways.
 
 What the run recorded of its matrix comes back as :class:`~toolbench.runner.matrix.Recorded`
 (checked like a new run's matrix), its settings as the options the resume runs with.
@@ -43,6 +47,9 @@ MATRIX_OPTIONS = (
 SETTINGS = ("record", "concurrency", "timeout_s", "api_base", "cassette_dir", "max_tokens",
             "display")  # fmt: skip
 """``RunOptions`` fields taken from ``run.json`` unless given again."""
+KEPT = ("batch",)
+"""``RunOptions`` fields taken from ``run.json`` that, given again, must agree with it:
+how the run's trials reach their models (priced and timed by it), not its matrix."""
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -74,9 +81,10 @@ def resume(opts: RunOptions) -> tuple[RunOptions, Recorded | None]:
     info = read_info(opts.out)
     if info is None or not info.cells:
         return opts, None
-    given = set(MATRIX_OPTIONS + SETTINGS) if opts.given is None else set(opts.given)
+    given = set(MATRIX_OPTIONS + SETTINGS + KEPT) if opts.given is None else set(opts.given)
     _check_matrix(opts, info, given)
-    params = _params(opts, info, opts.record if "record" in given else info.record)
+    record = opts.record if "record" in given else info.record
+    params = _params(opts, info, record)
     matrix = Recorded(
         models=list(info.models),
         cells={m: list(v) for m, v in info.cells.items()},
@@ -92,6 +100,7 @@ def resume(opts: RunOptions) -> tuple[RunOptions, Recorded | None]:
         "samples": info.samples,
         "max_turns": info.max_turns,
         "retry_on_parse_error": info.retry_on_parse_error,
+        "batch": _batch(opts, info, given, record),
     }
     settings = {
         "record": info.record,
@@ -106,6 +115,22 @@ def resume(opts: RunOptions) -> tuple[RunOptions, Recorded | None]:
         if name not in given and value is not None:
             changes[name] = value
     return dataclasses.replace(opts, **changes), matrix
+
+
+def _batch(cfg: RunOptions, info: RunInfo, given: set[str], record: str) -> bool:
+    """Whether the resume sends through provider batches: as the run did. ``--batch``
+    given again must agree. A run from before schema 8 did not record it: the command
+    line says, as it did then. A batch run resumed replay-only (``--record none`` given)
+    sends nothing, so it batches nothing."""
+    if info.batch is None:
+        return cfg.batch
+    if "batch" in given:
+        if cfg.batch != info.batch:
+            run, asked = ("batch", "live") if info.batch else ("live", "batch")
+            assert cfg.out is not None
+            raise _differs(cfg.out, "--batch", run, asked)
+        return cfg.batch
+    return info.batch and record != "none"
 
 
 def _params(cfg: RunOptions, info: RunInfo, record: str) -> ModelParams:

@@ -212,3 +212,17 @@ def _run_6_to_7(record: dict[str, Any]) -> dict[str, Any]:
     read of the run's inputs; empty means "not recorded": a workload then selects by
     scenario id, file or folder only, and the header has no note on the models."""
     return record
+
+
+@migration("trial", 7)
+def _trial_7_to_8(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 8 changed only ``run.json``: a schema-7 line is a valid schema-8 line."""
+    return record
+
+
+@migration("run", 7)
+def _run_7_to_8(record: dict[str, Any]) -> dict[str, Any]:
+    """Schema 8 ``run.json`` records ``batch`` (``run --batch``). A schema-7 run did not:
+    it reads as ``None``, "not recorded", a live run unless ``--resume --batch`` says
+    otherwise (as a resume of it did before)."""
+    return record

@@ -1,7 +1,8 @@
-"""``--resume --batch`` submits again exactly the trials a batch failed in a way a live
-call would have asked again after (:mod:`toolbench.runner.batch.batch_retry`), and
-``--budget`` bounds a batch run: nothing submitted after it, a running batch cancelled
-at it, the unstarted trials left for ``--resume``. Against the fake batch server."""
+"""A batch run's ``--resume`` (``--batch`` recorded in run.json, so not repeated)
+submits again exactly the trials a batch failed in a way a live call would have asked
+again after (:mod:`toolbench.runner.batch.batch_retry`), and ``--budget`` bounds a batch
+run: nothing submitted after it, a running batch cancelled at it, the unstarted trials
+left for ``--resume``. Against the fake batch server."""
 
 from __future__ import annotations
 
@@ -92,13 +93,9 @@ def test_resume_submits_again_only_what_a_live_call_would_have_asked_again(
         # The provider answers everything now.
         table.clear()
         server.missing = lambda _body: False
-        # --resume alone completes nothing: every trial is written.
+        # A plain --resume (run.json says batch): the 429, the 503 and the missing one
+        # in a new batch, nothing else, nothing live.
         assert run_fake(server, tmp_path, five, "--resume", models=None, formats=None) == 0
-        assert sorted(server.batches) == ["batch_0"] and server.live == []
-        assert _lines(tmp_path / "run") == before
-        # --resume --batch: the 429, the 503 and the missing one, nothing else.
-        assert run_fake(server, tmp_path, five, "--resume", "--batch",
-                        models=None, formats=None) == 0  # fmt: skip
         assert sorted(server.batches) == ["batch_0", "batch_1"]
         assert _asked(server, "batch_1") == ["beta", "delta", "epsilon"]
         assert server.live == []
