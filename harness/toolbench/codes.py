@@ -190,8 +190,9 @@ DESCRIPTIONS: dict[str, str] = {
     INFRA_BATCH_REJECTED: "the provider refused the batch holding the trial's request (its file "
     "or the batch itself, at creation or validation): nothing of it was answered",
     INFRA_BATCH_FAILED: "the provider's batch answered the trial's request with an error",
-    INFRA_BATCH_EXPIRED: "the batch expired, or did not end within --timeout, before the "
-    "trial's request was answered (the batch was cancelled; the answered ones are kept)",
+    INFRA_BATCH_EXPIRED: "the batch expired, or did not end within --timeout or before "
+    "--budget ran out, before the trial's request was answered (the batch was cancelled; "
+    "the answered ones are kept)",
     INFRA_BATCH_MISSING: "the batch ended without a result for the trial's request",
     CASSETTE_UNREADABLE: "the trial's cassette file is truncated, malformed or binary",
     CASSETTE_OLD_LAYOUT: (

@@ -167,7 +167,9 @@ def run_cmd(
         "--batch",
         help="Send the single-turn trials through the provider's batch API first (OpenAI "
         "Batch, Anthropic Message Batches: half price, answered within 24 h; waits at most "
-        "--timeout), their replies recorded as live ones; multi-turn trials stay live.",
+        "--timeout, a batch still running when --budget ends is cancelled), their replies "
+        "recorded as live ones; multi-turn trials stay live. Recorded in run.json: --resume "
+        "completes a batch run as one, submitting again what its batches failed.",
     ),
     shard: str = typer.Option(
         None,
