@@ -14,7 +14,9 @@ send four or 32 times what the account allows, and every 429 that follows costs 
 
 and every request to that provider waits, before it is sent, until it fits in the last
 minute beside every request admitted before it, by any task of any process sharing the
-state file (:mod:`.rate_store`). Its tokens are estimated before sending as the
+state file (:mod:`.rate_store`), or, under ``--executor ray``, by any worker of the
+cluster (the driver's :mod:`~toolbench.runner.executors.ray_rates` actor is their store,
+whatever node they run on). Its tokens are estimated before sending as the
 provider's own limiter counts them: the request's text at four characters a token, plus
 its ``max_tokens``. A 429 with ``Retry-After`` from a provider with a table (an empty
 one is enough) pauses that provider for every task and process, not only the task that
@@ -124,10 +126,15 @@ def read_rate_limits(path: Path) -> RateLimits:
 
 
 class Limiter:
-    """The installed limits over their shared store."""
+    """The installed limits over their shared store. ``window_s``: the window they count
+    over (None: :data:`WINDOW_S`, read now; a Ray worker is given its driver's)."""
 
-    def __init__(self, limits: RateLimits, store: RateStore | None = None) -> None:
+    def __init__(
+        self, limits: RateLimits, store: RateStore | None = None, window_s: float | None = None
+    ) -> None:
+        self.config = limits
         self.limits = limits.limits
+        self.window_s = WINDOW_S if window_s is None else window_s
         self.store: RateStore | None = store
         if self.limits and store is None:  # opened now: a bad state file stops the run here
             try:
@@ -156,7 +163,7 @@ class Limiter:
         store = self._store()
         while True:
             wait = await asyncio.to_thread(
-                store.admit, provider, limit.rpm, limit.tpm, tokens, WINDOW_S
+                store.admit, provider, limit.rpm, limit.tpm, tokens, self.window_s
             )
             if wait <= 0.0:
                 return
@@ -181,11 +188,21 @@ def estimated_tokens(request: dict[str, Any]) -> int:
 _installed = Limiter(RateLimits())
 
 
-def install(limits: RateLimits, live: bool = True) -> None:
+def install(
+    limits: RateLimits, live: bool = True, store: RateStore | None = None,
+    window_s: float | None = None,
+) -> None:  # fmt: skip
     """Make ``limits`` the process's (a run does when it is planned). A run that cannot
-    go live (``--record none``) installs none: its cassettes answer, no provider does."""
+    go live (``--record none``) installs none: its cassettes answer, no provider does.
+    ``store``: where they are shared (None: the SQLite file of ``[rate_limits]``; the
+    Ray executor gives its cluster's actor, :mod:`toolbench.runner.executors.ray_rates`)."""
     global _installed
-    _installed = Limiter(limits if live else RateLimits())
+    _installed = Limiter(limits if live else RateLimits(), store, window_s)
+
+
+def installed() -> Limiter:
+    """The process's limiter (what an executor shares with its workers)."""
+    return _installed
 
 
 async def before_send(endpoint: Endpoint, request: dict[str, Any]) -> None:
