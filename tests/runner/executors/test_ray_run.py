@@ -2,14 +2,15 @@
 server: the same matrix as the local executor gives the same results file up to order
 and timing, and with a worker killed mid-run every trial is still written exactly once.
 
-One Ray instance serves the module (starting one is most of a short run's time); the
-executor uses the instance it finds and leaves it running.
+The driver keeps the cassettes: a Ray run writes the local run's cassettes, and replays
+with no cassette directory where its workers run. One Ray instance serves the package
+(conftest.py).
 """
 
 from __future__ import annotations
 
-import logging
 import os
+import re
 import signal
 import threading
 import time
@@ -37,31 +38,18 @@ TASK_TITLE = b"ray::drive_batch"
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        # Before the instance starts: its workers take the environment they start with.
-        mp.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-        ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
-                 log_to_driver=False)  # fmt: skip
-        try:
-            yield
-        finally:
-            ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def fake() -> Iterator[FakeServer]:
     with FakeServer(by_last_user({"Weather in Paris?": GOOD_CALL}), delay_s=0.01) as server:
         yield server
 
 
-def _run(fake: FakeServer, tmp: Path, name: str, *extra: str) -> int:
+def _run(fake: FakeServer, tmp: Path, name: str, *extra: str, cassettes: str = "") -> int:
     scen = tmp / "mini.yaml"
     scen.write_text(SCENARIO, encoding="utf-8")
     return run_cli([
         "run", "--models", "openai/fake", "--formats", FORMATS, "--scenarios", str(scen),
         "--samples", str(SAMPLES), "--api-base", fake.base_url, "--out", str(tmp / name),
-        "--cassettes", str(tmp / f"cas-{name}"), "--quiet", "--no-report", *extra,
+        "--cassettes", cassettes or str(tmp / f"cas-{name}"), "--quiet", "--no-report", *extra,
     ])  # fmt: skip
 
 
@@ -78,33 +66,84 @@ def _comparable(results: list[TrialResult], name: str) -> dict[tuple[str, str, s
     out = {}
     for r in results:
         row = _untimed(r.model_dump(mode="json"))
-        row["cassette"] = row["cassette"].partition(f"/cas-{name}/")[2]
+        row["cassette"] = row["cassette"].partition(f"cas-{name}/")[2]
         row["run_id"] = "run"
         out[r.key] = row
     return out
 
 
+CLOCK = re.compile(rb'"(latency_s|date)": ("[^"]*"|[0-9.e+-]+)')
+"""What a recorded exchange holds of the clock (the provider's time, the response's
+``Date`` header): it differs between any two live runs."""
+
+
+def _cassettes(root: Path) -> dict[str, bytes]:
+    """Every cassette under ``root`` by its path there, its bytes with the clock's
+    values blanked."""
+    return {
+        str(p.relative_to(root)): CLOCK.sub(rb'"\1": 0', p.read_bytes())
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
 @pytest.fixture(scope="module")
-def local_run(tmp_path_factory: pytest.TempPathFactory, fake: FakeServer) -> dict[Any, Any]:
+def local_tmp(tmp_path_factory: pytest.TempPathFactory, fake: FakeServer) -> Path:
+    """The matrix run by the local executor (results in ``local``, cassettes in
+    ``cas-local``)."""
     tmp = tmp_path_factory.mktemp("local")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
         assert _run(fake, tmp, "local") == 0
-    results = load_results(tmp / "local")
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def local_run(local_tmp: Path) -> dict[Any, Any]:
+    results = load_results(local_tmp / "local")
     assert len(results) == TRIALS
     return _comparable(results, "local")
 
 
 @pytest.mark.usefixtures("cluster")
-def test_ray_results_equal_local(
-    tmp_path: Path, fake: FakeServer, local_run: dict[Any, Any]
+def test_ray_results_and_cassettes_equal_local(
+    tmp_path: Path, fake: FakeServer, local_tmp: Path, local_run: dict[Any, Any]
 ) -> None:
     assert _run(fake, tmp_path, "ray", "--executor", "ray") == 0
     results = load_results(tmp_path / "ray")
     assert len(results) == TRIALS == len({r.key for r in results})
     assert _comparable(results, "ray") == local_run
-    # The workers wrote the cassettes where the run asked (the directory is shared here).
-    assert len(list((tmp_path / "cas-ray").rglob("*.json"))) == TRIALS
+    # The driver wrote the cassettes the workers recorded: the local run's bytes (the
+    # clock's values aside), no file more or less, none left half-written.
+    written = _cassettes(tmp_path / "cas-ray")
+    assert len(written) == TRIALS
+    assert written == _cassettes(local_tmp / "cas-local")
+
+
+def _cwd() -> str:
+    """Where a worker runs (a Ray task)."""
+    return os.getcwd()
+
+
+@pytest.mark.usefixtures("cluster")
+def test_a_replay_needs_no_cassettes_where_the_workers_run(
+    tmp_path: Path, fake: FakeServer, local_run: dict[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative --cassettes is the driver's: the workers' working directory (not the
+    driver's) holds none, and every trial replays, no request sent."""
+    monkeypatch.chdir(tmp_path)
+    assert _run(fake, tmp_path, "rec", cassettes="cas-rel") == 0  # the local executor
+    before = len(fake.received)
+    rc = _run(fake, tmp_path, "rel", "--record", "none", "--executor", "ray", cassettes="cas-rel")
+    assert rc == 0
+    where = {Path(p) for p in ray.get([ray.remote(_cwd).remote() for _ in range(4)])}
+    assert tmp_path not in where, "a worker ran in the driver's working directory"
+    assert not any((w / "cas-rel").exists() for w in where)
+    results = load_results(tmp_path / "rel")
+    assert len(results) == TRIALS == len({r.key for r in results})
+    assert _comparable(results, "rel") == local_run
+    assert all(r.cassette and r.cassette.startswith("cas-rel/") for r in results)
+    assert len(fake.received) == before
 
 
 def _batch_workers() -> list[int]:
