@@ -15,8 +15,8 @@ A server whose tools cannot be listed is not the end of the run: its scenarios k
 tools and each of their trials that would go live fails with the fault kept in
 :data:`.mcp_listing.FAILED` (read by :class:`~.mcp_env.McpEnvironment`):
 ``environment.mcp_start``, ``environment.mcp_protocol`` or ``environment.mcp_unrecorded``.
-A run whose trials go to other processes (an executor's workers) does not carry it;
-there each trial meets the server's fault itself, typed the same way.
+The Ray executor carries it to its workers (:mod:`toolbench.runner.executors.ray_worker`),
+so their trials fail the same way and no worker starts the server again.
 """
 
 from __future__ import annotations
