@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -65,13 +66,13 @@ def main() -> None:
 
 
 @contextmanager
-def fake_server() -> Iterator[tuple[str, int]]:
-    """The fake OpenAI-compatible server answering :data:`CALL` after :data:`DELAY_S`: its
+def fake_server(delay: float = DELAY_S) -> Iterator[tuple[str, int]]:
+    """The fake OpenAI-compatible server answering :data:`CALL` after ``delay``: its
     base URL and process id. It runs in its own process, as a real one would: in-process
     threads would compete with the runner's event loop for the GIL and measure that."""
     root = Path(__file__).resolve().parents[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(DELAY_S),
+        [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(delay),
          "--reply", CALL],
         cwd=root, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -83,23 +84,34 @@ def fake_server() -> Iterator[tuple[str, int]]:
         server.wait()
 
 
+def plan_matrix(
+    tmp: Path, trials: int, concurrency: int, base_url: str, model: str = "openai/bench",
+    executor: str = "local",
+) -> Any:  # fmt: skip
+    """The benchmarks' matrix, planned in ``tmp``: ``trials`` samples of :data:`SCENARIO`
+    (one single-turn scenario, prompt-json), recorded live (``--record all``) against
+    ``base_url`` by ``executor``. Run it with ``toolbench.runner.run.execute_run``."""
+    from toolbench.runner.options import RunOptions
+    from toolbench.runner.run import plan_run
+
+    scen = tmp / "bench.yaml"
+    scen.write_text(SCENARIO)
+    return plan_run(RunOptions(
+        models=[model], formats=["prompt-json"], scenarios=[str(scen)], samples=trials,
+        concurrency=concurrency, record="all", out=tmp / "run", cassette_dir=tmp / "cas",
+        api_base=base_url, executor=executor,
+    ))  # fmt: skip
+
+
 def _bench(
     trials: int, concurrency: int, base_url: str, model: str = "openai/bench",
     server_pid: int | None = None,
 ) -> None:  # fmt: skip
-    from toolbench.runner.options import RunOptions
-    from toolbench.runner.run import execute_run, plan_run
+    from toolbench.runner.run import execute_run
 
     with tempfile.TemporaryDirectory() as tmp:
-        scen = Path(tmp) / "bench.yaml"
-        scen.write_text(SCENARIO)
-        cfg = RunOptions(
-            models=[model], formats=["prompt-json"], scenarios=[str(scen)],
-            samples=trials, concurrency=concurrency, record="all",
-            out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=base_url,
-        )  # fmt: skip
-        plan = plan_run(cfg)
-        done = []
+        plan = plan_matrix(Path(tmp), trials, concurrency, base_url, model)
+        done: list[Any] = []
         s0, c0 = _server_cpu(server_pid), time.process_time()
         t0 = time.perf_counter()
         execute_run(plan, done.append)

@@ -22,30 +22,14 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-SCENARIO = """\
-id: bench
-tools:
-  - name: get_weather
-    description: Get the weather for a city.
-    parameters: {type: object, properties: {city: {type: string}}, required: [city]}
-messages:
-  - {role: user, content: "Weather in Paris?"}
-expect:
-  calls:
-    - name: get_weather
-      arguments: {city: Paris}
-"""
-CALL = '{"tool": "get_weather", "arguments": {"city": "Paris"}}'
+from benchmarks.bench_concurrency import fake_server, plan_matrix  # the same matrix and server
 
 
 def main() -> None:
@@ -66,7 +50,7 @@ def main() -> None:
     from toolbench.providers import litellm_api
 
     litellm_api.warm()  # LiteLLM's import is start-up, in either executor
-    with fake_server(args.delay) as base_url:
+    with fake_server(args.delay) as (base_url, _pid):
         local = _timed("local", args, base_url)
         t0 = time.perf_counter()
         ray.init(
@@ -94,41 +78,16 @@ def main() -> None:
 
 def _timed(executor: str, args: argparse.Namespace, base_url: str) -> float:
     """Wall seconds of one run of the matrix by ``executor`` (planning excluded)."""
-    from toolbench.runner.options import RunOptions
-    from toolbench.runner.run import execute_run, plan_run
+    from toolbench.runner.run import execute_run
 
     with tempfile.TemporaryDirectory() as tmp:
-        scen = Path(tmp) / "bench.yaml"
-        scen.write_text(SCENARIO)
-        opts = RunOptions(
-            models=["openai/bench"], formats=["prompt-json"], scenarios=[str(scen)],
-            samples=args.trials, concurrency=args.concurrency, record="all",
-            out=Path(tmp) / "run", cassette_dir=Path(tmp) / "cas", api_base=base_url,
-            executor=executor,
-        )  # fmt: skip
-        plan = plan_run(opts)
+        plan = plan_matrix(Path(tmp), args.trials, args.concurrency, base_url, executor=executor)
         done: list[object] = []
         t0 = time.perf_counter()
         execute_run(plan, done.append)
         wall = time.perf_counter() - t0
     assert len(done) == args.trials, f"{executor}: {len(done)} of {args.trials} trials"
     return wall
-
-
-@contextmanager
-def fake_server(delay: float) -> Iterator[str]:
-    """The fake server answering :data:`CALL` after ``delay``, in its own process (threads
-    of this one would compete with the executor for the GIL); its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "toolbench.providers.fake", "--delay", str(delay), "--reply", CALL],
-        cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert server.stdout is not None
-    try:
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait()
 
 
 if __name__ == "__main__":
