@@ -4,7 +4,7 @@ An executor takes a checked :class:`~toolbench.runner.plan.Plan` and drives ever
 in it, handing each finished trial to the progress hook after writing its line. The
 ``local`` one is the asyncio scheduler of this process (:mod:`toolbench.runner.schedule`);
 ``ray`` (:mod:`.ray_run`) sends batches of trials to a Ray cluster as tasks while this
-process keeps the one results writer, the lock and resume. They come in through the
+process keeps the one results writer, the lock, resume and the cassettes. They come in through the
 entry-point group ``toolbench.executors`` (:mod:`toolbench.registry`), so a new one is a
 module and an entry point, not a branch in :mod:`toolbench.runner.run`.
 """
