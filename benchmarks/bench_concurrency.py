@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -86,11 +86,13 @@ def fake_server(delay: float = DELAY_S) -> Iterator[tuple[str, int]]:
 
 def plan_matrix(
     tmp: Path, trials: int, concurrency: int, base_url: str, model: str = "openai/bench",
-    executor: str = "local",
+    executor: str = "local", record: Literal["all", "none"] = "all",
+    cassettes: Path | None = None,
 ) -> Any:  # fmt: skip
     """The benchmarks' matrix, planned in ``tmp``: ``trials`` samples of :data:`SCENARIO`
     (one single-turn scenario, prompt-json), recorded live (``--record all``) against
-    ``base_url`` by ``executor``. Run it with ``toolbench.runner.run.execute_run``."""
+    ``base_url``, or replayed (``none``), by ``executor``, its cassettes in ``cassettes``
+    (default: ``tmp/cas``). Run it with ``toolbench.runner.run.execute_run``."""
     from toolbench.runner.options import RunOptions
     from toolbench.runner.run import plan_run
 
@@ -98,7 +100,8 @@ def plan_matrix(
     scen.write_text(SCENARIO)
     return plan_run(RunOptions(
         models=[model], formats=["prompt-json"], scenarios=[str(scen)], samples=trials,
-        concurrency=concurrency, record="all", out=tmp / "run", cassette_dir=tmp / "cas",
+        concurrency=concurrency, record=record, out=tmp / "run",
+        cassette_dir=cassettes or tmp / "cas",
         api_base=base_url, executor=executor,
     ))  # fmt: skip
 
