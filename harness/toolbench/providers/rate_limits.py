@@ -205,6 +205,12 @@ def installed() -> Limiter:
     return _installed
 
 
+def reinstall(limiter: Limiter) -> None:
+    """Make ``limiter`` the process's again (an executor, after a run it replaced it for)."""
+    global _installed
+    _installed = limiter
+
+
 async def before_send(endpoint: Endpoint, request: dict[str, Any]) -> None:
     """Wait until ``request`` to ``endpoint`` fits its provider's limits (the hook before
     every attempt sent)."""

@@ -23,6 +23,7 @@ from tests.runner.conftest import run_fake
 from toolbench.providers import rate_limits
 from toolbench.providers.fake import Fault, Hang, Reply
 from toolbench.providers.rate_limits import RateLimits
+from toolbench.providers.rate_store import SqliteRateStore
 
 pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
 
@@ -67,6 +68,8 @@ def test_two_workers_together_keep_one_rpm(work: Path) -> None:
     assert len(fake.arrived) == 8 * SAMPLES
     assert most_in_any_window(fake.arrived, 1.0) <= 3
     assert _rows_in_the_file(work) == 0
+    # The driver's own limiter is its machine's again once the run is over.
+    assert isinstance(rate_limits.installed().store, SqliteRateStore)
 
 
 @pytest.mark.usefixtures("cluster")

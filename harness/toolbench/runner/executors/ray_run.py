@@ -39,7 +39,7 @@ from typing import Any
 from toolbench import codes
 from toolbench.environments.toml_envs import configured
 from toolbench.errors import CassetteWriteError, StorageError
-from toolbench.providers.rate_limits import installed
+from toolbench.providers.rate_limits import installed, reinstall
 from toolbench.results import TrialResult
 from toolbench.runner.compact import compact
 from toolbench.runner.drive import harness_result
@@ -85,9 +85,11 @@ def run_on_ray(plan: Plan, on_result: ProgressHook) -> int:
     the run's first storage fault (after cancelling the tasks in flight)."""
     ray = import_ray()
     started = connect(ray, plan.trials)
+    limiter = installed()  # moved onto the cluster's actor for the run (ray_rates)
     try:
         return _Driver(ray, plan, on_result).run()
     finally:
+        reinstall(limiter)
         if started:
             ray.shutdown()
 
