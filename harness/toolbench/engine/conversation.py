@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbench.environments import Session, open_session
+from toolbench.environments.session import starts_servers
 from toolbench.formats.base import Format, Message, ModelReply, RenderedRequest, ToolCall
 from toolbench.results import StreamTurn, TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario
@@ -201,8 +202,13 @@ async def converse(
 ) -> list[TurnRecord]:
     """Drive a conversation to its end with ``complete``; the turns, in order. A turn
     whose calls run in environments is taken in a worker thread: a slow or hung tool
-    (bounded by its time limit) must not hold the event loop other trials share."""
-    conv = Conversation(fmt, scenario, settings)
+    (bounded by its time limit) must not hold the event loop other trials share; for the
+    same reason a trial whose environments may start a server (an MCP process, its
+    ``initialize`` and ``tools/list``) opens them in a worker thread too."""
+    if starts_servers(scenario):
+        conv = await asyncio.to_thread(Conversation, fmt, scenario, settings)
+    else:
+        conv = Conversation(fmt, scenario, settings)
     try:
         while not conv.done:
             exchange = await complete(conv.request(), len(conv.turns))

@@ -222,22 +222,36 @@ class McpClient:
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """``tools/call``: its result as JSON data; :class:`CallFailed` with the error."""
         params = {"name": name, "arguments": arguments}
+        return self._request("tools/call", params, lambda s: s.call_tool(name, arguments))
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """``tools/list`` again (a pooled server's next trial records its own listing);
+        :class:`CallFailed` with the error."""
+        listed = self._request("tools/list", None, lambda s: s.list_tools())
+        self.tools = list(listed.get("tools", [])) if isinstance(listed, dict) else []
+        return self.tools
+
+    def _request(
+        self, method: str, params: Any, ask: Callable[[Any], Coroutine[Any, Any, Any]]
+    ) -> Any:
+        """One request of ``ask(session)`` on the client's loop, bounded by the server's
+        ``call_timeout_s``; its result as JSON data, or :class:`CallFailed`."""
         loop, session = self._loop, self._session
         if loop is None or session is None or not self.alive:
-            raise self._failed(params, {"code": EXITED, "message": "the server has exited"})
+            raise self._failed(method, params, {"code": EXITED, "message": "the server has exited"})
         timeout = self.server.call_timeout_s
-        pending = self._exchange("tools/call", params, session.call_tool(name, arguments), timeout)
+        pending = self._exchange(method, params, ask(session), timeout)
         future = asyncio.run_coroutine_threadsafe(pending, loop)
         try:
             return future.result(timeout + 1.0)
         except CallFailed:
             raise
         except Exception as exc:  # the loop ended under the call: the server is gone
-            raise self._failed(params, _error_of(exc)) from None
+            raise self._failed(method, params, _error_of(exc)) from None
 
-    def _failed(self, params: dict[str, Any], error: dict[str, Any]) -> CallFailed:
-        """Keep a ``tools/call`` that never reached the server's answer; its error."""
-        self.keep(ToolExchange(server=self.name, method="tools/call", params=params, error=error))
+    def _failed(self, method: str, params: Any, error: dict[str, Any]) -> CallFailed:
+        """Keep a request that never reached the server's answer; its error."""
+        self.keep(ToolExchange(server=self.name, method=method, params=params, error=error))
         return CallFailed(error)
 
     def close_soon(self) -> None:

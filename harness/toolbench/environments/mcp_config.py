@@ -7,7 +7,9 @@ machine (``url``): with a ``command`` too, toolbench starts that command per tri
 ``{port}`` in the command and the URL standing for a free port it picks; with a ``url``
 alone the server is the user's, already running, and its ``reset`` tool (when it names
 one) is called at the start of each trial. Only localhost URLs are taken: a tool server
-elsewhere would be someone else's state, not a trial's.
+elsewhere would be someone else's state, not a trial's. A server toolbench starts may be
+pooled instead (``pool = true``, :mod:`.mcp_pool`) when its state can be put back: it
+names its ``reset`` tool, or declares itself ``stateless``.
 
 Each problem of a table or an option is one line naming the file, the field or the
 option (:class:`~toolbench.errors.UserError`, exit 2).
@@ -52,6 +54,11 @@ class McpServer(BaseModel):
     """A tool called with no arguments after each user turn of a loop scenario, its JSON
     result the server's state (:mod:`.mcp_state`); never offered to the model. Without
     one a loop scenario (``expect.turns``) cannot name the server."""
+    pool: bool = False
+    """Start the server once per run (per process) and reset it before each trial,
+    instead of a fresh process per trial (needs ``reset`` or ``stateless``)."""
+    stateless: bool = False
+    """The server keeps no state between calls: pooled, it needs no reset."""
     start_timeout_s: float = Field(default=20.0, gt=0, le=600)
     """Longest the server may take to start and answer ``initialize`` and ``tools/list``."""
     call_timeout_s: float = Field(default=8.0, gt=0, lt=TOOL_TIMEOUT_S)
@@ -73,6 +80,11 @@ class McpServer(BaseModel):
         if self.state_tool is not None and self.command is None and self.reset is None:
             raise ValueError("state_tool: a server toolbench does not start needs 'reset' too "
                              "(the ground truth runs on it first)")  # fmt: skip
+        if self.pool and self.command is None:
+            raise ValueError("pool: only a server toolbench starts ('command') is pooled")
+        if self.pool and self.reset is None and not self.stateless:
+            raise ValueError("pool: a pooled server needs 'reset' (a tool that puts its "
+                             "first state back) or 'stateless = true'")  # fmt: skip
         return self
 
     @property

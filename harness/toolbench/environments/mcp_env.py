@@ -4,8 +4,11 @@ runs the model's calls in order, its exchanges recorded in the trial's cassette.
 Registered under the server's configured name (:mod:`.mcp_kind`), like any environment:
 the engine and the scorers see an :class:`~.environment.Environment`. Live, each trial
 starts its own server (:mod:`.mcp_client`; a server toolbench does not start has its
-``reset`` tool called first), so every trial starts from the same state. Replayed, the
-trial is answered from its cassette (:mod:`.mcp_tape`) and no process is started; with
+``reset`` tool called first), so every trial starts from the same state; a pooled server
+(``pool = true``, :mod:`.mcp_pool`) is taken from its pool, listed and reset, and given
+back when the trial ends if the trial left it answering. Replayed, the
+trial is answered from its cassette (:mod:`.mcp_tape`; the recorded reset first) and no
+process is started; with
 ``--record new``, a call the cassette does not hold starts the server, runs the calls
 played so far against it again and goes on live, recording the server's exchanges anew.
 
@@ -27,9 +30,10 @@ from typing import Any
 from toolbench.codes import ENV_MCP_DIED, ENV_MCP_PROTOCOL, ENV_MCP_UNRECORDED
 from toolbench.environments.env_faults import EnvironmentFault, StateInvalid
 from toolbench.environments.environment import Environment, JsonObject
-from toolbench.environments.mcp_client import EXITED, CallFailed, McpClient
+from toolbench.environments.mcp_client import EXITED, TIMED_OUT, CallFailed, McpClient
 from toolbench.environments.mcp_config import McpServer
 from toolbench.environments.mcp_listing import FAILED, checked
+from toolbench.environments.mcp_pool import Pool, pool_for
 from toolbench.environments.mcp_tape import Tape, trial_cassette
 
 
@@ -44,6 +48,9 @@ class McpEnvironment(Environment):
         self.name, self.server = name, server
         self.tape = Tape(name, trial_cassette())
         self.client: McpClient | None = None
+        self.pool: Pool | None = None
+        self.spoiled = False
+        """A call did not end in time (or is running still): the server goes back to no pool."""
         self.played: list[tuple[str, dict[str, Any]]] = []
         self.fault: EnvironmentFault | None = None
         """What ends the trial at its next snapshot (the server exited, a replayed call
@@ -56,6 +63,8 @@ class McpEnvironment(Environment):
             if listed is None:
                 self.tape.forget()
                 listed = self._start()
+            elif self.server.reset is not None:  # the reset recorded before the calls
+                self.tape.play("tools/call", {"name": self.server.reset, "arguments": {}})
             self.tools = checked(name, listed)
         except BaseException:
             self.close()  # a server must not outlive the trial that could not use it
@@ -66,18 +75,25 @@ class McpEnvironment(Environment):
             raise StateInvalid(f"MCP server '{self.name}' takes no initial state (its own)")
 
     def _start(self) -> list[dict[str, Any]]:
-        client = McpClient(self.name, self.server, self.tape.keep)
-        self.client = client
-        client.start()
+        try:
+            if self.server.pool:
+                self.pool = pool_for(self.name, self.server)
+                self.client = self.pool.take(self.tape.keep, self._reset)
+            else:
+                self.client = McpClient(self.name, self.server, self.tape.keep)
+                self.client.start()
+                self._reset(self.client)
+        except CallFailed as exc:
+            self.close()
+            raise EnvironmentFault(
+                f"MCP server '{self.name}': its reset tool failed: {exc}", ENV_MCP_PROTOCOL
+            ) from None
+        return self.client.tools
+
+    def _reset(self, client: McpClient) -> None:
+        """Call the server's ``reset`` tool, when it names one (:class:`CallFailed`)."""
         if self.server.reset is not None:
-            try:
-                client.call(self.server.reset, {})
-            except CallFailed as exc:
-                self.close()
-                raise EnvironmentFault(
-                    f"MCP server '{self.name}': its reset tool failed: {exc}", ENV_MCP_PROTOCOL
-                ) from None
-        return client.tools
+            client.call(self.server.reset, {})
 
     def snapshot(self) -> JsonObject:
         if self.fault is not None:
@@ -85,8 +101,13 @@ class McpEnvironment(Environment):
         return {}
 
     def close(self) -> None:
-        if self.client is not None:  # off the caller's thread: the trial's event loop
-            self.client.close_soon()
+        client, self.client = self.client, None
+        if client is None:
+            return
+        if self.pool is not None and self.fault is None and not self.spoiled:
+            self.pool.give_back(client)
+        else:  # off the caller's thread: the trial's event loop
+            client.close_soon()
 
     def tool_names(self) -> frozenset[str]:
         return frozenset(str(t["name"]) for t in self.tools)
@@ -102,10 +123,13 @@ class McpEnvironment(Environment):
                 return self._answer(ex.result, ex.error)
         assert self.client is not None
         self.played.append((name, args))
+        before, self.spoiled = self.spoiled, True  # until the call ends
         try:
             result = self.client.call(name, args)
         except CallFailed as exc:
+            self.spoiled = before or exc.error.get("code") == TIMED_OUT
             return self._answer(None, exc.error)
+        self.spoiled = before
         return self._answer(result, None)
 
     def _go_live(self, name: str) -> None:

@@ -37,6 +37,9 @@ def mcp_kind(name: str, server: McpServer) -> McpKind:
 
 
 def _how(server: McpServer) -> str:
+    wire = "stdio" if server.url is None else "streamable HTTP"
+    if server.pool:
+        return f"{wire}, pooled"
     if server.url is None:
-        return "stdio"
-    return "streamable HTTP, started per trial" if server.started else "streamable HTTP, reset"
+        return wire
+    return f"{wire}, started per trial" if server.started else f"{wire}, reset"

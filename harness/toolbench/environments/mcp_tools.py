@@ -110,14 +110,20 @@ def recorded_listing(
 
 def live_listing(kind: McpKind) -> list[dict[str, Any]]:
     """Start the server once, list its tools, stop it (off this thread: a stdio server
-    takes a while to stop and nothing waits on it)."""
-    from toolbench.environments.mcp_client import McpClient  # heavy: the mcp client
+    takes a while to stop and nothing waits on it); a pooled server is not stopped but
+    kept in its pool for the run's first trial."""
+    # heavy: the mcp client (and the cassette layer under it)
+    from toolbench.environments.mcp_client import McpClient
+    from toolbench.environments.mcp_pool import pool_for
 
     assert kind.server is not None
     client = McpClient(kind.name, kind.server, lambda _exchange: None)
     client.start()  # EnvironmentFault (environment.mcp_start) when it cannot
     tools = list(client.tools)
-    client.close_soon()
+    if kind.server.pool:
+        pool_for(kind.name, kind.server).adopt(client)
+    else:
+        client.close_soon()
     return tools
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from toolbench.environments.mcp_pool import close_pools
 from toolbench.errors import StorageError, UserError
 from toolbench.providers.rate_limits import install, read_rate_limits
 from toolbench.redaction import register_url_secrets
@@ -139,5 +140,6 @@ def execute_run(plan: Plan, on_result: ProgressHook, say: Say | None = None) -> 
                 f" written, complete it with: toolbench run --resume --out {run_dir}"
             ) from None
     finally:
+        close_pools()  # no pooled MCP server outlives its run, however it ended
         lock.release()
     return Finished(run_dir, not_run, written_from)
