@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.environments.mcp_support import fake, openai_key  # noqa: F401 - the MCP tests' fixtures
 from tests.environments.toy import FAULTY, PICKY, RELEASE
 from toolbench.environments import register_environment, unregister_environment
 

@@ -2,7 +2,8 @@
 
 Run as ``python mcp_notes_server.py`` (stdio) or ``python mcp_notes_server.py --http
 PORT`` (streamable HTTP on 127.0.0.1). ``NOTES_START=crash`` makes it exit before
-serving; ``NOTES_PIDS=FILE`` appends its process id to FILE (tests check none outlives
+serving, ``NOTES_DELAY=SECONDS`` makes it sleep before serving (a slow start);
+``NOTES_PIDS=FILE`` appends its process id to FILE (tests check none outlives
 its trial); ``NOTES_SECRET`` is a value the ``whoami`` tool hands back (tests check it
 never reaches a cassette).
 """
@@ -81,6 +82,7 @@ if __name__ == "__main__":
     if os.environ.get("NOTES_START") == "crash":
         print("notes: refusing to start", file=sys.stderr)
         sys.exit(1)
+    time.sleep(float(os.environ.get("NOTES_DELAY", "0")))
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

@@ -9,14 +9,19 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.environments.test_mcp_runs import SERVER, alive, all_stopped, runs, started
+from tests.environments.mcp_support import (
+    SERVER,
+    alive,
+    all_stopped,
+    runs,
+    started,
+)
 from tests.runner.conftest import run_fake, trials_by_id
-from toolbench.providers.fake import FakeServer, by_last_user
+from toolbench.providers.fake import FakeServer
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
 TOOLS = """\
@@ -57,17 +62,6 @@ REPLIES = {
     "Say a lot": '{"tool": "big", "arguments": {"chars": 1200000}}',
     "Delete note": '{"tool": "delete_note", "arguments": {"id": 1}}',
 }
-
-
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeServer]:
-    with FakeServer(by_last_user(REPLIES)) as server:
-        yield server
 
 
 def test_faults_fail_their_own_trial_typed_or_are_told_to_the_model(

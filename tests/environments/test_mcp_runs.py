@@ -6,7 +6,6 @@ a server's secret never written; no server outliving its run."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -16,91 +15,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.environments.mcp_support import (
+    NOTES,
+    SECRET,
+    SERVER,
+    all_stopped,
+    configure,
+    runs,
+    started,
+)
 from tests.runner.conftest import run_fake, trials_by_id
-from toolbench.providers.fake import FakeServer, by_last_user
-from toolbench.results import TurnRecord
+from toolbench.providers.fake import FakeServer
 from toolbench.store import load_results
-from toolbench.tool_runs import ToolRun
-
-SERVER = Path(__file__).with_name("mcp_notes_server.py")
-SECRET = "notes-secret-Zq81xWv0pL"
-
-NOTES = """\
-scenarios:
-  - id: notes
-    tools:
-      - name: add_note
-        parameters: {type: object, properties: {text: {type: string}}, required: [text]}
-      - name: list_notes
-        parameters: {type: object, properties: {}}
-      - name: whoami
-        parameters: {type: object, properties: {}}
-    messages:
-      - {role: user, content: "Add milk to my notes, then read them back."}
-    environment: {name: notes}
-    expect:
-      rounds:
-        - calls: [{name: add_note, arguments: {text: milk}}]
-        - calls: [{name: list_notes, arguments: {}}]
-        - calls: [{name: whoami, arguments: {}}]
-      max_turns: 5
-"""
-
-REPLIES = {
-    "(whoami)": "Your notes hold milk.",
-    "(list_notes)": '{"tool": "whoami", "arguments": {}}',
-    "(add_note)": '{"tool": "list_notes", "arguments": {}}',
-    "Add milk": '{"tool": "add_note", "arguments": {"text": "milk"}}',
-}
-
-
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeServer]:
-    with FakeServer(by_last_user(REPLIES)) as server:
-        yield server
-
-
-def configure(tmp: Path, *command: str, url: str | None = None, **extra: str) -> Path:
-    """``toolbench.toml`` with the notes server, its pids written to a file; the file."""
-    pids = tmp / "pids.txt"
-    env = {"NOTES_SECRET": SECRET, "NOTES_PIDS": str(pids), **extra}
-    lines = ["[mcp.notes]", f"command = {json.dumps([sys.executable, str(SERVER), *command])}"]
-    if url is not None:
-        lines.append(f'url = "{url}"')
-    lines.append("env = {" + ", ".join(f'{k} = "{v}"' for k, v in env.items()) + "}")
-    (tmp / "toolbench.toml").write_text("\n".join(lines) + "\n")
-    return pids
-
-
-def started(pids: Path) -> list[int]:
-    return [int(x) for x in pids.read_text().split()] if pids.exists() else []
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def all_stopped(pids: Path, within_s: float = 10.0) -> bool:
-    """Every server started has stopped, or does within ``within_s``: a trial's server
-    is stopped off the run's event loop (a thread the process waits for at its end),
-    so it may still be stopping when an in-process run returns."""
-    deadline = time.monotonic() + within_s
-    while any(alive(p) for p in started(pids)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not any(alive(p) for p in started(pids))
-
-
-def runs(turns: list[TurnRecord]) -> list[ToolRun]:
-    return [r for t in turns if t.environment for r in t.environment.runs]
 
 
 @pytest.mark.parametrize(

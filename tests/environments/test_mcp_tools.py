@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.environments.test_mcp_runs import (
-    REPLIES,
+from tests.environments.mcp_support import (
     SERVER,
     all_stopped,
     configure,
+    notes_scenario,
     runs,
     started,
 )
@@ -25,55 +24,12 @@ from tests.runner.conftest import run_fake, trials_by_id
 from toolbench.cli.app import run_cli
 from toolbench.environments.env_faults import EnvironmentFault
 from toolbench.environments.mcp_tools import listed_tools, tool_def
-from toolbench.providers.fake import FakeServer, by_last_user
+from toolbench.providers.fake import FakeServer
 
-LISTED = """\
-scenarios:
-  - id: listed
-    messages:
-      - {role: user, content: "Add milk to my notes, then read them back."}
-    environment: {name: notes}
-    expect:
-      rounds:
-        - calls: [{name: add_note, arguments: {text: milk}}]
-        - calls: [{name: list_notes, arguments: {}}]
-        - calls: [{name: whoami, arguments: {}}]
-      max_turns: 5
-"""
-
-OWN = """\
-  - id: own
-    tools:
-      - name: add_note
-        description: Keep a line of text.
-        parameters: {type: object, properties: {text: {type: string}}, required: [text]}
-      - name: list_notes
-        parameters: {type: object, properties: {}}
-      - name: whoami
-        parameters: {type: object, properties: {}}
-    messages:
-      - {role: user, content: "Add milk to my notes, then read them back."}
-    environment: {name: notes}
-    expect:
-      rounds:
-        - calls: [{name: add_note, arguments: {text: milk}}]
-        - calls: [{name: list_notes, arguments: {}}]
-        - calls: [{name: whoami, arguments: {}}]
-      max_turns: 5
-"""
+LISTED = "scenarios:\n" + notes_scenario("listed", tools=False)
+OWN = notes_scenario("own")
 
 SERVER_TOOLS = ["add_note", "list_notes", "delete_note", "reset", "whoami", "slow", "big", "crash"]
-
-
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeServer]:
-    with FakeServer(by_last_user(REPLIES)) as server:
-        yield server
 
 
 def prompt_of(request: dict[str, object]) -> str:
