@@ -17,15 +17,17 @@ import pytest
 
 from tests.environments.mcp_support import (
     NOTES,
+    REPLIES,
     SECRET,
     SERVER,
     all_stopped,
     configure,
+    notes_scenario,
     runs,
     started,
 )
 from tests.runner.conftest import run_fake, trials_by_id
-from toolbench.providers.fake import FakeServer
+from toolbench.providers.fake import FakeServer, by_last_user
 from toolbench.store import load_results
 
 
@@ -151,3 +153,50 @@ def test_a_shared_server_is_reset_before_each_trial(
         ]  # fmt: skip
     recorded = json.loads(next((tmp_path / "cas").rglob("notes__s1.json")).read_text())["tools"]
     assert recorded[2]["params"] == {"name": "reset", "arguments": {}}
+
+
+SLOW_AND_QUICK = (
+    "scenarios:\n"
+    + notes_scenario("a-slow-start")
+    + """\
+  - id: b-quick
+    tools:
+      - name: tick
+        parameters: {type: object, properties: {n: {type: integer}}, required: [n]}
+    messages:
+      - {role: user, content: "Count to three."}
+    expect:
+      max_turns: 4
+      rounds:
+        - calls: [{name: tick, arguments: {n: 1}, result: tick-one}]
+        - calls: [{name: tick, arguments: {n: 2}, result: tick-two}]
+        - calls: [{name: tick, arguments: {n: 3}, result: tick-three}]
+"""
+)
+
+
+def test_a_slow_server_start_does_not_hold_another_trials_exchanges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scen = tmp_path / "two.yaml"
+    scen.write_text(SLOW_AND_QUICK)
+    pids = configure(tmp_path, NOTES_DELAY="2")
+    replies = {
+        **REPLIES,
+        "tick-three": "Three.",
+        "tick-two": '{"tool": "tick", "arguments": {"n": 3}}',
+        "tick-one": '{"tool": "tick", "arguments": {"n": 2}}',
+        "Count to three": '{"tool": "tick", "arguments": {"n": 1}}',
+    }
+    with FakeServer(by_last_user(replies)) as fake:
+        assert run_fake(fake, tmp_path, scen, "--concurrency", "2") == 0
+        asked = [json.dumps(r.body) for r in fake.received]
+    trials = trials_by_id(tmp_path / "run")
+    assert trials["a-slow-start"].status == trials["b-quick"].status == "ok"
+    assert len(trials["b-quick"].turns) == 4 and len(started(pids)) == 1
+    quick = [i for i, text in enumerate(asked) if "Count to three" in text]
+    slow = [i for i, text in enumerate(asked) if "Add milk" in text]
+    # the quick trial's four exchanges all went while the slow server was starting
+    # (its trial's first request waits for the start), not after it
+    assert len(quick) == 4 and max(quick) < min(slow)
