@@ -52,6 +52,15 @@ TOML_CASES = {
         '[mcp.notes]\ncommand = ["x"]\nurl = "http://127.0.0.1:{port}/mcp"\n',
         T + "mcp.notes: url: '{port}' in the url needs '{port}' in the command too",
     ),
+    "pool-without-reset": (
+        '[mcp.notes]\ncommand = ["x"]\npool = true\n',
+        T + "mcp.notes: pool: a pooled server needs 'reset' (a tool that puts its first "
+        "state back) or 'stateless = true'",
+    ),
+    "pool-of-a-url": (
+        '[mcp.notes]\nurl = "http://127.0.0.1:8931/mcp"\npool = true\nreset = "reset"\n',
+        T + "mcp.notes: pool: only a server toolbench starts ('command') is pooled",
+    ),
     "mcp-not-table": ("mcp = 3\n", T + "mcp: expected a table of servers ([mcp.NAME])"),
     "bad-name": (
         '[mcp."a b"]\ncommand = ["x"]\n',

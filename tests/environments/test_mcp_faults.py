@@ -135,13 +135,14 @@ def test_an_environment_named_in_toolbench_toml_runs(
     assert os.environ.get("NOTES_PIDS") is None
 
 
-def test_ctrl_c_leaves_no_server_running(fake: FakeServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("pooled", ["", 'pool = true\nreset = "reset"\n'])
+def test_ctrl_c_leaves_no_server_running(fake: FakeServer, tmp_path: Path, pooled: str) -> None:
     pids = tmp_path / "pids.txt"
     # streamable HTTP: a server that, unlike a stdio one, does not stop when its stdin ends
     command = json.dumps([sys.executable, str(SERVER), "--http", "{port}"])
     (tmp_path / "toolbench.toml").write_text(
         f'[mcp.notes]\ncommand = {command}\nurl = "http://127.0.0.1:{{port}}/mcp"\n'
-        f'call_timeout_s = 9\nenv = {{NOTES_PIDS = "{pids}"}}\n'
+        f'call_timeout_s = 9\nenv = {{NOTES_PIDS = "{pids}"}}\n{pooled}'
     )
     (tmp_path / "nap.yaml").write_text(
         "scenarios:\n"
