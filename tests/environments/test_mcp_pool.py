@@ -156,3 +156,19 @@ def test_a_pool_that_cannot_put_its_state_back_is_refused(
         McpServer.model_validate(table)
     assert why in str(caught.value)
     assert McpServer(command=["x"], pool=True, stateless=True).pool
+
+
+def test_the_server_that_listed_the_tools_serves_the_trials(
+    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scen = tmp_path / "listed.yaml"
+    scen.write_text("scenarios:\n" + notes_scenario("listed", tools=False))
+    pids = configure(tmp_path, pool="true", stateless="true")
+    assert run_fake(fake, tmp_path, scen, "--samples", "2", "--concurrency", "1") == 0
+    assert len(started(pids)) == 1 and all_stopped(pids, within_s=1.0)
+    trials = load_results(tmp_path / "run")
+    assert [t.status for t in trials] == ["ok", "ok"]
+    # stateless: no reset, so the second trial sees the first one's note (what the
+    # user declared does not matter to this server)
+    assert [r.result for r in runs(trials[1].turns)][1] == "milk\nmilk"
