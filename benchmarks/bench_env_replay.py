@@ -11,7 +11,8 @@ results from its script (``expect.rounds``). Both are recorded once against the 
 OpenAI server (``--samples`` gives the trials, each sample its own cassette) and then
 replayed offline, each kind in its own warm process (round after round, after one round
 that warms it; the kinds' processes alternated), CPU (user + system of this process) a
-trial, the least and the median round.
+trial, the least and the median round. ``bench_mcp_start.py`` replays its kinds with the
+same functions (:func:`record_kinds`, :func:`replay_kinds`).
 
 Run from the repository root: ``python benchmarks/bench_env_replay.py [ROUNDS]``
 (default 5 rounds of 200 trials a kind); ``--tiny`` (checks it still runs; the figures
@@ -76,7 +77,9 @@ REPLIES = {
 """The fake model's reply by the last message (a tool result, or the user's request)."""
 
 
-def _options(tmp: Path, kind: str, out: str, samples: int, record: str) -> list[str]:
+def run_options(tmp: Path, kind: str, out: str, samples: int, record: str) -> list[str]:
+    """``toolbench run`` of ``tmp/<kind>.yaml`` against the fake server whose URL is in
+    ``tmp/api_base``, cassettes in ``tmp/cas``, into ``tmp/<out>``."""
     return [
         "run", "--models", "openai/fake", "--formats", "prompt-json",
         "--scenarios", str(tmp / f"{kind}.yaml"), "--samples", str(samples),
@@ -85,25 +88,29 @@ def _options(tmp: Path, kind: str, out: str, samples: int, record: str) -> list[
     ]  # fmt: skip
 
 
-def record(tmp: Path, samples: int) -> None:
-    """Both scenarios' cassettes, from the fake server; every trial must pass."""
+def record_kinds(
+    tmp: Path, scenarios: dict[str, str], replies: dict[str, str], samples: int,
+    turns: int | None = None,
+) -> None:  # fmt: skip
+    """Each kind's cassettes, from the fake server answering by ``replies``; every trial
+    must pass (and take ``turns`` exchanges, when given)."""
     from toolbench.cli.app import run_cli
     from toolbench.providers.fake import FakeServer, by_last_user
     from toolbench.store import load_results
 
-    with FakeServer(by_last_user(REPLIES)) as fake:
+    with FakeServer(by_last_user(replies)) as fake:
         (tmp / "api_base").write_text(fake.base_url)
-        for kind, text in SCENARIOS.items():
+        for kind, text in scenarios.items():
             (tmp / f"{kind}.yaml").write_text(text)
             with contextlib.redirect_stdout(io.StringIO()):
-                rc = run_cli(_options(tmp, kind, f"rec-{kind}", samples, "new"))
+                rc = run_cli(run_options(tmp, kind, f"rec-{kind}", samples, "new"))
             if rc != 0:
                 raise SystemExit(f"recording {kind} failed")
             results = load_results(tmp / f"rec-{kind}")
             passed = [r for r in results if r.scores and r.scores.get("call_accuracy")]
-            turns = {len(r.turns) for r in results}
-            if len(passed) != samples or turns != {3}:
-                raise SystemExit(f"{kind}: {len(passed)} of {samples} passed, turns {turns}")
+            took = {len(r.turns) for r in results}
+            if len(passed) != samples or (turns is not None and took != {turns}):
+                raise SystemExit(f"{kind}: {len(passed)} of {samples} passed, turns {took}")
 
 
 def one_kind(tmp: Path, kind: str, samples: int, rounds: int) -> list[float]:
@@ -133,6 +140,22 @@ def one_kind(tmp: Path, kind: str, samples: int, rounds: int) -> list[float]:
     return out
 
 
+def replay_kinds(
+    tmp: Path, kinds: list[str], samples: int, rounds: int, processes: int, cwd: Path
+) -> dict[str, list[float]]:
+    """Each kind's replay rounds (:func:`one_kind`) in a warm process of its own, the
+    kinds' processes alternated ``processes`` times; CPU ms a trial, by kind."""
+    per: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for _ in range(processes):
+        for kind in kinds:
+            done = subprocess.run(
+                [sys.executable, __file__, "--one", str(tmp), kind, str(samples), str(rounds)],
+                check=True, cwd=cwd, stdout=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            per[kind] += [float(x) for x in done.stdout.split()]
+    return per
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("rounds", nargs="?", type=int, default=5)
@@ -142,16 +165,8 @@ def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "bench-key-not-secret-0000")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        record(tmp, samples)
-        per: dict[str, list[float]] = {kind: [] for kind in SCENARIOS}
-        for _ in range(processes):
-            for kind in SCENARIOS:
-                done = subprocess.run(
-                    [sys.executable, __file__, "--one", str(tmp), kind, str(samples),
-                     str(rounds)],
-                    check=True, cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                )  # fmt: skip
-                per[kind] += [float(x) for x in done.stdout.split()]
+        record_kinds(tmp, SCENARIOS, REPLIES, samples, turns=3)
+        per = replay_kinds(tmp, list(SCENARIOS), samples, rounds, processes, ROOT)
     print(f"trials a round       : {samples} a kind, 3 exchanges and 2 calls each (prompt-json)")
     for how, pick in (("least", min), ("median", statistics.median)):
         env, scripted = pick(per["environment"]), pick(per["scripted"])

@@ -28,26 +28,39 @@ from toolbench.cassettes.recording import ToolExchange
 from toolbench.environments.mcp_config import McpServer
 from toolbench.environments.mcp_pool import Pool
 from toolbench.providers.fake import FakeServer, by_last_user
+from toolbench.results import TrialResult
 from toolbench.store import load_results
 
 POOLED = {"pool": "true", "reset": '"reset"'}
 FIRST_STATE = [("add_note", '{\n  "id": 1\n}', None), ("list_notes", "milk", None)]
 
 
-def test_a_pooled_server_serves_every_trial_from_its_first_state_and_a_replay_starts_none(
-    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def pooled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Working in ``tmp_path``: the notes scenario, and the notes server pooled with its
+    reset; the scenario file and the file of the servers' pids."""
     monkeypatch.chdir(tmp_path)
     scen = tmp_path / "notes.yaml"
     scen.write_text(NOTES)
-    pids = configure(tmp_path, **POOLED)
+    return scen, configure(tmp_path, **POOLED)
+
+
+def first_two(trial: TrialResult) -> list[tuple[str, str, str | None]]:
+    """The trial's first two calls as run: (name, result, error)."""
+    return [(r.name, r.result, r.error) for r in runs(trial.turns)][:2]
+
+
+def test_a_pooled_server_serves_every_trial_from_its_first_state_and_a_replay_starts_none(
+    fake: FakeServer, tmp_path: Path, pooled: tuple[Path, Path]
+) -> None:
+    scen, pids = pooled
     assert run_fake(fake, tmp_path, scen, "--samples", "3", "--concurrency", "1") == 0
     assert len(started(pids)) == 1  # once for the run
     assert all_stopped(pids, within_s=1.0)  # stopped when the run ended
     first = {t.sample: t for t in load_results(tmp_path / "run")}
     assert len(first) == 3
     for trial in first.values():  # the reset put its state back: one note each time
-        assert [(r.name, r.result, r.error) for r in runs(trial.turns)][:2] == FIRST_STATE
+        assert first_two(trial) == FIRST_STATE
     for cassette in (tmp_path / "cas").rglob("notes*.json"):
         methods = [(x["method"], (x.get("params") or {}).get("name")) for x in
                    json.loads(cassette.read_text())["tools"]]  # fmt: skip
@@ -66,17 +79,14 @@ def test_a_pooled_server_serves_every_trial_from_its_first_state_and_a_replay_st
 
 
 def test_concurrent_trials_take_a_server_each(
-    fake: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeServer, tmp_path: Path, pooled: tuple[Path, Path]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    scen = tmp_path / "notes.yaml"
-    scen.write_text(NOTES)
-    pids = configure(tmp_path, **POOLED)
+    scen, pids = pooled
     assert run_fake(fake, tmp_path, scen, "--samples", "4", "--concurrency", "2") == 0
     assert 1 <= len(started(pids)) <= 2 and all_stopped(pids, within_s=1.0)
     for trial in load_results(tmp_path / "run"):
         assert trial.status == "ok"
-        assert [(r.name, r.result, r.error) for r in runs(trial.turns)][:2] == FIRST_STATE
+        assert first_two(trial) == FIRST_STATE
 
 
 CRASH = """\
@@ -91,12 +101,10 @@ CRASH = """\
 
 
 def test_a_pooled_server_that_dies_fails_its_trial_typed_and_is_replaced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, pooled: tuple[Path, Path]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    scen = tmp_path / "notes.yaml"
+    scen, pids = pooled
     scen.write_text("scenarios:\n" + CRASH + notes_scenario("b-notes"))
-    pids = configure(tmp_path, **POOLED)
     replies = {**REPLIES, "Crash now": '{"tool": "crash", "arguments": {}}',
                "Tool Result": "It did not work."}  # fmt: skip
     with FakeServer(by_last_user(replies)) as fake:
@@ -106,7 +114,7 @@ def test_a_pooled_server_that_dies_fails_its_trial_typed_and_is_replaced(
     assert (dies.status, dies.error_code) == ("harness_error", "environment.mcp_died")
     notes = trials["b-notes"]
     assert notes.status == "ok"
-    assert [(r.name, r.result, r.error) for r in runs(notes.turns)][:2] == FIRST_STATE
+    assert first_two(notes) == FIRST_STATE
     assert len(started(pids)) == 2 and all_stopped(pids, within_s=1.0)
 
 
