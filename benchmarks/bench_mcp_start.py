@@ -183,8 +183,8 @@ def start_cycles(cycles: int, pids: Path) -> dict[str, list[float]]:
 
 def pooled_cycles(cycles: int, pids: Path) -> dict[str, list[float]]:
     """Per cycle on a pooled server (started before the first): ms of wall time to take it
-    (``tools/list``, ``reset``), call, give it back; CPU ms of this process and of the
-    server (read while it runs)."""
+    (``tools/list``, ``reset``), call, give it back; CPU ms of this process, and the
+    server's (read while it runs) over all the cycles, a cycle."""
     from toolbench.environments.mcp_config import McpServer
     from toolbench.environments.mcp_pool import Pool
 
@@ -202,8 +202,12 @@ def pooled_cycles(cycles: int, pids: Path) -> dict[str, list[float]]:
         pool.give_back(client)
         return [t0, t1, t2, time.perf_counter()]
 
+    server_cpu = _running_cpu(pids)
     try:
-        out = _timed(("take", "call", "give"), cycle, cycles, _running_cpu(pids))
+        s0 = server_cpu()
+        out = _timed(("take", "call", "give"), cycle, cycles, server_cpu)
+        # /proc counts in clock ticks (10 ms), more than a cycle takes: the mean of all
+        out["server"] = [1000 * (server_cpu() - s0) / cycles] * cycles
     finally:
         pool.close()
     if _started(pids) != before:
@@ -243,7 +247,7 @@ def _cycle_lines(title: str, cycle: dict[str, list[float]], keys: tuple[str, str
         v = {k: pick(x) for k, x in cycle.items()}
         print(
             f"{how:6} {title:13}: {a} {_ms(v[a])} ms, call {v[b]:.1f} ms, {c} {_ms(v[c])} ms "
-            f"wall; CPU {v['cpu']:.0f} ms toolbench, {v['server']:.0f} ms server"
+            f"wall; CPU {_ms(v['cpu'])} ms toolbench, {_ms(v['server'])} ms server"
         )
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbench.environments import Session, open_session
-from toolbench.environments.session import starts_servers
+from toolbench.environments.mcp_tools import starts_servers
 from toolbench.formats.base import Format, Message, ModelReply, RenderedRequest, ToolCall
 from toolbench.results import StreamTurn, TrialSettings, TurnRecord
 from toolbench.scenarios.model import Scenario

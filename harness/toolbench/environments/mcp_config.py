@@ -48,8 +48,8 @@ class McpServer(BaseModel):
     (never written to a cassette, a result or a report)."""
     cwd: str | None = None
     reset: str | None = None
-    """A tool called with no arguments at the start of each trial (a server toolbench does
-    not start, shared by the trials, offers one to return to its first state)."""
+    """A tool called with no arguments at the start of each trial (a server shared by the
+    trials, the user's or a pooled one, offers one to return to its first state)."""
     state_tool: str | None = Field(default=None, min_length=1)
     """A tool called with no arguments after each user turn of a loop scenario, its JSON
     result the server's state (:mod:`.mcp_state`); never offered to the model. Without

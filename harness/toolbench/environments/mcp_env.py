@@ -6,10 +6,9 @@ the engine and the scorers see an :class:`~.environment.Environment`. Live, each
 starts its own server (:mod:`.mcp_client`; a server toolbench does not start has its
 ``reset`` tool called first), so every trial starts from the same state; a pooled server
 (``pool = true``, :mod:`.mcp_pool`) is taken from its pool, listed and reset, and given
-back when the trial ends if the trial left it answering. Replayed, the
-trial is answered from its cassette (:mod:`.mcp_tape`; the recorded reset first) and no
-process is started; with
-``--record new``, a call the cassette does not hold starts the server, runs the calls
+back when the trial ends if the trial left it answering. Replayed, the trial is answered
+from its cassette (:mod:`.mcp_tape`; the recorded reset first) and no process is started;
+with ``--record new``, a call the cassette does not hold starts the server, runs the calls
 played so far against it again and goes on live, recording the server's exchanges anew.
 
 What goes wrong: a server that cannot start is ``environment.mcp_start`` on the trial; a

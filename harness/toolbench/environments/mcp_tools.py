@@ -54,6 +54,12 @@ def takes_server_tools(sc: Scenario) -> bool:
     return not sc.tools and bool(sc.environment)
 
 
+def starts_servers(sc: Scenario) -> bool:
+    """The scenario names a configured MCP server: opening its session may start a
+    process and wait for it (what the engine does off the run's event loop)."""
+    return any(server_of(use.name) is not None for use in sc.environment)
+
+
 def unlisted_tools_problems(scenarios: Iterable[Scenario]) -> list[str]:
     """One line per scenario that lists no tools and names no MCP server to list them."""
     out = []

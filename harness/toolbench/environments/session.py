@@ -33,13 +33,6 @@ def open_session(scenario: Scenario) -> Session | None:
         raise EnvironmentFault(str(exc), ENV_UNKNOWN) from None
 
 
-def starts_servers(scenario: Scenario) -> bool:
-    """The scenario names a configured MCP server: opening its session may start a
-    process and wait for it (what the engine must not do on the run's event loop)."""
-    servers = mcp_names()
-    return any(use.name in servers for use in scenario.environment)
-
-
 def scenario_problems(scenarios: Iterable[Scenario]) -> list[str]:
     """One line per scenario naming an environment nobody registered (what plan and
     validate refuse with exit 2), after registering those ``toolbench.toml`` and
