@@ -55,7 +55,7 @@ class McpServer(BaseModel):
     result the server's state (:mod:`.mcp_state`); never offered to the model. Without
     one a loop scenario (``expect.turns``) cannot name the server."""
     pool: bool = False
-    """Start the server once per run (per process) and reset it before each trial,
+    """Start the server once per run and reset it before each trial,
     instead of a fresh process per trial (needs ``reset`` or ``stateless``)."""
     stateless: bool = False
     """The server keeps no state between calls: pooled, it needs no reset."""

@@ -1,4 +1,4 @@
-"""Pooled MCP servers: started once per run (per process), put back before each trial.
+"""Pooled MCP servers: started once per run, put back before each trial.
 
 A server configured with ``pool = true`` (:mod:`.mcp_config`) is one whose state can be
 put back: its ``reset`` tool, or none needed (``stateless``). Its trials then take a
@@ -10,9 +10,10 @@ that exited, or whose call did not end in time, is stopped, and the next trial g
 fresh one. A server found dead when taken (its reset or its listing fails) is stopped
 and replaced, the trial none the worse.
 
-:func:`close_pools` stops every pooled server; the run calls it when it ends, however it
-ends, and a server a trial still holds then is stopped when that trial gives it back
-(or, at the latest, when the process exits: :data:`.mcp_client.LIVE`). A replayed trial
+:func:`close_pools` stops every pooled server; the run calls it when its trials end (on
+a Ray worker, when its batch of trials ends) and when the run ends, however it ends, and
+a server a trial still holds then is stopped when that trial gives it back (or, at the
+latest, when the process exits: :data:`.mcp_client.LIVE`). A replayed trial
 takes nothing from a pool: no process is started.
 """
 

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 
 from toolbench.cassettes import register_api_base, router
+from toolbench.environments.mcp_pool import close_pools
 from toolbench.errors import StorageError
 from toolbench.formats.base import Format
 from toolbench.providers.kind_registry import Providers
@@ -52,7 +53,10 @@ def run_schedule(plan: Plan, on_result: ProgressHook) -> int:
     trials the budget left unstarted. Raises the run's first storage fault."""
     # A run allocates many short-lived objects per trial: see runner/collector.py.
     with run_collector():
-        return asyncio.run(_Scheduler(plan, on_result).run())
+        try:
+            return asyncio.run(_Scheduler(plan, on_result).run())
+        finally:  # a pooled MCP server lasts the trials run here (a Ray worker's batch)
+            close_pools()
 
 
 class _Scheduler:
