@@ -153,6 +153,11 @@ def test_a_shared_server_is_reset_before_each_trial(
         ]  # fmt: skip
     recorded = json.loads(next((tmp_path / "cas").rglob("notes__s1.json")).read_text())["tools"]
     assert recorded[2]["params"] == {"name": "reset", "arguments": {}}
+    # replayed, the recorded reset is played first, then the calls (the server not asked)
+    again = ["--samples", "2", "--record", "none"]
+    assert run_fake(fake, tmp_path, scen, *again, out="again") == 0
+    replayed = {t.sample: t for t in load_results(tmp_path / "again")}
+    assert all(replayed[t.sample].turns == t.turns for t in trials)
 
 
 SLOW_AND_QUICK = (
