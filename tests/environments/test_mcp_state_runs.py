@@ -7,13 +7,12 @@ to identical turns and scores, and rescored the same with no process either."""
 from __future__ import annotations
 
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.environments.mcp_support import all_stopped, started
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench.cli.app import run_cli
 from toolbench.providers.fake import FakeServer, by_last_user
@@ -66,11 +65,6 @@ REPLIES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-
-
 def counting(pids: Path) -> list[str]:
     """The shipped server's command, its process id appended to ``pids`` first."""
     code = (
@@ -78,24 +72,6 @@ def counting(pids: Path) -> list[str]:
         f"runpy.run_module({MODULE!r}, run_name='__main__')"
     )
     return [sys.executable, "-c", code]
-
-
-def started(pids: Path) -> list[int]:
-    return [int(x) for x in pids.read_text().split()] if pids.is_file() else []
-
-
-def all_stopped(pids: Path, within_s: float = 10.0) -> bool:
-    def alive(pid: int) -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-
-    deadline = time.monotonic() + within_s
-    while any(alive(p) for p in started(pids)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not any(alive(p) for p in started(pids))
 
 
 def configure(tmp: Path, pids: Path, state_tool: str = "state", env: str = "") -> None:
