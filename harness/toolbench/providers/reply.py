@@ -17,6 +17,7 @@ from toolbench import codes
 from toolbench.formats.base import ModelReply
 from toolbench.providers.model_api import Fault
 from toolbench.providers.server_tools import client_calls
+from toolbench.providers.wire.chat.reader import Assembled, Assembler
 
 _INVENTED_ID = re.compile(
     r"call_[0-9a-f]{28}|(?:call_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -95,5 +96,48 @@ def read_reply(resp: Any, stable: bool = False, own_server: bool = False) -> Mod
         # of the calls the formats parse and the scorers judge.
         tool_calls=client_calls(tool_calls, raw),
         finish_reason=_get(choice, "finish_reason"),
+        raw_message=raw,
+    )
+
+
+def whole(resp: Any) -> Assembled:
+    """A plain reply read as the one event of its stream by the chat reader (a chat
+    completion, LiteLLM's ``ModelResponse`` or its JSON); a completion without
+    ``choices[0].message`` is an unreadable reply (``infra.bad_reply``, a :class:`Fault`)."""
+    asm = Assembler()
+    asm.feed(resp, None)
+    done = asm.close()
+    if done.whole is None:
+        raise Fault(codes.INFRA_BAD_REPLY, "a chat completion without choices[0].message", True)
+    return done
+
+
+def reply_of(done: Assembled, stable: bool = False, own_server: bool = False) -> ModelReply:
+    """The reply the chat reader assembled, plain (one event) or streamed, as a
+    :class:`ModelReply`: its message as the model sent it, its client calls."""
+    raw = _dump(done.message())
+    # A call-only message comes back with ``content: null``; dumping without None values
+    # would drop the key. It goes back as the model sent it: null, never "" (LiteLLM's
+    # Anthropic conversion turns "" into a text block the model never wrote). The one
+    # server that needs "" gets it by its own adaptation (:mod:`.request`).
+    if "content" not in raw:
+        raw["content"] = None
+    # LiteLLM adds ``provider_specific_fields`` to every message it converts; for a server
+    # of toolbench's own, whose replies also replay from the recorded JSON without
+    # LiteLLM, one that carries nothing (``{"refusal": None}``) is left out on both paths.
+    extras = raw.get("provider_specific_fields")
+    if own_server and isinstance(extras, dict) and all(v is None for v in extras.values()):
+        del raw["provider_specific_fields"]
+    tool_calls = [_dump(tc) for tc in done.tool_calls]
+    if stable:
+        stable_ids(tool_calls)
+        stable_ids(raw.get("tool_calls") or [])
+    content = raw["content"]
+    return ModelReply(
+        text=content if isinstance(content, str) else "",
+        # The tools the provider ran itself stay on the message (shown, and echoed), out
+        # of the calls the formats parse and the scorers judge.
+        tool_calls=client_calls(tool_calls, raw),
+        finish_reason=done.finish_reason,
         raw_message=raw,
     )

@@ -1,21 +1,20 @@
-"""The OpenAI chat stream reader: ``chat.completion.chunk`` deltas into one reply.
+"""The OpenAI chat reader: ``chat.completion.chunk`` deltas, or a whole reply, into one reply.
 
-An application that streams has to do this itself: OpenAI-style servers send each tool
-call in pieces (``index``, then ``id`` and ``function.name`` once, then ``arguments`` in
-fragments), and a reasoning model its ``reasoning_content`` before its answer. LiteLLM's
-translation of other providers adds ``thinking_blocks`` (Anthropic: thinking text in
-pieces, then its ``signature``; a ``redacted_thinking`` block whole) and a tool call's
-``provider_specific_fields`` (Gemini's ``thought_signature``, also carried in the call id
-after ``__thought__``). The assembled reply is an ordinary assistant message holding all
-of it, so that what the model returned goes back with its calls unaltered, scored by the
-same scorers as a non-streamed one; what went wrong
-on the way is a typed ``stream.*`` issue: a call without id or name, an index gap (after
-the first call's index, which may not be 0), arguments that never become valid JSON,
-text content between the pieces of one call, a stream that ends without ``finish_reason``.
-
-Every delta carries the offset (ms) of the last raw chunk read before it was yielded, so
-the timings (first token, first call byte, call complete) come from the same clock live
-and on replay. Linear in the number of deltas; never raises on what a server sends.
+A plain reply is a stream of one event (a chat completion whose choice carries the whole
+``message``), read here as the deltas of a stream are. A stream needs putting together:
+OpenAI-style servers send each tool call in pieces (``index``, then ``id`` and
+``function.name`` once, then ``arguments`` in fragments), a reasoning model its
+``reasoning_content`` before its answer; LiteLLM's translation of other providers adds
+``thinking_blocks`` (Anthropic: thinking text in pieces, then its ``signature``; a
+``redacted_thinking`` block whole) and a tool call's ``provider_specific_fields``
+(Gemini's ``thought_signature``, also in the call id after ``__thought__``). The reply is
+an ordinary assistant message holding all of it, so what the model returned goes back
+unaltered, scored as a plain one; what went wrong on the way is a typed ``stream.*``
+issue: a call without id or name, an index gap (after the first call's index, which may
+not be 0), arguments never valid JSON, text between the pieces of one call, no
+``finish_reason``. Every delta carries the offset (ms) of the last raw chunk read before
+it, so the timings come from the same clock live and on replay. Linear in the number of
+deltas; never raises on what a server sends.
 """
 
 from __future__ import annotations
@@ -72,8 +71,14 @@ class Assembled:
     """The results of tools the provider ran itself, as LiteLLM streams them in a delta's
     ``provider_specific_fields`` (:data:`RESULT_FIELDS`): the message keeps them, so its
     echo rebuilds the provider's blocks (:mod:`toolbench.providers.server_tools`)."""
+    whole: dict[str, Any] | None = None
+    """A whole reply's message as the model sent it (its ``None`` values left out): a
+    plain reply is a stream of one event whose choice carries the ``message`` itself, not
+    a ``delta``; None for a stream of deltas, whose message is built from them."""
 
     def message(self) -> dict[str, Any]:
+        if self.whole is not None:
+            return dict(self.whole)
         msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
         if self.reasoning:
             msg["reasoning_content"] = self.reasoning
@@ -103,17 +108,28 @@ def _items(value: Any) -> list[Any] | tuple[Any, ...]:
     return value if isinstance(value, list | tuple) else ()
 
 
+def _dump(obj: Any) -> dict[str, Any]:
+    """A message (a dict, or LiteLLM's object of it) without its ``None`` values."""
+    if isinstance(obj, dict):
+        return {k: v for k, v in obj.items() if v is not None}
+    dumped = obj.model_dump(exclude_none=True) if hasattr(obj, "model_dump") else None
+    return dumped if isinstance(dumped, dict) else {}
+
+
 class Assembler:
-    """Feed the chunks LiteLLM yields (or their dict form) with their offsets; then close."""
+    """Feed the chunks LiteLLM yields (or their dict form) with their offsets; then close.
+
+    A plain reply is fed the same way, as the one event of its stream: a chat completion
+    whose choice carries the whole ``message`` (:meth:`_whole`)."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.reasoning: list[str] = []
+        """``reasoning_content`` deltas (DeepSeek's reasoner, LiteLLM's translation of
+        thinking): part of what the model said, echoed back with its calls."""
         self.blocks: list[dict[str, Any]] = []
         """Thinking blocks: a thinking fragment extends the last block until that block
         has its signature; a redacted block comes whole."""
-        """``reasoning_content`` deltas (DeepSeek's reasoner, LiteLLM's translation of
-        thinking): part of what the model said, echoed back with its calls."""
         self.deltas: list[TimedDelta] = []
         self.calls: dict[int, _Call] = {}
         self.finish: str | None = None
@@ -125,6 +141,7 @@ class Assembler:
         self.provider_fields: dict[str, Any] = {}
         self._text_since_call = False
         self._gap = self._interleaved = False
+        self.whole: dict[str, Any] | None = None
 
     def _issue(self, code: str, message: str) -> None:
         self.issues.append((code, message))
@@ -177,55 +194,28 @@ class Assembler:
         self.last = run[-1][0]
 
     def feed(self, chunk: Any, offset_ms: float | None) -> None:
-        """One chunk: ``choices[0].delta`` (content, tool_calls), ``finish_reason``, usage."""
+        """One chunk (a decoded event, or LiteLLM's object of it): ``choices[0].delta``
+        (content, tool_calls), ``finish_reason``, usage; or ``choices[0].message``, a
+        whole reply. A dict's keys are looked up directly (about 200 events a replayed
+        trial), an object's attributes through :func:`_get`."""
         offset = 0.0 if offset_ms is None else float(offset_ms)
         self.last = offset
-        if type(chunk) is dict:
-            self._feed_dict(chunk, offset)
-            return
-        usage = _get(chunk, "usage")
-        for key in ("prompt_tokens", "completion_tokens"):
-            value = _get(usage, key) if usage is not None else None
-            if isinstance(value, int):
-                self.usage[key] = value
-        choices = _get(chunk, "choices")
-        if not isinstance(choices, list) or not choices:
-            return
-        choice = choices[0]
-        finish = _get(choice, "finish_reason")
-        if isinstance(finish, str) and finish:
-            self.finish = finish
-        delta = _get(choice, "delta")
-        if delta is None:
-            return
-        thought = _get(delta, "reasoning_content")
-        if isinstance(thought, str) and thought:
-            self.reasoning.append(thought)
-        for block in _items(_get(delta, "thinking_blocks")):
-            self._thinking(block)
-        text = _get(delta, "content")
-        if isinstance(text, str) and text:
-            self._text(text, offset)
-        for tc in _items(_get(delta, "tool_calls")):
-            self._tool_delta(tc, offset)
-        extras = _get(delta, "provider_specific_fields")
-        if extras:
-            self._results(extras)
-
-    def _feed_dict(self, chunk: dict[str, Any], offset: float) -> None:
-        """:meth:`feed` for a decoded event (a dict: about 200 a replayed trial), the
-        same reading with the dict lookups inlined where the chunk holds dicts."""
-        usage = chunk.get("usage")
+        cget = chunk.get if type(chunk) is dict else lambda key: _get(chunk, key)
+        usage = cget("usage")
         if usage is not None:
             for key in ("prompt_tokens", "completion_tokens"):
                 value = _get(usage, key)
                 if isinstance(value, int):
                     self.usage[key] = value
-        choices = chunk.get("choices")
+        choices = cget("choices")
         if not isinstance(choices, list) or not choices:
             return
         choice = choices[0]
         get = choice.get if type(choice) is dict else lambda key: _get(choice, key)
+        message = get("message")
+        if message is not None:
+            self._whole(message, get("finish_reason"))
+            return
         finish = get("finish_reason")
         if isinstance(finish, str) and finish:
             self.finish = finish
@@ -250,6 +240,18 @@ class Assembler:
         extras = dget("provider_specific_fields")
         if extras:
             self._results(extras)
+
+    def _whole(self, message: Any, finish: Any) -> None:
+        """A whole reply (the one event of a plain reply): its message kept as the model
+        sent it (``content: null`` stays null: the echo must be exact)."""
+        raw = _dump(message)
+        if "content" not in raw:
+            raw["content"] = None
+        self.whole = raw
+        self.finish = finish if isinstance(finish, str) else None
+        content = raw["content"]
+        if isinstance(content, str) and content:
+            self.parts.append(content)
 
     def _results(self, extras: Any) -> None:
         """The provider-run tools' results a delta carries (the whole list so far)."""
@@ -326,6 +328,24 @@ class Assembler:
         self._text_since_call = False
 
     def close(self) -> Assembled:
+        if self.whole is None:
+            calls = self._calls()
+            if self.finish is None:
+                self._issue(codes.STREAM_NO_FINISH, "the stream ended without a finish_reason")
+        else:  # a whole reply: its calls as sent (no delta sequence, timings or issues)
+            calls = [_dump(tc) for tc in _items(self.whole.get("tool_calls")) if tc is not None]
+        first = self.calls[min(self.calls)] if self.calls else None
+        return Assembled(
+            text="".join(self.parts), tool_calls=calls, finish_reason=self.finish,
+            issues=list(self.issues), deltas=list(self.deltas), first_token_ms=self.first_token,
+            first_call_ms=self.first_call, call_complete_ms=first.last_ms if first else None,
+            last_ms=self.last, usage=dict(self.usage), reasoning="".join(self.reasoning),
+            thinking_blocks=[dict(b) for b in self.blocks],
+            provider_fields=dict(self.provider_fields), whole=self.whole,
+        )  # fmt: skip
+
+    def _calls(self) -> list[dict[str, Any]]:
+        """The streamed calls put together, each broken delta sequence an issue."""
         calls: list[dict[str, Any]] = []
         for index in sorted(self.calls):
             c = self.calls[index]
@@ -351,14 +371,4 @@ class Assembler:
             if c.extras:
                 call["provider_specific_fields"] = dict(c.extras)
             calls.append(call)
-        if self.finish is None:
-            self._issue(codes.STREAM_NO_FINISH, "the stream ended without a finish_reason")
-        first = self.calls[min(self.calls)] if self.calls else None
-        return Assembled(
-            text="".join(self.parts), tool_calls=calls, finish_reason=self.finish,
-            issues=list(self.issues), deltas=list(self.deltas), first_token_ms=self.first_token,
-            first_call_ms=self.first_call, call_complete_ms=first.last_ms if first else None,
-            last_ms=self.last, usage=dict(self.usage), reasoning="".join(self.reasoning),
-            thinking_blocks=[dict(b) for b in self.blocks],
-            provider_fields=dict(self.provider_fields),
-        )  # fmt: skip
+        return calls
