@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from toolbench.providers.capabilities import filter_params
-from toolbench.providers.reply import read_reply
+from toolbench.providers.reply import reply_of, whole
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = [p for p in sorted((ROOT / "cassettes").glob("local_*/*/*.json"))]
@@ -53,8 +53,8 @@ def test_the_json_reading_equals_litellms_on_every_committed_body() -> None:
     bodies = _bodies()
     assert len(bodies) > 1000  # the committed plain replies of both embedded models
     for body in bodies:
-        own = read_reply(body, own_server=True)
-        via = read_reply(_model_response(body, lm), own_server=True)
+        own = reply_of(whole(body), own_server=True)
+        via = reply_of(whole(_model_response(body, lm)), own_server=True)
         assert own == via, body
 
 

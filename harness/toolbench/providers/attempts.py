@@ -25,7 +25,7 @@ from toolbench.errors import CassetteMissingError, UnsupportedError
 from toolbench.providers import finish as finish_signal
 from toolbench.providers import rate_limits
 from toolbench.providers.model_api import CassetteView, Endpoint, Fault, ModelAPI
-from toolbench.providers.reply import read_reply
+from toolbench.providers.reply import whole
 from toolbench.providers.wire.chat.reader import Assembled
 from toolbench.redaction import redact_error
 from toolbench.results import Attempt, RequestParams
@@ -69,7 +69,7 @@ def _provider_s(exchange: CassetteView | None) -> float | None:
 def _filtered(resp: Any) -> bool:
     """Whether the sender read ``resp`` as a reply its provider's filter stopped."""
     try:
-        return read_reply(resp).finish_reason == finish_signal.FILTERED
+        return whole(resp).finish_reason == finish_signal.FILTERED
     except Fault:
         return False
 
@@ -151,7 +151,8 @@ class Attempts:
                 # prompt (Gemini: no candidates, a blockReason): its own code.
                 raise finish_signal.filtered(f" ({reply_fault})")
             raise Fault(codes.INFRA_BAD_REPLY, reply_fault, True, None)
-        read_reply(sent.response)  # raises a Fault on a reply without a message
+        if sent.assembled is None:  # a plain reply: raises a Fault when it has no message
+            whole(sent.response)
         return sent
 
     def _fault(self, exc: Exception) -> Exception:

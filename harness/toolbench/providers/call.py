@@ -7,8 +7,8 @@ typed values between them: build the request once (:mod:`.request`, parameters f
 by the kind's capabilities: :class:`Built`) -> replay at the boundary or send
 (:class:`~toolbench.providers.attempts.Attempts`: retries, the deadline, a refused
 ``stop`` dropped, the provider's time, one :class:`KindSend` for both modes:
-:class:`~toolbench.providers.attempts.Sent`) -> read the reply (a plain reply is a stream
-of one event, read whole by :mod:`.reply`; a stream's events delta by delta by
+:class:`~toolbench.providers.attempts.Sent`) -> read the reply by the one reader (a plain
+reply is a stream of one event, :func:`~.reply.whole`; a stream's events delta by delta,
 :mod:`.stream_read` and :mod:`.wire`) -> keep it as read in the cassette.
 """
 
@@ -39,7 +39,7 @@ from toolbench.providers.replay import (
     replay_plain,
     replays_stream,
 )
-from toolbench.providers.reply import read_reply
+from toolbench.providers.reply import reply_of, whole
 from toolbench.providers.stream_read import as_completion, finish, left, read_stream, stream_record
 from toolbench.providers.turn_request import adaptations, as_streamed, build_request
 from toolbench.results import Attempt, RequestParams
@@ -62,7 +62,7 @@ class Built:
 class KindSend:
     """One attempt's transport, plain or streamed: the kind's send under the deadline,
     then its events read. A plain reply is a stream of one event, the whole completion
-    (read by :func:`~.reply.read_reply` in the read stage); a stream's events are read
+    (read by :func:`~.reply.whole` in the read stage); a stream's events are read
     delta by delta (:func:`~.stream_read.read_stream`), or, when the cassette answers it
     at the boundary, its recorded events are played instead of any send.
 
@@ -169,8 +169,9 @@ def _read(
     endpoint, exchange, caps, resp = request.endpoint, request.exchange, built.caps, sent.response
     usage = _get(resp, "usage")
     stable = not caps.own_server and invents_call_ids(endpoint.model, endpoint.api_base)
+    read = sent.assembled if sent.assembled is not None else whole(resp)
     done = Completion(
-        reply=read_reply(resp, stable, caps.own_server),
+        reply=reply_of(read, stable, caps.own_server),
         request=sent_request,
         latency_s=sent.latency_s,
         prompt_tokens=_get(usage, "prompt_tokens"),
@@ -183,7 +184,6 @@ def _read(
     )
     if sent.assembled is None:
         return _settled(done, finish_signal.native_of_reply(resp))
-    done.reply.finish_reason = sent.assembled.finish_reason
     done.stream = stream_record(sent.assembled)
     return _settled(done, sent.native)
 

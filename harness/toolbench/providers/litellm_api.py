@@ -36,7 +36,7 @@ from toolbench.providers.model_api import (
     Fault,
     ProviderSettings,
 )
-from toolbench.providers.reply import read_reply as _reply
+from toolbench.providers.reply import reply_of, whole
 from toolbench.providers.wire.responses.reader import completion
 from toolbench.providers.wire.responses.request import is_responses
 
@@ -116,7 +116,7 @@ def read_recorded(
     lm = litellm()
     try:
         resp = _model_response(body, lm)
-        reply = _reply(resp, invents_call_ids(endpoint.model, endpoint.api_base))
+        reply = reply_of(whole(resp), invents_call_ids(endpoint.model, endpoint.api_base))
     except Exception:  # not a chat completion LiteLLM reads: let the full path judge it
         return None
     usage = getattr(resp, "usage", None)

@@ -15,10 +15,11 @@ cassette holds without the sender's request and response machinery, in this orde
 2. **the recorded body** (:func:`replay_plain`), found by toolbench's own request key
    (:func:`replay_key`, recorded with every exchange since keys exist) or, in older
    cassettes, by the HTTP request the sender would send (:func:`wire_request`, matched
-   as the HTTP replay matches it), and read by its wire: the Responses API's reader; a server
-   of toolbench's own (plain OpenAI chat, no price) by the one reply reader without
-   LiteLLM; a model LiteLLM reads with its generic OpenAI conversion by that conversion
-   (:func:`~toolbench.providers.litellm_api.read_recorded`);
+   as the HTTP replay matches it), and read as the one event of its stream by the reader
+   that reads a stream's events (:func:`~toolbench.providers.reply.whole`): a server of
+   toolbench's own (plain OpenAI chat, no price) without LiteLLM; a Responses API body
+   after its wire's translation; a model LiteLLM reads with its generic OpenAI
+   conversion after that conversion (:func:`~toolbench.providers.litellm_api.read_recorded`);
 3. **the recorded stream** (:func:`replays_stream`): the cassette's ``replay_stream``
    plays the recorded events through the same framing guard, found by the wire request.
 
@@ -48,7 +49,7 @@ from toolbench.providers.model_api import (
     Endpoint,
     WireRequest,
 )
-from toolbench.providers.reply import read_reply
+from toolbench.providers.reply import reply_of, whole
 from toolbench.providers.turn_request import adaptations, as_streamed, build_request
 from toolbench.providers.wire.chat import request as chat_request
 from toolbench.providers.wire.responses import request as responses_request
@@ -97,7 +98,7 @@ def replay_plain(
             return None
         try:
             resp = completion(body)
-            reply = read_reply(resp)
+            reply = reply_of(whole(resp))
         except Exception:  # no reply (a typed fault): the full path judges it
             return None
         usage = resp.get("usage") or {}
@@ -108,7 +109,7 @@ def replay_plain(
         if body is None or not isinstance(body.get("choices"), list):
             return None
         try:
-            reply = read_reply(body, own_server=True)
+            reply = reply_of(whole(body), own_server=True)
         except Exception:  # not a chat completion: let the full path judge it
             return None
         found = body.get("usage")

@@ -1,9 +1,12 @@
-"""A plain (whole) reply read into a :class:`~toolbench.formats.base.ModelReply`.
+"""A reply, plain or streamed, as a :class:`~toolbench.formats.base.ModelReply`.
 
 Every kind hands the shared call an OpenAI chat completion (LiteLLM's ``ModelResponse``
-or the same shape as a dict); this is the one place it is read. The message is kept as
-the model sent it (``content: null`` stays null; reasoning, thinking blocks and thought
-signatures stay on the raw message, which is what goes back in the next turn).
+or the same shape as a dict), whole or as a stream of chunks. Both are read by the one
+chat reader (:class:`~toolbench.providers.wire.chat.reader.Assembler`): a plain reply is
+a stream of one event (:func:`whole`); what it assembled becomes the turn's reply here
+(:func:`reply_of`). The message is kept as the model sent it (``content: null`` stays
+null; reasoning, thinking blocks and thought signatures stay on the raw message, which
+is what goes back in the next turn).
 """
 
 from __future__ import annotations
@@ -53,51 +56,8 @@ def derived_id(index: int, name: Any, arguments: Any) -> str:
     return f"call_{hashlib.sha256(text.encode()).hexdigest()[:24]}"
 
 
-def _dump(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, dict):
-        return {k: v for k, v in obj.items() if v is not None}
-    dumped: dict[str, Any] = obj.model_dump(exclude_none=True)
-    return dumped
-
-
-def _get(obj: Any, key: str) -> Any:
-    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
-
-
-def read_reply(resp: Any, stable: bool = False, own_server: bool = False) -> ModelReply:
-    """``choices[0].message`` of a chat completion as a :class:`ModelReply`; a completion
-    without one is an unreadable reply (``infra.bad_reply``, a :class:`Fault`)."""
-    choices = _get(resp, "choices")
-    if not choices or _get(choices[0], "message") is None:
-        raise Fault(codes.INFRA_BAD_REPLY, "a chat completion without choices[0].message", True)
-    choice = choices[0]
-    msg = _get(choice, "message")
-    raw = _dump(msg)
-    # A call-only message comes back with ``content: null``; dumping without None values
-    # would drop the key. It goes back as the model sent it: null, never "" (LiteLLM's
-    # Anthropic conversion turns "" into a text block the model never wrote). The one
-    # server that needs "" gets it by its own adaptation (:mod:`.request`).
-    if "content" not in raw:
-        raw["content"] = None
-    # LiteLLM adds ``provider_specific_fields`` to every message it converts; for a server
-    # of toolbench's own, whose replies also replay from the recorded JSON without
-    # LiteLLM, one that carries nothing (``{"refusal": None}``) is left out on both paths.
-    extras = raw.get("provider_specific_fields")
-    if own_server and isinstance(extras, dict) and all(v is None for v in extras.values()):
-        del raw["provider_specific_fields"]
-    tool_calls = [_dump(tc) for tc in (_get(msg, "tool_calls") or [])]
-    if stable:
-        stable_ids(tool_calls)
-        stable_ids(raw.get("tool_calls") or [])
-    content = _get(msg, "content")
-    return ModelReply(
-        text=content if isinstance(content, str) else "",
-        # The tools the provider ran itself stay on the message (shown, and echoed), out
-        # of the calls the formats parse and the scorers judge.
-        tool_calls=client_calls(tool_calls, raw),
-        finish_reason=_get(choice, "finish_reason"),
-        raw_message=raw,
-    )
+def _dump(msg: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in msg.items() if v is not None}
 
 
 def whole(resp: Any) -> Assembled:
@@ -128,7 +88,7 @@ def reply_of(done: Assembled, stable: bool = False, own_server: bool = False) ->
     extras = raw.get("provider_specific_fields")
     if own_server and isinstance(extras, dict) and all(v is None for v in extras.values()):
         del raw["provider_specific_fields"]
-    tool_calls = [_dump(tc) for tc in done.tool_calls]
+    tool_calls = [_dump(tc) for tc in done.tool_calls]  # copies: stable ids rewrite them
     if stable:
         stable_ids(tool_calls)
         stable_ids(raw.get("tool_calls") or [])

@@ -240,8 +240,8 @@ UNREAD_FRAMING = (
 
 
 def as_completion(done: Assembled, model: str) -> dict[str, Any]:
-    """The assembled reply in the shape of a plain chat completion (read by
-    :func:`~toolbench.providers.reply.read_reply` like any other)."""
+    """The assembled reply in the shape of a plain chat completion (its usage priced and
+    counted like any other's; its reply is read from the assembled reply itself)."""
     usage = None
     if "completion_tokens" in done.usage:
         p, c = done.usage.get("prompt_tokens", 0), done.usage["completion_tokens"]

@@ -149,7 +149,7 @@ def message(output: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str
 
 def completion(response: Any) -> dict[str, Any]:
     """A whole Responses API ``response`` (its JSON, or LiteLLM's object of it) as a chat
-    completion (read by :func:`toolbench.providers.reply.read_reply` like any other); a
+    completion (read as the one event of its stream, :func:`toolbench.providers.reply.whole`); a
     response that is no reply raises ``infra.bad_reply`` (a :class:`Fault`)."""
     body = response if isinstance(response, dict) else _dump(response)
     why = _failed(body)
