@@ -24,6 +24,7 @@ from toolbench import codes
 from toolbench.formats.base import ModelReply
 from toolbench.providers.litellm_api import _model_response, litellm
 from toolbench.providers.model_api import Fault
+from toolbench.providers.replay import kept_event
 from toolbench.providers.reply import reply_of, whole
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,3 +100,27 @@ def test_a_completion_without_a_message_is_a_bad_reply(resp: dict[str, Any]) -> 
     with pytest.raises(Fault) as got:
         whole(resp)
     assert got.value.code == codes.INFRA_BAD_REPLY
+
+
+def kept_replies() -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, reply)`` of every reply a committed cassette kept as read."""
+    for path in sorted((REPO / "tests/data").rglob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        if '"read":' not in text:
+            continue
+        for i, ex in enumerate(json.loads(text).get("exchanges") or []):
+            read = ex.get("read")
+            if isinstance(read, dict):
+                yield f"{path.relative_to(REPO)}#{i}", read["reply"]
+
+
+def test_a_kept_reply_reads_by_the_one_reader_into_itself() -> None:
+    """The reply a recording kept is the one event of its reply (its message as sent),
+    read like any other into the very reply kept."""
+    n = 0
+    for where, kept in kept_replies():
+        got = reply_of(whole(kept_event(kept)))
+        assert got == ModelReply.model_validate(kept), where
+        assert json.dumps(got.raw_message) == json.dumps(kept["raw_message"]), where
+        n += 1
+    assert n >= 200

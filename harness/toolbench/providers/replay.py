@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from toolbench import codes
 from toolbench.cassettes import boundary
 from toolbench.cassettes.recording import ReadReply
 from toolbench.errors import UserError
@@ -47,6 +48,7 @@ from toolbench.providers.model_api import (
     Completion,
     CompletionRequest,
     Endpoint,
+    Fault,
     WireRequest,
 )
 from toolbench.providers.reply import reply_of, whole
@@ -239,6 +241,16 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def kept_event(kept: dict[str, Any]) -> dict[str, Any]:
+    """The one event of a kept reply: its message as the model sent it (after the
+    sender's conversion), read again by the one reader like any recorded body; a kept
+    reply without a message is no reply (``infra.bad_reply``: not trusted)."""
+    message = kept.get("raw_message")
+    if not isinstance(message, dict):
+        raise Fault(codes.INFRA_BAD_REPLY, "a kept reply without its message", True)
+    return {"choices": [{"message": message, "finish_reason": kept.get("finish_reason")}]}
+
+
 def replay_kept(
     asked: CompletionRequest, caps: Capabilities, log: list[Attempt], stream: bool
 ) -> Completion | None:
@@ -256,9 +268,9 @@ def replay_kept(
     read, key, index = found
     try:
         params = RequestParams.model_validate(read.params)
-        reply = ModelReply.model_validate(read.reply)
+        reply = reply_of(whole(kept_event(read.reply)))
         record = None if read.stream is None else StreamTurn.model_validate(read.stream)
-    except ValidationError:  # a hostile or damaged record: the full path reads the bytes
+    except (ValidationError, Fault):  # a hostile or damaged record: the full path reads the bytes
         return None
     gone = {p for p in params.asked if p not in params.sent}
     sent = {k: v for k, v in full.items() if k not in gone}
