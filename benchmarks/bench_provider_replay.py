@@ -1,10 +1,11 @@
 """Replay CPU of LiteLLM kinds' cassettes, whole command, at the boundary and in full.
 
 A replay at the boundary answers from the replies the recording kept as read
-(:mod:`toolbench.providers.kept_replay`) and never imports LiteLLM; ``--replay full``
-re-derives every reply from the recorded bytes through LiteLLM (the path every LiteLLM
-kind's replay took before replies were kept, but for the boundary replay of OpenAI chat
-bodies). Measured, each the least of ``ROUNDS`` runs (default 3), the two modes alternated:
+(:func:`toolbench.providers.replay.replay_kept`: each kept message read by the one reader
+as the one event of its reply) and never imports LiteLLM; ``--replay full`` re-derives
+every reply from the recorded bytes through LiteLLM (the path every LiteLLM kind's replay
+took before replies were kept, but for the boundary replay of OpenAI chat bodies).
+Measured, each the least of ``ROUNDS`` runs (default 3), the two modes alternated:
 
 * plain: ``toolbench run --record none`` of the committed provider cassettes of openai,
   anthropic and gemini (tests/data/provider_rt: six formats, two turns each), a fresh
