@@ -4,6 +4,7 @@ exit 2, before any call and without a run directory."""
 from __future__ import annotations
 
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,13 +43,24 @@ def test_ray_not_installed(
     )
 
 
-def test_no_cluster_at_address(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_cluster_at_address(tmp_path: Path) -> None:
+    """Through the CLI in its own process: this test package's shared Ray instance
+    (``conftest.cluster``) is connected in the pytest process, where the executor would
+    rightly use it instead of the address."""
     pytest.importorskip("ray", reason="the ray extra is not installed")
+    out = tmp_path / "run"
     with socket.socket() as s:  # a port nothing listens on: bound, never listening
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-        line = _refused(tmp_path, capsys, "--executor", "ray", "--address", f"127.0.0.1:{port}")
-    assert line == f"error: --address: no Ray cluster at 127.0.0.1:{port} (Connection refused)"
+        argv = ["run", "--models", "openai/fake", "--out", str(out), "--quiet",
+                "--executor", "ray", "--address", f"127.0.0.1:{port}"]  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "toolbench", *argv], capture_output=True, text=True,
+            timeout=120, cwd=tmp_path,
+        )  # fmt: skip
+    want = f"error: --address: no Ray cluster at 127.0.0.1:{port} (Connection refused)\n"
+    assert (done.returncode, done.stderr) == (2, want)
+    assert not out.exists()
 
 
 def test_address_not_host_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

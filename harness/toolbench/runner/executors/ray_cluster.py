@@ -54,9 +54,12 @@ def check_ray(opts: RunOptions) -> None:
     """Refuse ``--executor ray`` without Ray, or with an ``--address`` where no cluster
     answers; with one, connect to it now (before the run directory is written)."""
     ray = import_ray()
-    if opts.address is None or ray.is_initialized():
+    if opts.address is None:
         return
-    probe_address(opts.address)
+    where = address_form(opts.address)  # a malformed address is refused in every case
+    if ray.is_initialized():
+        return  # a process already connected (a notebook, a test) runs on its instance
+    probe_address(opts.address, where)
     try:
         ray.init(address=opts.address, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -64,17 +67,24 @@ def check_ray(opts: RunOptions) -> None:
         raise UserError(f"--address: no Ray cluster at {opts.address}: {first}") from None
 
 
-def probe_address(address: str) -> None:
-    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) where nothing listens is refused at once:
-    Ray itself would retry its connection for a minute before saying so."""
+def address_form(address: str) -> tuple[str, int] | None:
+    """``address``'s host and port (None for ``auto``), or the one line refusing it."""
     if address == "auto":
-        return  # Ray reads this machine's running instance itself, and says so at once
-    where = address.removeprefix("ray://")
-    host, _, port = where.rpartition(":")
+        return None  # Ray reads this machine's running instance itself, and says so at once
+    host, _, port = address.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():
         raise UserError(f"--address: '{address}' is not HOST:PORT, ray://HOST:PORT or auto")
+    return host, int(port)
+
+
+def probe_address(address: str, where: tuple[str, int] | None) -> None:
+    """A ``HOST:PORT`` (or ``ray://HOST:PORT``) where nothing listens is refused at once:
+    Ray itself would retry its connection for a minute before saying so."""
+    if where is None:
+        return
+    host, port = where
     try:
-        socket.create_connection((host, int(port)), timeout=PROBE_S).close()
+        socket.create_connection((host, port), timeout=PROBE_S).close()
     except OSError as exc:
         raise UserError(f"--address: no Ray cluster at {address} ({exc.strerror or exc})") from None
 
