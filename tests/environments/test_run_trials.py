@@ -3,7 +3,6 @@ and a scenario whose environment cannot open failing only its own trial."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ from typer.testing import CliRunner
 
 from tests.runner.conftest import run_fake, trials_by_id
 from toolbench.cli.app import app
-from toolbench.providers.fake import FakeServer, by_last_user
+from toolbench.providers.fake import FakeServer
 
 LOOP = """\
 scenarios:
@@ -62,18 +61,6 @@ REPLIES = {
     "Add milk": '{"tool": "add_task", "arguments": {"title": "milk"}}',
     "Mark it done": '{"tool": "complete_task", "arguments": {"id": 1}}',
 }
-
-
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A key for ``openai/fake`` (LiteLLM asks for one; the fake ignores it)."""
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret-0000")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeServer]:
-    with FakeServer(by_last_user(REPLIES)) as server:
-        yield server
 
 
 def test_environment_trials_record_replay_and_fail_alone(fake: FakeServer, tmp_path: Path) -> None:
