@@ -3,7 +3,7 @@
 A kind only sends (:meth:`~toolbench.providers.model_api.ModelAPI.send`) and says what a
 fault means (:meth:`~toolbench.providers.model_api.ModelAPI.classify`); this module owns
 what is around the send, the same for every kind and for both modes, as stages with
-typed values between them: build the request once (:mod:`.request`, parameters filtered
+typed values between them: build the request once (:mod:`.turn_request`, parameters filtered
 by the kind's capabilities: :class:`Built`) -> replay at the boundary or send
 (:class:`~toolbench.providers.attempts.Attempts`: retries, the deadline, a refused
 ``stop`` dropped, the provider's time, one :class:`KindSend` for both modes:

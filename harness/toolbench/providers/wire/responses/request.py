@@ -2,8 +2,8 @@
 request every format renders, and which providers take it.
 
 The format renders the conversation as chat messages, as for every provider; the request
-is built and its parameters filtered once (:mod:`.request`), then shaped here for
-``litellm.aresponses``, which hands it to the provider as it is (LiteLLM 1.106.2,
+is built and its parameters filtered once (:mod:`toolbench.providers.turn_request`), then
+shaped here for ``litellm.aresponses``, which hands it to the provider as it is (LiteLLM 1.106.2,
 ``llms/openai/responses/transformation.py``). Shapes from the OpenAI API reference
 (https://platform.openai.com/docs/api-reference/responses/create, "Function calling" in
 the guide):
