@@ -9,9 +9,10 @@ The usage errors are of two kinds. Those click finds while parsing (a missing ar
 an unknown option, a value of the wrong type) are printed before any command runs: they
 should cost no more than ``--help``. Those a command finds in its options once it runs
 (``run --concurrency 0``, ``run --formats nosuch``, ``gate`` of a folder with no results)
-load what the check needs (the run's options, the formats, the report) and are shown for
-what they cost. Also checked: ``--help`` imports neither LiteLLM nor rich, and a missing
-argument imports none of pydantic, detect-secrets, rich or LiteLLM.
+are checked by light modules before the runner or the report is imported, and should
+cost little more. Also checked: ``--help`` imports neither LiteLLM nor rich, and a
+missing argument, ``run --formats nosuch`` and ``gate`` of a folder with no results
+import none of pydantic, detect-secrets, rich or LiteLLM.
 Run: ``python benchmarks/bench_startup.py``; ``--tiny``: each command once (checks it still
 runs).
 """
@@ -42,6 +43,8 @@ COMMANDS = {
     "gate, no results": ([*CLI, "gate", "nosuch", "--min", "call_accuracy=0.5"], 2),
 }
 HEAVY = ("litellm", "rich", "pydantic", "detect_secrets")
+LIGHT = ("missing argument", "run --formats nosuch", "gate, no results")
+"""Usage errors whose imports are checked (the command line after ``CLI``)."""
 PROBE = (
     "import sys, contextlib, io\nfrom toolbench.cli.app import run_cli\n"
     "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):"
@@ -84,7 +87,7 @@ def main() -> None:
             for name, (cmd, code) in COMMANDS.items():
                 times[name].append(_once(cmd, code, cwd))
         at_help = _imported(["--help"], cwd)
-        at_error = _imported(["report"], cwd)
+        at_error = {name: _imported(COMMANDS[name][0][3:], cwd) for name in LIGHT}
     wall = {name: statistics.median(w for w, _ in runs) for name, runs in times.items()}
     least = {name: min(w for w, _ in runs) for name, runs in times.items()}
     cpu = {name: statistics.median(c for _, c in runs) for name, runs in times.items()}
@@ -100,8 +103,9 @@ def main() -> None:
     print(f"usage error ratio   : {wall['missing argument'] / base:7.1f}x")
     print(f"litellm imported    : {at_help['litellm']}")
     print(f"rich imported       : {at_help['rich']}")
-    heavy = [name for name, loaded in at_error.items() if loaded]
-    print(f"missing argument imports: {', '.join(heavy) or 'none'} of {', '.join(HEAVY)}")
+    for name, imported in at_error.items():
+        heavy = [module for module, loaded in imported.items() if loaded]
+        print(f"{name} imports: {', '.join(heavy) or 'none'} of {', '.join(HEAVY)}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ from typing import Any
 
 from toolbench.errors import UserError
 
+CONFIG_FILE = Path("toolbench.toml")
+"""toolbench's own settings file, read from the working directory (as ``gate`` reads
+its ``[gate]`` table there)."""
+
 
 def read_toml(path: Path) -> dict[str, Any]:
     """The file's data, empty when it is absent; one line naming the file when it cannot

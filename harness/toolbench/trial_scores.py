@@ -8,15 +8,15 @@ metrics and plugins hold these values without the rest of the stored run's shape
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolbench.named_values import Value as Value
+from toolbench.named_values import named_value as named_value
+
 ValueKind = Literal["number", "boolean", "label"]
 """What a named value holds: a number (a measurement), a boolean (a check) or a label."""
-
-Value = bool | int | float | str | None
-"""A named value (None: not applicable to this trial, left out of every metric over it)."""
 
 
 class ScoreValue(BaseModel):
@@ -65,13 +65,3 @@ class TrialScores(BaseModel):
         """The value called ``name`` (None when no scorer gave this trial one)."""
         entry = self.values.get(name)
         return entry.value if entry is not None else None
-
-
-def named_value(scores: dict[str, Any], name: str) -> Value:
-    """The value called ``name`` in a stored (JSON-decoded) ``scores`` record:
-    ``values[name].value``; None when absent. Reports read raw lines through this."""
-    entry = (scores.get("values") or {}).get(name)
-    if isinstance(entry, dict):
-        v = entry.get("value")
-        return v if isinstance(v, bool | int | float | str) else None
-    return None

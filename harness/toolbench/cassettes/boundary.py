@@ -18,15 +18,14 @@ import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
 from toolbench.cassettes.match import echo_equivalent
 from toolbench.redaction import json_may_hold, redact_data, secret_values
-
-ReplayMode = Literal["boundary", "full"]
-REPLAY_MODES: tuple[ReplayMode, ...] = ("boundary", "full")
+from toolbench.run_modes import REPLAY_MODES as REPLAY_MODES
+from toolbench.run_modes import ReplayMode as ReplayMode
 
 
 @lru_cache(maxsize=256)

@@ -13,7 +13,7 @@ import copy
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
@@ -26,8 +26,7 @@ from toolbench.cassettes.stream_framing import Clock, decode
 from toolbench.errors import CassetteMissingError
 from toolbench.framings import framing_of
 from toolbench.redaction import redact_data
-
-RecordOption = Literal["none", "new", "all"]
+from toolbench.run_modes import RecordOption as RecordOption
 
 
 def _responses_events(clock: Clock) -> bool:

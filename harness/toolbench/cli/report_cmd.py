@@ -22,6 +22,7 @@ from toolbench.report.outputs import (
     report_names,
     write,
 )
+from toolbench.run_paths import existing_results
 
 RunArg = Annotated[Path, typer.Argument(help="A run directory (runs/<id>) or its results.jsonl.")]
 
@@ -183,14 +184,12 @@ def gate(
     ] = False,
 ) -> int:
     """Exit 0 when every threshold holds, 1 with a table of violations, 2 on bad input."""
-    from toolbench.cli.json_out import dumps, gate_json
-    from toolbench.report import gate as g
-    from toolbench.report.drop_tests import drop_tests
-    from toolbench.report.metrics import aggregate, load_table
+    # The bounds are checked, then the folder, before the report (pandas) is loaded.
+    from toolbench.report.gate_config import from_options, load_config
 
-    cli = g.from_options(mins or [], maxs or [], drops or [], per_cell, pass_k)
+    cli = from_options(mins or [], maxs or [], drops or [], per_cell, pass_k)
     cli.significant = significant
-    cfg = g.load_config(config).merged(cli, per_cell)
+    cfg = load_config(config).merged(cli, per_cell)
     if cfg.empty:
         raise UserError(
             "gate: no thresholds (give --min/--max/--max-drop or a [gate] table in toolbench.toml)"
@@ -199,6 +198,12 @@ def gate(
         raise UserError("--max-drop needs --baseline RUN")
     if significant and not cfg.max_drop:
         raise UserError("--significant tests --max-drop bounds; give --max-drop and --baseline")
+    existing_results(run)
+    from toolbench.cli.json_out import dumps, gate_json
+    from toolbench.report import gate as g
+    from toolbench.report.drop_tests import drop_tests
+    from toolbench.report.metrics import aggregate, load_table
+
     table = load_table(run)
     if table.df.empty:
         raise UserError(f"{table.path}: no trials to gate")

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING
 
 import typer
 
 from toolbench.cli.conventions import Command, choices
+from toolbench.run_modes import DISPLAY_POLICIES, RECORD_MODES, STREAM_MODES
 
-RecordChoice = Literal["none", "new", "all"]
-RECORD_MODES: tuple[RecordChoice, ...] = get_args(RecordChoice)
+if TYPE_CHECKING:
+    from toolbench.results import Shard
+
 _FIELDS = {"model_param": "model_params", "cassettes": "cassette_dir", "timeout": "timeout_s",
            "budget": "budget_s"}  # fmt: skip
 """Option name -> RunOptions field, where they differ (for ``--resume``)."""
-STREAM_MODES = ("off", "on", "both")
-DISPLAY_POLICIES = ("careful", "naive")
 
 
 def _split(value: str | None) -> list[str]:
@@ -27,21 +27,28 @@ def split_specs(value: str | None) -> list[str]:
     ``native:strict,tool_choice=required,xml`` is two specs. A piece continues the spec
     before it when that spec has options and the piece is not a spec of its own (it
     holds ``=`` but no ``:`` or ``|``, or is a bare word that names no format, or is
-    empty: an empty option, which the format refuses)."""
-    from toolbench.formats.auto import AUTO
-    from toolbench.formats.format_registry import format_names
-
-    names = {*format_names(), AUTO}
+    empty: an empty option, which the format refuses). The format names are read only
+    for such a bare word (reading them loads every format)."""
     out: list[str] = []
     for piece in (v.strip() for v in (value or "").split(",")):
-        own = ":" in piece or "|" in piece or piece in names
-        if out and ":" in out[-1].rpartition("|")[2] and not own:
+        if out and ":" in out[-1].rpartition("|")[2] and not _names_a_spec(piece):
             # An empty piece here is an empty option of that spec (``shots=2,``): kept,
             # for the format's parser to refuse, never dropped as an empty list item.
             out[-1] += "," + piece
         elif piece:
             out.append(piece)
     return out
+
+
+def _names_a_spec(piece: str) -> bool:
+    """Whether a piece of ``--formats`` is a spec of its own (not an option of the last)."""
+    if ":" in piece or "|" in piece:
+        return True
+    # Deferred for start-up: the registry imports every format (pydantic among them).
+    from toolbench.declared_formats import AUTO
+    from toolbench.formats.format_registry import format_names
+
+    return piece in {*format_names(), AUTO}
 
 
 def run_cmd(
@@ -203,17 +210,14 @@ def run_cmd(
     ),
 ) -> int:
     """Run scenarios against models x formats; record or replay cassettes."""
-    from toolbench.cli.run_view import print_summary, progress_hook
-    from toolbench.environments.toml_envs import give_mcp_options
+    # What a check needs is imported first and the runner after it: a bad option is
+    # refused before the runner (formats, cassettes, providers, pydantic) is loaded.
     from toolbench.errors import UserError
-    from toolbench.formats.auto import read_formats_file
-    from toolbench.runner.measured import EXIT_UNMEASURED
-    from toolbench.runner.options import DEFAULT_FORMATS, RunOptions, check_choices
-    from toolbench.runner.run import execute_run, plan_run
-    from toolbench.runner.shard_auto import shard_option
+    from toolbench.runner.options import DEFAULT_FORMATS, RunOptions, check_choices, check_given
 
     check_choices(record=record, replay=replay, stream=stream, display=display)
-    give_mcp_options(mcp or [])
+    if mcp:  # refused before the options below, as ever; none given: forgotten below
+        _give_mcp(mcp)
     if resume and out is None:
         raise UserError("--resume: needs --out pointing at the run to complete")
     given = frozenset(
@@ -231,12 +235,19 @@ def run_cmd(
         max_turns=max_turns, retry_on_parse_error=retry_on_parse_error, out=out,
         resume=resume, cassette_dir=cassettes, api_base=api_base,
         timeout_s=timeout, budget_s=budget, stream=stream, display=display,  # type: ignore[arg-type]
-        formats_from=read_formats_file(formats_from).formats() if formats_from else None,
+        formats_from=_formats_from(formats_from) if formats_from else None,
         model_params=list(model_param or []),
         given=frozenset(_FIELDS.get(name, name) for name in given),
-        shard=shard_option(shard) if shard is not None else None, batch=batch,
+        shard=_shard(shard) if shard is not None else None, batch=batch,
         executor=executor, address=address,
     )  # fmt: skip
+    check_given(options)
+    from toolbench.cli.run_view import print_summary, progress_hook
+    from toolbench.runner.measured import EXIT_UNMEASURED
+    from toolbench.runner.run import execute_run, plan_run
+
+    if not mcp:
+        _give_mcp([])  # an earlier command's --mcp (in this process) is not this one's
     plan = plan_run(options)
     for line in plan.warnings:
         typer.echo(line, err=True)
@@ -254,6 +265,27 @@ def run_cmd(
     )
     # A model or cell without one ok trial measured nothing: say so in the exit code.
     return EXIT_UNMEASURED if missing else 0
+
+
+def _give_mcp(values: list[str]) -> None:
+    """Hand ``--mcp`` to the environments (a bad value: one line, exit 2)."""
+    from toolbench.environments.toml_envs import give_mcp_options
+
+    give_mcp_options(values)
+
+
+def _formats_from(path: Path) -> dict[str, str]:
+    """``--formats-from FILE``: each model's format (a bad file: one line, exit 2)."""
+    from toolbench.formats.auto import read_formats_file
+
+    return read_formats_file(path).formats()
+
+
+def _shard(text: str) -> Shard:
+    """``--shard K/N|auto`` (a bad one: one line, exit 2)."""
+    from toolbench.runner.shard_auto import shard_option
+
+    return shard_option(text)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,5 @@
-"""Option values that need no pydantic: absent ones, defaults, plain words, integers, paths.
+"""Option values that need no pydantic: absent ones, defaults, plain words, integers, paths,
+and the words of a repeatable text option.
 
 Typer 0.29 coerces every parameter's value, a default or an absent one included, through
 a pydantic ``TypeAdapter`` that it builds on first use. A command line that fails to
@@ -6,7 +7,8 @@ parse (a missing argument, an unknown option) would import pydantic and build ad
 for every option before it, only to print one line: most of a usage error's start-up.
 :func:`coerce_lazily` gives each parameter a coercion that answers the values whose
 result is certain (``None``, a ``str`` for a ``str`` option, a ``bool`` for a flag, an
-``int`` or a plain decimal for an ``int`` option without bounds) as typer's own would; a
+``int`` or a plain decimal for an ``int`` option without bounds, the list of the words
+given to a repeatable ``list[str]`` option) as typer's own would; a
 path goes to typer's own checks of a path as the ``Path`` pydantic would have made of
 it; every other value goes to typer's coercion, built then. Typer still parses; no value
 is read differently (``tests/cli/test_value_coercion.py`` compares both on every option
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
 from typer._coercion import build_runtime_param
 from typer._param_types import coerce_cli_path
@@ -51,6 +53,8 @@ class LazyCoercion:
             path = _as_path(desc, value)
             if path is not None:
                 return coerce_cli_path(path, info, path_type=Path, param=param, ctx=ctx)
+        if param.multiple and info.parser is None and _words(desc, value):
+            return list(value)
         return self.typer_coercion().coerce(value, param=param, ctx=ctx)
 
 
@@ -68,6 +72,15 @@ def _certain(descriptor: Any, value: Any) -> bool:
             return False
         return type(value) is int or (type(value) is str and _DECIMAL.fullmatch(value) is not None)
     return False
+
+
+def _words(descriptor: Any, value: Any) -> bool:
+    """Whether ``value`` is the words of a ``list[str]`` option, which typer's coercion
+    hands back as a list of the same words."""
+    annotation = descriptor.annotation
+    if get_origin(annotation) is not list or get_args(annotation) != (str,):
+        return False
+    return type(value) in (tuple, list) and all(type(v) is str for v in value)
 
 
 def _as_path(descriptor: Any, value: Any) -> Path | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from toolbench.declared_formats import AUTO as AUTO
 from toolbench.formats.detect import DEFAULT_FORMAT, Detection, detect_format
 from toolbench.formats_file import (
     FORMATS_FILE_VERSION,
@@ -36,9 +37,6 @@ __all__ = [
     "AUTO", "FORMATS_FILE_VERSION", "FormatsFile", "ModelChoice", "Resolution",
     "choose_format", "read_formats_file", "resolve_formats",
 ]  # fmt: skip
-
-AUTO = "auto"
-"""The pseudo-format of ``--formats``: each model's detected dialect."""
 
 
 def choose_format(model: str, chat_template: str | None = None) -> Detection:

@@ -25,13 +25,12 @@ from typing import TypeGuard
 
 from pydantic import BaseModel, ValidationError
 
+from toolbench.declared_formats import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from toolbench.errors import UserError
 from toolbench.formats.base import Format
 from toolbench.formats.composition import compose
 from toolbench.formats.stream_spec import Streamed, split_stream
 from toolbench.registry import Kind, Registry
-
-ENTRY_POINT_GROUP = "toolbench.formats"
 
 
 def _is_format(obj: object) -> TypeGuard[type[Format]]:

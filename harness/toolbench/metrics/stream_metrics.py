@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from toolbench.metrics.latency import quantile
 from toolbench.metrics.metric_registry import Metric, PerTrial
+from toolbench.named_values import named_value
 from toolbench.stream_option import split_stream
-from toolbench.trial_scores import named_value
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -34,11 +34,10 @@ from toolbench.runner.param_values import (
     why_not,
 )
 from toolbench.runner.variants import bare_model, split_variant
+from toolbench.toml_file import CONFIG_FILE as CONFIG_FILE
 from toolbench.toml_file import read_toml
 
 OPTION = "--model-param"
-CONFIG_FILE = Path("toolbench.toml")
-"""Read from the working directory, as ``gate`` reads its ``[gate]`` table."""
 RESERVED = frozenset({
     "model", "messages", "tools", "tool_choice", "functions", "function_call", "stream",
     "base_url", "api_key", "timeout", "request_timeout", "max_retries",

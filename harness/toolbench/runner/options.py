@@ -5,6 +5,10 @@ model is called, and a bad option is one line naming it (:class:`~toolbench.erro
 exit 2). What a resumed run takes from its ``run.json`` (its cells, scenarios and model
 parameters) is not an option: :mod:`.resume` reads it into the run's matrix
 (:class:`~toolbench.runner.matrix.Matrix`), so nothing here is "set by ``--resume``".
+
+This module loads nothing a run needs (no format, cassette or provider, no pydantic):
+the command line checks the options with it (:func:`check_given`) before it imports the
+runner, so a bad option costs about what ``--help`` costs.
 """
 
 from __future__ import annotations
@@ -14,25 +18,31 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING
 
-from toolbench.cassettes import RecordOption
-from toolbench.cassettes.boundary import REPLAY_MODES, ReplayMode
-from toolbench.errors import UserError
-from toolbench.redaction import redact
-from toolbench.results import Shard
-from toolbench.runner.model_params import CONFIG_FILE
+from toolbench.declared_formats import AUTO, declared_format_names
+from toolbench.errors import UnknownNameError, UserError
+from toolbench.redaction import redact, register_url_secrets
+from toolbench.run_modes import DISPLAY_POLICIES as DISPLAY_POLICIES
+from toolbench.run_modes import RECORD_MODES as RECORD_MODES
+from toolbench.run_modes import REPLAY_MODES as REPLAY_MODES
+from toolbench.run_modes import STREAM_MODES as STREAM_MODES
+from toolbench.run_modes import DisplayPolicy as DisplayPolicy
+from toolbench.run_modes import RecordOption, ReplayMode
+from toolbench.run_modes import StreamMode as StreamMode
 from toolbench.runner.param_values import base_url_problem
 from toolbench.runner.variants import check_models
+from toolbench.toml_file import CONFIG_FILE, read_toml
 
-StreamMode = Literal["off", "on", "both"]
-DisplayPolicy = Literal["careful", "naive"]
-RECORD_MODES: tuple[RecordOption, ...] = get_args(RecordOption)
-STREAM_MODES: tuple[StreamMode, ...] = get_args(StreamMode)
-DISPLAY_POLICIES: tuple[DisplayPolicy, ...] = get_args(DisplayPolicy)
+if TYPE_CHECKING:
+    from toolbench.results import Shard
 
 DEFAULT_FORMATS = ("prompt-json", "prompt-json:shots=2", "react", "xml", "native")
 """The four formats, plus prompt-json with two examples: small models differ most there."""
+LOCAL_EXECUTOR = "local"
+"""``--executor``'s default: this process (:mod:`toolbench.runner.executors.local`)."""
+RATE_LIMITS_TABLE = "rate_limits"
+"""The table of ``toolbench.toml`` a run reads its rate limits from (when planned)."""
 MAX_TRIALS = 1_000_000
 """Twenty times the largest run measured (50,040 trials: a 117 MB results file)."""
 
@@ -81,7 +91,7 @@ class RunOptions:
     """``--display``: the display policy streamed text trials are measured under."""
     batch: bool = False
     """``--batch``: single-turn trials answered through provider batches first (:mod:`.batch`)."""
-    executor: str = "local"
+    executor: str = LOCAL_EXECUTOR
     """``--executor``: what carries out the plan (:mod:`.executors`); ``address``: its cluster."""
     address: str | None = None
 
@@ -176,3 +186,40 @@ def check_size(samples: int, cells: int, scenarios: int) -> None:
             f" cell(s) x {scenarios} scenario(s) x {samples}); a run holds at most"
             f" {MAX_TRIALS} trials"
         )
+
+
+def check_given(opts: RunOptions) -> None:
+    """The checks :func:`toolbench.runner.run.plan_run` makes first, made before the
+    runner is imported, in its order and as far as they need nothing loaded: the options
+    (:func:`check_options`), then the names of ``--formats`` where each spec is a bare
+    name (:func:`check_format_names`). ``plan_run`` makes them all again and goes on;
+    a resumed run's options are its ``run.json``'s, read there, so none is checked here.
+    """
+    register_url_secrets(opts.api_base)  # as plan_run: an error quoting it hides it
+    if opts.resume and opts.out is not None and opts.out.is_dir():
+        return
+    check_options(opts)
+    if opts.executor != LOCAL_EXECUTOR or opts.address is not None:
+        return  # another executor checks the options its own way (plan_run asks it)
+    if RATE_LIMITS_TABLE in read_toml(CONFIG_FILE):
+        return  # plan_run reads the rate limits next, and may refuse them first
+    check_format_names(opts)
+
+
+def check_format_names(opts: RunOptions) -> None:
+    """Refuse an unknown format name as the format registry would (same words), where
+    nothing the run checks before the formats' names can fail: every spec a bare name
+    (no options, grid or fallback), no ``auto``, no ``--formats-from``, ``--stream off``,
+    and the registry's names known without loading it (:func:`declared_format_names`).
+    Anything else is left to the registry."""
+    specs = [spec.strip() for spec in opts.formats]
+    if opts.formats_from is not None or opts.stream != "off":
+        return
+    if any(":" in spec or "|" in spec or spec == AUTO for spec in specs):
+        return
+    names = declared_format_names()
+    if names is None:
+        return
+    for spec in specs:
+        if spec not in names:
+            raise UnknownNameError("format", spec, names)

@@ -33,6 +33,9 @@ from pydantic_core import from_json
 
 from toolbench.errors import UserError
 from toolbench.results import RunInfo, TrialResult
+from toolbench.run_paths import existing_results as existing_results
+from toolbench.run_paths import info_path as info_path
+from toolbench.run_paths import results_path as results_path
 from toolbench.store.schema import CURRENT, upgrade
 
 Row = TypeVar("Row")
@@ -41,24 +44,6 @@ TrialKey = tuple[str, str, str, int]
 _CURRENT_PREFIX = f'{{"schema_version":{CURRENT},'
 """How a line written by this version starts: such a line is validated from its text
 directly (pydantic's parser), with no :mod:`json` decode first."""
-
-
-def results_path(run_dir: str | Path) -> Path:
-    """``RUN/results.jsonl``, or the path itself when it names a ``.jsonl`` file."""
-    p = Path(run_dir)
-    return p if p.suffix == ".jsonl" else p / "results.jsonl"
-
-
-def info_path(run: str | Path) -> Path:
-    return results_path(run).parent / "run.json"
-
-
-def existing_results(run: str | Path) -> Path:
-    """The run's results file, or the one-line error every command gives without one."""
-    path = results_path(run)
-    if not path.is_file():
-        raise UserError(f"{path}: no results file (is '{run}' a run directory?)")
-    return path
 
 
 def warn_duplicates(path: Path, lines: list[int]) -> None:
