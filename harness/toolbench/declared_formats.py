@@ -37,7 +37,11 @@ def declared_format_names() -> list[str] | None:
     installed = entry_points()
     groups = [g for g in installed.groups if g.startswith(_GROUPS)]
     eps = [ep for g in groups for ep in installed.select(group=g)]
-    if not all(ours(ep) for ep in eps):
+    verdicts: dict[int, bool] = {}  # a distribution's metadata is read once, not per entry
+    for ep in eps:
+        if id(ep.dist) not in verdicts:
+            verdicts[id(ep.dist)] = ours(ep)
+    if not all(verdicts.values()):
         return None
     names = sorted(ep.name for ep in eps if ep.group == ENTRY_POINT_GROUP)
     return names or None

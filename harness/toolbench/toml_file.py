@@ -4,7 +4,6 @@ when the file itself cannot be read."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     be read or is not TOML."""
     if not path.is_file():
         return {}
+    # imported only when there is a file: checking options without one loads no parser
+    import tomllib
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:

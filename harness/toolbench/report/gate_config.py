@@ -10,7 +10,6 @@ folder holding no run is said right after, as cheaply.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,6 +114,10 @@ def from_options(
 
 
 def _table_from_file(path: Path) -> dict[str, Any] | None:
+    # imported when a file is read: most gates have none, and tomllib's parser is no
+    # small part of refusing a bound or a folder
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
