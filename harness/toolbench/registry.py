@@ -173,13 +173,14 @@ class Registry(Generic[T]):
                 noun = self.kind.noun
                 self.warn(ep, f"does not name a {noun} or a sequence of {noun} objects")
                 continue
+            builtin = ours(ep)  # once per entry point: each call parses its metadata again
             for item in found:
                 try:
                     self.register(item)
                 except RegistrationError as exc:
                     self.warn(ep, str(exc), f"'{self.name_of(item)}' is left out")
                     continue
-                if ours(ep):
+                if builtin:
                     self._builtin.add(self.name_of(item))
 
     def _entries(self, obj: object) -> list[T] | None:
