@@ -18,7 +18,7 @@ PACKAGE = Path(toolbench.cassettes.__file__).parent
 PROVIDERS = Path(toolbench.providers.__file__).parent
 GROUND = {
     "toolbench.codes", "toolbench.errors", "toolbench.eventstream", "toolbench.framings",
-    "toolbench.redaction",
+    "toolbench.redaction", "toolbench.run_modes",
 }  # fmt: skip
 """The ground modules the cassettes use (codes, secret_shapes, ... would be as welcome)."""
 
